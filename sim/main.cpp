@@ -1,7 +1,13 @@
-// Entry point: libsystemc's main() calls sc_main (declared extern "C" by <systemc>); everything
-// else lives in sim/cli so tests can call it in-process.
+// Entry point. Our own main() replaces libsystemc's so the SystemC banner can be switched off
+// before the kernel starts; sc_elab_and_sim then calls sc_main as usual.
+#include <cstdlib>
 #include <systemc>
 
 #include "sim/cli/cli.h"
 
 int sc_main(int argc, char* argv[]) { return accelsim::cli_main(argc, argv); }
+
+int main(int argc, char* argv[]) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}

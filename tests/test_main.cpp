@@ -1,10 +1,13 @@
 // Our own main(): libsystemc exports main() too, and gtest_main linked after it runs zero tests.
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 #include <systemc>
 
 int sc_main(int, char*[]) { return 0; }  // required symbol for libsystemc; never called here
 
 int main(int argc, char** argv) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
