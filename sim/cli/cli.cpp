@@ -1,4 +1,130 @@
 #include "sim/cli/cli.h"
+
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <systemc>
+
+#include "sim/config/config_loader.h"
+#include "sim/engine/engine.h"
+#include "sim/input_error.h"
+#include "sim/report/report.h"
+#include "sim/trace/trace_reader.h"
+
 namespace accelsim {
-int cli_main(int, char*[]) { return 0; }
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // a simulation or numerics check failed
+constexpr int kExitBadInput = 2;
+
+const char* kUsage =
+    "usage: accelsim --config FILE --trace FILE [options]\n"
+    "       accelsim trace bert|resnet50|gpt2 [options]     generate a trace (see 'accelsim trace --help')\n"
+    "       accelsim membench --config FILE --pattern P      drive the memory hierarchy alone\n"
+    "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
+    "\n"
+    "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
+    "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
+
+struct Subcommand {
+    const char* name;
+    int (*run)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+};
+
+std::vector<Subcommand> subcommands();
+
+void open_output(std::ofstream& f, const std::string& path, const char* option) {
+    f.open(path, std::ios::binary);
+    if (!f) throw InputError(std::string(option) + " " + path + ": cannot open for writing");
+}
+
+int run_simulation(int argc, char* argv[]) {
+    std::string config_path, trace_path, trace_format = "auto", json_path, csv_path;
+    std::vector<std::string> sets;
+    po::options_description options("options");
+    options.add_options()
+        ("help,h", "print this help")
+        ("version", "print the version")
+        ("config,c", po::value(&config_path), "chip config (configs/*.json)")
+        ("trace,t", po::value(&trace_path), "operator trace (.trace, or SCALE-Sim topology .csv)")
+        ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim (auto: by extension)")
+        ("set", po::value(&sets)->composing(), "override a config value: key.path=value (repeatable)")
+        ("json", po::value(&json_path), "write the report as JSON to FILE")
+        ("csv", po::value(&csv_path), "write one CSV row per operator to FILE")
+        ("validate", "run real data through the datapaths and check it against Eigen")
+        ("quiet,q", "do not print the table");
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << kUsage << "\n" << options << "\nDocumentation: README.md and docs/.\n";
+        return kExitOk;
+    }
+    if (vm.count("version")) {
+        std::cout << "accelsim " << ACCELSIM_VERSION << " (SystemC " << sc_core::sc_release() << ")\n";
+        return kExitOk;
+    }
+    if (config_path.empty() || trace_path.empty())
+        throw po::error("both --config and --trace are required (see accelsim --help)");
+
+    const ChipConfig config = load_config(config_path, sets);
+    const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, parse_trace_format(trace_format));
+    RunOptions run_options;
+    run_options.validate = vm.count("validate") > 0;
+
+    // Outputs are opened before the run so a bad path fails fast.
+    std::ofstream json_file, csv_file;
+    if (!json_path.empty()) open_output(json_file, json_path, "--json");
+    if (!csv_path.empty()) open_output(csv_file, csv_path, "--csv");
+
+    const RunReport report = run_trace(config, trace_path, ops, run_options);
+    if (!vm.count("quiet")) write_table(std::cout, report);
+    if (json_file.is_open()) write_json(json_file, report);
+    if (csv_file.is_open()) write_csv(csv_file, report);
+    if (report.numerics && !report.numerics->passed) {
+        std::cerr << "accelsim: numerics check FAILED (max abs err " << report.numerics->max_abs_err
+                  << ")\n";
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int cli_main(int argc, char* argv[]) {
+    try {
+        if (argc > 1) {
+            const std::string first = argv[1];
+            for (const Subcommand& sub : subcommands()) {
+                if (first == sub.name)
+                    return sub.run(std::vector<std::string>(argv + 2, argv + argc), std::cout, std::cerr);
+            }
+        }
+        return run_simulation(argc, argv);
+    } catch (const InputError& e) {
+        std::cerr << "accelsim: error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const po::error& e) {
+        std::cerr << "accelsim: error: " << e.what() << "\n" << "try 'accelsim --help'\n";
+        return kExitBadInput;
+    } catch (const sc_core::sc_report& e) {
+        std::cerr << "accelsim: simulation error: " << e.what() << "\n";
+        return kExitFailure;
+    } catch (const std::exception& e) {
+        std::cerr << "accelsim: simulation failed: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}
+
+namespace {
+std::vector<Subcommand> subcommands() { return {}; }
+}  // namespace
+
 }  // namespace accelsim

@@ -1,0 +1,63 @@
+#include "sim/engine/engine.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace accelsim {
+
+OpReport roofline_only(const Op& op, const ChipConfig& config) {
+    OpReport r;
+    r.op = op;
+    r.model = "roofline";
+    r.roofline = compute_roofline(op, config);
+    r.cycles = static_cast<std::uint64_t>(std::max(1.0, std::ceil(r.roofline.bound_cycles)));
+    r.bytes = r.roofline.bytes;
+    r.utilization = r.roofline.compute_cycles / static_cast<double>(r.cycles);
+    return r;
+}
+
+namespace {
+
+// Reports every op at its roofline bound; used for ops (or whole chips) no cycle model covers yet.
+class RooflineChip final : public Chip {
+public:
+    explicit RooflineChip(const ChipConfig& config) : config_(config) {}
+    OpReport run(const Op& op) override { return roofline_only(op, config_); }
+
+private:
+    const ChipConfig& config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions&) {
+    return std::make_unique<RooflineChip>(config);
+}
+
+RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
+                    const std::vector<Op>& ops, const RunOptions& options) {
+    RunReport report;
+    report.config = &config;
+    report.trace = trace_path;
+    auto chip = make_chip(config, options);
+    std::uint64_t now = 0;
+    report.ops.reserve(ops.size());
+    for (const Op& op : ops) {
+        OpReport r = chip->run(op);
+        // A bound is a lower bound: a model that beats it is wrong, not fast.
+        if (static_cast<double>(r.cycles) + 1e-9 * r.roofline.bound_cycles < r.roofline.bound_cycles) {
+            std::ostringstream msg;
+            msg << "model '" << r.model << "' reported " << r.cycles << " cycles for op '" << op.name
+                << "', below its " << r.roofline.bound << " bound of " << r.roofline.bound_cycles;
+            throw std::runtime_error(msg.str());
+        }
+        r.start_cycle = now;
+        now += r.cycles;
+        r.end_cycle = now;
+        report.ops.push_back(std::move(r));
+    }
+    return report;
+}
+
+}  // namespace accelsim

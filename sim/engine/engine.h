@@ -1,0 +1,36 @@
+#pragma once
+// The run loop: elaborates the chip the config names and feeds it the trace's operators one after
+// another. It does not know which chip family it drives: each implements Chip.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/common/op.h"
+#include "sim/config/chip_config.h"
+#include "sim/report/report.h"
+
+namespace accelsim {
+
+struct RunOptions {
+    bool validate = false;  // run real data through the datapaths and compare with Eigen
+};
+
+class Chip {
+public:
+    virtual ~Chip() = default;
+    // Runs one operator to completion; fills everything of OpReport except start/end cycles.
+    virtual OpReport run(const Op& op) = 0;
+};
+
+// The chip for config.kind (and config.memory); throws InputError for unsupported combinations.
+std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions& options);
+
+// Runs all ops in order. Throws InputError for ops the chip cannot run, and std::runtime_error
+// when a model breaks an invariant (cycles below the roofline bound).
+RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
+                    const std::vector<Op>& ops, const RunOptions& options);
+
+// The roofline-only result of an op: what every op reports before a cycle model covers it.
+OpReport roofline_only(const Op& op, const ChipConfig& config);
+
+}  // namespace accelsim

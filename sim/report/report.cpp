@@ -1,0 +1,340 @@
+#include "sim/report/report.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace accelsim {
+
+using nlohmann::json;
+
+std::uint64_t RunReport::total_cycles() const { return ops.empty() ? 0 : ops.back().end_cycle; }
+
+double RunReport::seconds() const {
+    return static_cast<double>(total_cycles()) / config->clock_hz();
+}
+
+std::int64_t RunReport::total_macs() const {
+    std::int64_t s = 0;
+    for (const auto& o : ops) s += o.op.macs();
+    return s;
+}
+
+std::int64_t RunReport::total_flops() const {
+    std::int64_t s = 0;
+    for (const auto& o : ops) s += o.op.flops();
+    return s;
+}
+
+std::map<std::string, std::int64_t> RunReport::total_bytes() const {
+    std::map<std::string, std::int64_t> t;
+    for (const auto& o : ops)
+        for (const auto& [level, b] : o.bytes) t[level] += b;
+    return t;
+}
+
+double RunReport::mac_utilization() const {
+    const double peak = matrix_macs_per_cycle(*config, config->default_dtype);
+    const auto cycles = total_cycles();
+    if (peak <= 0 || cycles == 0) return 0;
+    return static_cast<double>(total_macs()) / (peak * static_cast<double>(cycles));
+}
+
+std::size_t RunReport::ops_without_cycle_model() const {
+    return static_cast<std::size_t>(
+        std::count_if(ops.begin(), ops.end(), [](const OpReport& o) { return o.model == "roofline"; }));
+}
+
+std::string shape_text(const Op& op) {
+    std::ostringstream s;
+    switch (op.kind) {
+        case OpKind::matmul: s << "m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k; break;
+        case OpKind::bmm:
+            s << "b=" << op.gemm.batch << " m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k;
+            break;
+        case OpKind::conv2d: {
+            const auto& c = op.conv;
+            s << "n=" << c.n << " " << c.h << "x" << c.w << "x" << c.c << " k=" << c.k << " " << c.r
+              << "x" << c.s << "/" << c.stride_h;
+            if (c.groups != 1) s << " g=" << c.groups;
+            break;
+        }
+        case OpKind::softmax:
+        case OpKind::layernorm: s << "rows=" << op.rows << " cols=" << op.cols; break;
+        case OpKind::gelu:
+        case OpKind::relu:
+        case OpKind::add:
+        case OpKind::mul: s << "n=" << op.elements; break;
+        case OpKind::kernel:
+            s << op.kernel.file << " grid=" << op.kernel.grid[0] << " block=" << op.kernel.block[0];
+            break;
+    }
+    return s.str();
+}
+
+namespace {
+
+json shape_json(const Op& op) {
+    switch (op.kind) {
+        case OpKind::matmul:
+        case OpKind::bmm:
+            return {{"b", op.gemm.batch}, {"m", op.gemm.m}, {"n", op.gemm.n}, {"k", op.gemm.k}};
+        case OpKind::conv2d: {
+            const auto& c = op.conv;
+            return {{"n", c.n}, {"h", c.h}, {"w", c.w}, {"c", c.c}, {"k", c.k}, {"r", c.r},
+                    {"s", c.s}, {"stride_h", c.stride_h}, {"stride_w", c.stride_w},
+                    {"pad_h", c.pad_h}, {"pad_w", c.pad_w}, {"dilation_h", c.dilation_h},
+                    {"dilation_w", c.dilation_w}, {"groups", c.groups}, {"out_h", c.out_h()},
+                    {"out_w", c.out_w()}};
+        }
+        case OpKind::softmax:
+        case OpKind::layernorm: return {{"rows", op.rows}, {"cols", op.cols}};
+        case OpKind::gelu:
+        case OpKind::relu:
+        case OpKind::add:
+        case OpKind::mul: return {{"n", op.elements}};
+        case OpKind::kernel:
+            return {{"file", op.kernel.file},
+                    {"grid", {op.kernel.grid[0], op.kernel.grid[1], op.kernel.grid[2]}},
+                    {"block", {op.kernel.block[0], op.kernel.block[1], op.kernel.block[2]}},
+                    {"args", op.kernel.args}};
+    }
+    return json::object();
+}
+
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json op_json(const OpReport& r) {
+    json o;
+    o["name"] = r.op.name;
+    o["kind"] = std::string(to_string(r.op.kind));
+    o["dtype"] = std::string(to_string(r.op.dtype));
+    o["shape"] = shape_json(r.op);
+    o["model"] = r.model;
+    o["cycles"] = r.cycles;
+    o["start_cycle"] = r.start_cycle;
+    o["end_cycle"] = r.end_cycle;
+    o["macs"] = r.op.macs();
+    o["flops"] = r.op.flops();
+    o["bytes"] = r.bytes;
+    o["utilization"] = optional_json(r.utilization);
+    if (r.occupancy_theoretical || r.occupancy_achieved)
+        o["occupancy"] = {{"theoretical", optional_json(r.occupancy_theoretical)},
+                          {"achieved", optional_json(r.occupancy_achieved)}};
+    if (r.simd_efficiency) o["simd_efficiency"] = *r.simd_efficiency;
+    o["bound"] = r.roofline.bound;
+    json roof;
+    roof["compute_unit"] = r.roofline.compute_unit;
+    for (const auto& [key, cycles] : r.roofline.cycles) roof[key + "_cycles"] = cycles;
+    roof["bound_cycles"] = r.roofline.bound_cycles;
+    o["roofline"] = roof;
+    if (!r.stats.empty()) {
+        json stats = json::object();
+        for (const auto& s : r.stats)
+            stats[s.name] = {{"value", s.value}, {"unit", s.unit}, {"description", s.description}};
+        o["stats"] = stats;
+    }
+    if (!r.op.file.empty()) o["source"] = r.op.file + ":" + std::to_string(r.op.line);
+    return o;
+}
+
+std::string with_commas(std::uint64_t v) {
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string percent(std::optional<double> v) { return v ? fixed(*v * 100.0, 1) + "%" : "-"; }
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"') q += '"';
+        q += c;
+    }
+    return q + "\"";
+}
+
+std::string csv_number(std::optional<double> v) {
+    if (!v) return "";
+    std::ostringstream s;
+    s.precision(17);
+    s << *v;
+    return s.str();
+}
+
+}  // namespace
+
+json to_json(const RunReport& report) {
+    json j;
+    j["schema"] = kReportSchema;
+    j["config"] = report.config->effective;
+    j["config_file"] = report.config->file;
+    j["trace"] = report.trace;
+    json ops = json::array();
+    for (const auto& r : report.ops) ops.push_back(op_json(r));
+    j["ops"] = ops;
+    json totals;
+    totals["cycles"] = report.total_cycles();
+    totals["seconds"] = report.seconds();
+    totals["macs"] = report.total_macs();
+    totals["flops"] = report.total_flops();
+    totals["utilization"] = report.mac_utilization();
+    totals["bytes"] = report.total_bytes();
+    totals["ops"] = report.ops.size();
+    totals["ops_without_cycle_model"] = report.ops_without_cycle_model();
+    std::map<std::string, std::uint64_t> by_bound;
+    for (const auto& r : report.ops) by_bound[r.roofline.bound] += r.cycles;
+    totals["cycles_by_bound"] = by_bound;
+    j["totals"] = totals;
+    if (report.numerics) {
+        const auto& n = *report.numerics;
+        j["numerics"] = {{"checked", n.checked},
+                         {"max_abs_err", n.max_abs_err},
+                         {"max_rel_err", n.max_rel_err},
+                         {"passed", n.passed}};
+    }
+    return j;
+}
+
+void write_json(std::ostream& out, const RunReport& report) { out << to_json(report).dump(2) << "\n"; }
+
+void write_csv(std::ostream& out, const RunReport& report) {
+    std::set<std::string> levels, bounds;
+    for (const auto& r : report.ops) {
+        for (const auto& [level, b] : r.bytes) levels.insert(level);
+        for (const auto& [key, c] : r.roofline.cycles) bounds.insert(key);
+    }
+    out << "index,name,kind,dtype,shape,model,cycles,start_cycle,end_cycle,macs,flops";
+    for (const auto& l : levels) out << ",bytes_" << l;
+    out << ",utilization,occupancy_theoretical,occupancy_achieved,simd_efficiency,bound";
+    for (const auto& b : bounds) out << ",roofline_" << b << "_cycles";
+    out << "\n";
+    std::size_t index = 0;
+    for (const auto& r : report.ops) {
+        out << index++ << "," << csv_field(r.op.name) << "," << to_string(r.op.kind) << ","
+            << to_string(r.op.dtype) << "," << csv_field(shape_text(r.op)) << "," << r.model << ","
+            << r.cycles << "," << r.start_cycle << "," << r.end_cycle << "," << r.op.macs() << ","
+            << r.op.flops();
+        for (const auto& l : levels) {
+            auto it = r.bytes.find(l);
+            out << "," << (it == r.bytes.end() ? 0 : it->second);
+        }
+        out << "," << csv_number(r.utilization) << "," << csv_number(r.occupancy_theoretical) << ","
+            << csv_number(r.occupancy_achieved) << "," << csv_number(r.simd_efficiency) << ","
+            << r.roofline.bound;
+        for (const auto& b : bounds) {
+            auto it = r.roofline.cycles.find(b);
+            out << "," << (it == r.roofline.cycles.end() ? std::string() : csv_number(it->second));
+        }
+        out << "\n";
+    }
+}
+
+void write_table(std::ostream& out, const RunReport& report) {
+    const ChipConfig& chip = *report.config;
+    const double clock_hz = chip.clock_hz();
+    out << "accelsim " << ACCELSIM_VERSION << " | config " << chip.name << " ("
+        << (chip.kind == ChipKind::systolic ? "systolic" : "simt") << ", " << fixed(chip.clock_mhz, 0)
+        << " MHz, memory " << chip.memory << ") | trace " << report.trace << " | " << report.ops.size()
+        << " ops\n";
+    const std::size_t unmodelled = report.ops_without_cycle_model();
+    if (unmodelled > 0)
+        out << "note: no cycle model ran for " << unmodelled << " of " << report.ops.size()
+            << " ops (model \"roofline\"): their cycles are the roofline lower bound, not a "
+               "simulation.\n";
+    out << "\n";
+
+    std::size_t name_w = 2, shape_w = 5;
+    for (const auto& r : report.ops) {
+        name_w = std::max(name_w, r.op.name.size());
+        shape_w = std::max(shape_w, shape_text(r.op).size());
+    }
+    std::set<std::string> levels;
+    for (const auto& r : report.ops)
+        for (const auto& [level, b] : r.bytes) levels.insert(level);
+
+    char line[1024];
+    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-8s  %14s  %10s  %6s  %-8s", "#",
+                  static_cast<int>(name_w), "op", "kind", static_cast<int>(shape_w), "shape", "dtype",
+                  "model", "cycles", "time(us)", "util", "bound");
+    out << line;
+    for (const auto& l : levels) {
+        std::snprintf(line, sizeof line, "  %12s", (l + "(MB)").c_str());
+        out << line;
+    }
+    out << "\n";
+    std::size_t index = 0;
+    for (const auto& r : report.ops) {
+        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-8s  %14s  %10s  %6s  %-8s", index++,
+                      static_cast<int>(name_w), r.op.name.c_str(),
+                      std::string(to_string(r.op.kind)).c_str(), static_cast<int>(shape_w),
+                      shape_text(r.op).c_str(), std::string(to_string(r.op.dtype)).c_str(),
+                      r.model.c_str(), with_commas(r.cycles).c_str(),
+                      fixed(static_cast<double>(r.cycles) / clock_hz * 1e6, 2).c_str(),
+                      percent(r.utilization).c_str(), r.roofline.bound.c_str());
+        out << line;
+        for (const auto& l : levels) {
+            auto it = r.bytes.find(l);
+            const double mb = it == r.bytes.end() ? 0.0 : static_cast<double>(it->second) / 1e6;
+            std::snprintf(line, sizeof line, "  %12s", fixed(mb, 3).c_str());
+            out << line;
+        }
+        out << "\n";
+    }
+
+    const std::uint64_t cycles = report.total_cycles();
+    const double seconds = report.seconds();
+    const double peak_flops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * clock_hz;
+    const double achieved = seconds > 0 ? static_cast<double>(report.total_flops()) / seconds : 0;
+    out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(seconds * 1e3, 3) << " ms at "
+        << fixed(chip.clock_mhz, 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(report.total_macs()))
+        << " MACs; " << fixed(achieved / 1e12, 2) << " TFLOP/s achieved";
+    if (peak_flops > 0)
+        out << " of " << fixed(peak_flops / 1e12, 1) << " peak (" << to_string(chip.default_dtype)
+            << "); MAC utilization " << fixed(report.mac_utilization() * 100, 1) << "%";
+    out << "\n";
+    for (const auto& [level, b] : report.total_bytes()) {
+        out << "        " << level << ": " << fixed(static_cast<double>(b) / 1e6, 3) << " MB";
+        if (seconds > 0) out << ", " << fixed(static_cast<double>(b) / seconds / 1e9, 1) << " GB/s average";
+        out << "\n";
+    }
+
+    std::map<std::string, std::uint64_t> by_bound;
+    for (const auto& r : report.ops) by_bound[r.roofline.bound] += r.cycles;
+    out << "time by bound:";
+    for (const auto& [bound, c] : by_bound)
+        out << " " << bound << " " << fixed(cycles ? 100.0 * static_cast<double>(c) / static_cast<double>(cycles) : 0, 1)
+            << "%";
+    out << "\n";
+
+    std::vector<const OpReport*> sorted;
+    for (const auto& r : report.ops) sorted.push_back(&r);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const OpReport* a, const OpReport* b) { return a->cycles > b->cycles; });
+    out << "top bottlenecks:\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, sorted.size()); ++i) {
+        const OpReport& r = *sorted[i];
+        out << "  " << (i + 1) << ". " << r.op.name << " (" << to_string(r.op.kind) << ") "
+            << with_commas(r.cycles) << " cycles, "
+            << fixed(cycles ? 100.0 * static_cast<double>(r.cycles) / static_cast<double>(cycles) : 0, 1)
+            << "% of the total, bound by " << r.roofline.bound << "\n";
+    }
+    if (report.numerics) {
+        const auto& n = *report.numerics;
+        out << "numerics: " << (n.passed ? "PASSED" : "FAILED") << ", " << n.checked
+            << " values checked against Eigen, max abs err " << n.max_abs_err << ", max rel err "
+            << n.max_rel_err << "\n";
+    }
+}
+
+}  // namespace accelsim

@@ -1,0 +1,41 @@
+#pragma once
+// Per-operator roofline: the cycles an op needs at least, on each resource, at the peak of the unit
+// and dtype that would run it. Every cycle model's result is checked to be at or above the bound.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "models/common/op.h"
+#include "sim/config/chip_config.h"
+
+namespace accelsim {
+
+// The unit of a chip that would execute an op, and its peak per chip cycle.
+struct ComputeUnit {
+    std::string name;          // "mxu", "vector" (systolic); "tensor", "fp32", "int" (simt)
+    double ops_per_cycle = 0;  // MACs per cycle for GEMM-like ops, element-ops per cycle otherwise
+};
+
+// Which unit runs `op` on `chip`; throws InputError (naming the op's file:line) when no unit of the
+// chip supports the op's dtype or kind.
+ComputeUnit compute_unit_for(const Op& op, const ChipConfig& chip);
+
+// Matrix-unit MACs per cycle for a dtype over the whole chip (0 when unsupported).
+double matrix_macs_per_cycle(const ChipConfig& chip, DType dtype);
+// HBM bytes per chip cycle at peak.
+double hbm_bytes_per_cycle(const ChipConfig& chip);
+
+struct Roofline {
+    std::string compute_unit;
+    double compute_cycles = 0;
+    // Lower bounds by resource, keyed by the report's names: "compute", "hbm", "l2", "latency".
+    std::map<std::string, double> cycles;
+    // Compulsory bytes by memory level: every input read once, every output written once.
+    std::map<std::string, std::int64_t> bytes;
+    std::string bound;       // the key of the largest entry of `cycles`
+    double bound_cycles = 0;
+};
+
+Roofline compute_roofline(const Op& op, const ChipConfig& chip);
+
+}  // namespace accelsim

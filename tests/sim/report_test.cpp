@@ -1,0 +1,105 @@
+// Report renderings: JSON schema and field names (a contract), CSV rows, table totals.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/engine/engine.h"
+#include "sim/report/report.h"
+
+using namespace accelsim;
+
+namespace {
+
+ChipConfig small_chip() {
+    ChipConfig c;
+    c.name = "small";
+    c.kind = ChipKind::systolic;
+    c.clock_mhz = 1000;
+    c.tpu.cores = 1;
+    c.tpu.mxus_per_core = 1;
+    c.tpu.vector_lanes = 8;
+    c.tpu.vector_sublanes = 1;
+    c.mxu.rows = c.mxu.cols = 8;
+    c.mxu.macs_per_pe_per_cycle = {1, 1, 1, 1};
+    c.hbm.channels = 1;
+    c.hbm.bus_width_bits = 64;
+    c.hbm.data_rate_gbps = 2.0;  // 8 B x 2e9 = 16 GB/s = 16 B per 1 GHz cycle
+    c.effective = {{"name", "small"}};
+    return c;
+}
+
+std::vector<Op> two_ops() {
+    Op mm;
+    mm.kind = OpKind::matmul;
+    mm.name = "proj, first";  // a comma, to check CSV quoting
+    mm.gemm = {1, 64, 64, 64};
+    Op relu;
+    relu.kind = OpKind::relu;
+    relu.name = "act";
+    relu.elements = 4096;
+    return {mm, relu};
+}
+
+}  // namespace
+
+TEST(Report, JsonHasTheSchemaFieldsAndHandWorkedTotals) {
+    const ChipConfig chip = small_chip();
+    const RunReport report = run_trace(chip, "two.trace", two_ops(), RunOptions{});
+    const auto j = to_json(report);
+    EXPECT_EQ(j["schema"], "accelsim.report/1");
+    EXPECT_EQ(j["trace"], "two.trace");
+    ASSERT_EQ(j["ops"].size(), 2u);
+    // matmul 64^3 = 262,144 MACs at 64 MACs/cycle = 4096 compute cycles; bytes 3 x 4096 x 2 B =
+    // 24,576 at 16 B/cycle = 1536 HBM cycles -> compute bound, 4096 cycles.
+    const auto& mm = j["ops"][0];
+    EXPECT_EQ(mm["macs"], 262144);
+    EXPECT_EQ(mm["flops"], 524288);
+    EXPECT_EQ(mm["cycles"], 4096);
+    EXPECT_EQ(mm["bound"], "compute");
+    EXPECT_EQ(mm["bytes"]["hbm"], 24576);
+    EXPECT_DOUBLE_EQ(mm["roofline"]["compute_cycles"].get<double>(), 4096.0);
+    EXPECT_DOUBLE_EQ(mm["roofline"]["hbm_cycles"].get<double>(), 1536.0);
+    // relu: 4096 elements at 8/cycle = 512 cycles; 2 x 4096 x 2 B = 16,384 B / 16 = 1024 -> hbm.
+    const auto& relu = j["ops"][1];
+    EXPECT_EQ(relu["start_cycle"], 4096);
+    EXPECT_EQ(relu["cycles"], 1024);
+    EXPECT_EQ(relu["end_cycle"], 5120);
+    EXPECT_EQ(relu["bound"], "hbm");
+    EXPECT_EQ(j["totals"]["cycles"], 5120);
+    EXPECT_EQ(j["totals"]["macs"], 262144);
+    EXPECT_DOUBLE_EQ(j["totals"]["seconds"].get<double>(), 5120 / 1e9);
+    EXPECT_EQ(j["totals"]["bytes"]["hbm"], 24576 + 16384);
+    EXPECT_EQ(j["totals"]["ops_without_cycle_model"], 2);
+    // MAC utilization 262,144 / (64 x 5120) = 0.8
+    EXPECT_DOUBLE_EQ(j["totals"]["utilization"].get<double>(), 0.8);
+}
+
+TEST(Report, CsvHasOneQuotedRowPerOp) {
+    const ChipConfig chip = small_chip();
+    const RunReport report = run_trace(chip, "two.trace", two_ops(), RunOptions{});
+    std::ostringstream csv;
+    write_csv(csv, report);
+    std::istringstream lines(csv.str());
+    std::string header, row0, row1, extra;
+    std::getline(lines, header);
+    std::getline(lines, row0);
+    std::getline(lines, row1);
+    EXPECT_FALSE(std::getline(lines, extra));
+    EXPECT_EQ(header.rfind("index,name,kind,dtype,shape,model,cycles,", 0), 0u) << header;
+    EXPECT_EQ(row0.rfind("0,\"proj, first\",matmul,bf16,m=64 n=64 k=64,roofline,4096,0,4096,", 0), 0u)
+        << row0;
+    EXPECT_EQ(row1.rfind("1,act,relu,bf16,n=4096,roofline,1024,4096,5120,", 0), 0u) << row1;
+}
+
+TEST(Report, TableStatesThatNoCycleModelRanAndTheTotals) {
+    const ChipConfig chip = small_chip();
+    const RunReport report = run_trace(chip, "two.trace", two_ops(), RunOptions{});
+    std::ostringstream table;
+    write_table(table, report);
+    const std::string t = table.str();
+    EXPECT_NE(t.find("no cycle model ran for 2 of 2 ops"), std::string::npos) << t;
+    EXPECT_NE(t.find("totals: 5,120 cycles"), std::string::npos) << t;
+    EXPECT_NE(t.find("262,144 MACs"), std::string::npos) << t;
+    // 4096 of 5120 cycles compute-bound (80.0%), 1024 hbm-bound (20.0%).
+    EXPECT_NE(t.find("time by bound: compute 80.0% hbm 20.0%"), std::string::npos) << t;
+}

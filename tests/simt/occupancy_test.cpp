@@ -1,0 +1,142 @@
+// Occupancy against values worked out by hand from NVIDIA's published per-architecture limits
+// (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability") and the CUDA
+// occupancy calculator's allocation rules. Each case shows its working.
+#include <gtest/gtest.h>
+
+#include "models/simt/occupancy.h"
+#include "sim/occupancy/occupancy_report.h"
+
+namespace accelsim::simt {
+namespace {
+
+OccupancyLimits arch(const char* name) {
+    auto l = published_limits(name);
+    EXPECT_TRUE(l.has_value()) << name;
+    return l.value_or(OccupancyLimits{});
+}
+
+TEST(PublishedLimits, MatchTheProgrammingGuideTable) {
+    struct Row { const char* arch; int warps, blocks; std::int64_t smem_sm_kb, smem_block_kb; };
+    const Row rows[] = {{"sm_70", 64, 32, 96, 96},  {"sm_75", 32, 16, 64, 64},  {"sm_80", 64, 32, 164, 163},
+                        {"sm_86", 48, 16, 100, 99}, {"sm_89", 48, 24, 100, 99}, {"sm_90", 64, 32, 228, 227}};
+    for (const Row& r : rows) {
+        const OccupancyLimits l = arch(r.arch);
+        EXPECT_EQ(l.max_warps, r.warps) << r.arch;
+        EXPECT_EQ(l.max_threads, r.warps * 32) << r.arch;
+        EXPECT_EQ(l.max_blocks, r.blocks) << r.arch;
+        EXPECT_EQ(l.shared_memory_bytes, r.smem_sm_kb * 1024) << r.arch;
+        EXPECT_EQ(l.shared_memory_per_block_bytes, r.smem_block_kb * 1024) << r.arch;
+        EXPECT_EQ(l.registers, 65536) << r.arch;
+        EXPECT_EQ(l.max_registers_per_thread, 255) << r.arch;
+    }
+    EXPECT_FALSE(published_limits("sm_61").has_value());
+}
+
+TEST(Occupancy, Sm80FullOccupancyWarpsAndRegistersTie) {
+    // 256 threads = 8 warps; warps: 64/8 = 8 blocks.
+    // 32 regs * 32 = 1024 per warp; 16384 per sub-partition / 1024 = 16 warps x 4 = 64 warps -> 8 blocks.
+    // smem: (0 + 1024 reserve) -> 167936 / 1024 = 164 blocks; block limit 32.  min = 8, tie warps+registers.
+    const Occupancy o = compute_occupancy(arch("sm_80"), {256, 32, 0});
+    EXPECT_EQ(o.blocks_per_sm, 8);
+    EXPECT_EQ(o.active_warps, 64);
+    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"warps", "registers"}));
+    EXPECT_EQ(o.blocks_by_shared_memory, 164);
+}
+
+TEST(Occupancy, Sm70RegisterLimited) {
+    // 128 threads = 4 warps; warps: 64/4 = 16 blocks.
+    // 64 regs * 32 = 2048 per warp; 16384 / 2048 = 8 warps per sub-partition x 4 = 32 warps -> 8 blocks.
+    // No shared memory and no reserve on sm_70.  min = 8 blocks = 32 warps = 0.5.
+    const Occupancy o = compute_occupancy(arch("sm_70"), {128, 64, 0});
+    EXPECT_EQ(o.blocks_per_sm, 8);
+    EXPECT_EQ(o.active_warps, 32);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"registers"}));
+}
+
+TEST(Occupancy, Sm80RegistersAllocatedPerSubPartition) {
+    // 192 threads = 6 warps. 48 regs * 32 = 1536 per warp (already a multiple of 256).
+    // Per sub-partition 16384 / 1536 = 10 warps (10.67 floored) x 4 = 40 warps -> 40/6 = 6 blocks.
+    // (A pooled register file would allow 65536 / (1536*6) = 7 blocks: the split is what costs one.)
+    // warps: 64/6 = 10 blocks. -> 6 blocks, 36 warps, 36/64 = 0.5625.
+    const Occupancy o = compute_occupancy(arch("sm_80"), {192, 48, 0});
+    EXPECT_EQ(o.blocks_per_sm, 6);
+    EXPECT_EQ(o.active_warps, 36);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.5625);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"registers"}));
+}
+
+TEST(Occupancy, Sm86SharedMemoryLimited) {
+    // 128 threads = 4 warps; warps: 48/4 = 12 blocks; regs 32 -> 64 warps -> 16 blocks; block limit 16.
+    // smem: 20000 + 1024 reserve = 21024 -> rounded up to 128: 165*128 = 21120; 102400 / 21120 = 4 blocks.
+    // -> 4 blocks, 16 warps, 16/48.
+    const Occupancy o = compute_occupancy(arch("sm_86"), {128, 32, 20000});
+    EXPECT_EQ(o.shared_memory_per_block, 21120);
+    EXPECT_EQ(o.blocks_per_sm, 4);
+    EXPECT_EQ(o.active_warps, 16);
+    EXPECT_DOUBLE_EQ(o.occupancy, 16.0 / 48.0);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"shared_memory"}));
+}
+
+TEST(Occupancy, Sm90BlockLimited) {
+    // 32 threads = 1 warp; warps: 64 blocks; 16 regs -> 512 per warp -> 32 per sub-partition -> 128 blocks;
+    // smem 1024 (reserve) -> 233472/1024 = 228 blocks; block limit 32. -> 32 blocks, 32 warps, 0.5.
+    const Occupancy o = compute_occupancy(arch("sm_90"), {32, 16, 0});
+    EXPECT_EQ(o.blocks_per_sm, 32);
+    EXPECT_EQ(o.active_warps, 32);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"blocks"}));
+}
+
+TEST(Occupancy, Sm90SharedMemoryOneBlock) {
+    // 227 KB requested = 232448 + 1024 = 233472 = 228 KB = all of the SM -> exactly 1 block of 8 warps.
+    const Occupancy o = compute_occupancy(arch("sm_90"), {256, 32, 227 * 1024});
+    EXPECT_EQ(o.blocks_per_sm, 1);
+    EXPECT_EQ(o.active_warps, 8);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.125);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"shared_memory"}));
+}
+
+TEST(Occupancy, UnlaunchableBlocksReportZeroWithAReason) {
+    // 1024 threads x 128 regs = 32 warps x 4096 = 131072 registers > 65536.
+    Occupancy o = compute_occupancy(arch("sm_86"), {1024, 128, 0});
+    EXPECT_EQ(o.blocks_per_sm, 0);
+    EXPECT_EQ(o.active_warps, 0);
+    EXPECT_NE(o.unlaunchable_reason.find("registers"), std::string::npos) << o.unlaunchable_reason;
+    // 110000 bytes > 99 KB = 101376 per block on sm_86.
+    o = compute_occupancy(arch("sm_86"), {128, 32, 110000});
+    EXPECT_EQ(o.blocks_per_sm, 0);
+    EXPECT_NE(o.unlaunchable_reason.find("shared memory"), std::string::npos) << o.unlaunchable_reason;
+    // 2048 threads > 1024 per block.
+    o = compute_occupancy(arch("sm_80"), {2048, 16, 0});
+    EXPECT_EQ(o.blocks_per_sm, 0);
+    EXPECT_NE(o.unlaunchable_reason.find("threads"), std::string::npos) << o.unlaunchable_reason;
+}
+
+TEST(Occupancy, ConfigMappingAndJsonFields) {
+    SmConfig sm;  // hand-filled as a100.json would fill it (sm_80)
+    sm.compute_capability = "sm_80";
+    sm.max_warps = 64;
+    sm.max_threads = 2048;
+    sm.max_blocks = 32;
+    sm.shared_memory_bytes = 164 * 1024;
+    sm.shared_memory_per_block_bytes = 163 * 1024;
+    sm.shared_memory_alloc_unit = 128;
+    sm.shared_memory_reserved_per_block = 1024;
+    const OccupancyLimits l = occupancy_limits_from(sm);
+    // Same case as Sm86SharedMemoryLimited but on sm_80: smem 21120 -> 167936/21120 = 7 blocks;
+    // warps 16, regs 16, blocks 32 -> 7 blocks = 28 warps = 0.4375, shared_memory.
+    const Occupancy o = compute_occupancy(l, {128, 32, 20000});
+    const nlohmann::json j = occupancy_to_json(o);
+    EXPECT_EQ(j["blocks_per_sm"], 7);
+    EXPECT_EQ(j["active_warps"], 28);
+    EXPECT_EQ(j["max_warps"], 64);
+    EXPECT_DOUBLE_EQ(j["occupancy"].get<double>(), 0.4375);
+    EXPECT_EQ(j["limiter"], "shared_memory");
+    const nlohmann::json tie = occupancy_to_json(compute_occupancy(l, {256, 32, 0}));
+    EXPECT_EQ(tie["limiter"], nlohmann::json::array({"warps", "registers"}));
+}
+
+}  // namespace
+}  // namespace accelsim::simt
