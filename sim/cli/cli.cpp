@@ -11,8 +11,11 @@
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
+#include "sim/membench/membench_command.h"
+#include "sim/occupancy/occupancy_command.h"
 #include "sim/report/report.h"
 #include "sim/trace/trace_reader.h"
+#include "sim/tracegen/trace_command.h"
 
 namespace accelsim {
 
@@ -124,7 +127,11 @@ int cli_main(int argc, char* argv[]) {
 }
 
 namespace {
-std::vector<Subcommand> subcommands() { return {}; }
+std::vector<Subcommand> subcommands() {
+    return {{"trace", run_trace_command},
+            {"membench", run_membench_command},
+            {"occupancy", run_occupancy_command}};
+}
 }  // namespace
 
 }  // namespace accelsim

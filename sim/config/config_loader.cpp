@@ -93,7 +93,8 @@ std::vector<std::string> siblings_of(const std::string& path) {
         message += " (did you mean '" + suggestion + "'?)";
     } else {
         message += " (valid keys here: ";
-        for (std::size_t i = 0; i < siblings.size(); ++i) message += (i ? ", " : "") + last_of(siblings[i]);
+        for (std::size_t i = 0; i < siblings.size(); ++i)
+            message += (i ? ", " : "") + last_of(siblings[i]);
         message += ")";
     }
     throw InputError(message);
@@ -117,11 +118,14 @@ std::string read_file(const std::string& path) {
     for (std::size_t i = 0; i < index; ++i)
         if (text[i] == '\n') ++line, line_start = i + 1;
     const std::size_t column = index - line_start + 1;
-    // Keep nlohmann's explanation, drop its "[json.exception...] parse error at line L, column C: " prefix.
+    // Keep nlohmann's explanation, drop its "[json.exception...] parse error at line L, column C: "
+    // prefix.
     std::string reason = e.what();
     if (const auto at = reason.find("parse error"); at != std::string::npos)
-        if (const auto colon = reason.find(": ", at); colon != std::string::npos) reason = reason.substr(colon + 2);
-    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + reason);
+        if (const auto colon = reason.find(": ", at); colon != std::string::npos)
+            reason = reason.substr(colon + 2);
+    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                     reason);
 }
 
 json parse_json(const std::string& file, const std::string& text) {
@@ -129,7 +133,8 @@ json parse_json(const std::string& file, const std::string& text) {
     std::vector<std::set<std::string>> keys_per_open_object;
     std::vector<std::string> key_path;  // the key under which each open object sits
     std::string last_key;
-    const json::parser_callback_t check_duplicates = [&](int, json::parse_event_t event, json& parsed) {
+    const json::parser_callback_t check_duplicates = [&](int, json::parse_event_t event,
+                                                         json& parsed) {
         switch (event) {
             case json::parse_event_t::object_start:
                 keys_per_open_object.emplace_back();
@@ -147,7 +152,8 @@ json parse_json(const std::string& file, const std::string& text) {
                     throw InputError(file + ": duplicate key '" + path + last_key + "'");
                 }
                 break;
-            default: break;
+            default:
+                break;
         }
         return true;
     };
@@ -163,8 +169,9 @@ void check_citations(const std::string& file, const std::string& path, const jso
         if (item.is_object())
             check_citations(file, path + "." + key, item);
         else if (!item.is_string())
-            throw InputError(file + ": " + path + "." + key + " = " + item.dump() +
-                             " has the wrong type (allowed: a citation string or an object of them)");
+            throw InputError(
+                file + ": " + path + "." + key + " = " + item.dump() +
+                " has the wrong type (allowed: a citation string or an object of them)");
     }
 }
 
@@ -178,6 +185,12 @@ void check_tree(const std::string& file, const json& object, const std::string& 
         const KeySpec* spec = find_key(path);
         if (!spec && (entry = map_entry_spec(path))) spec = &*entry;
         if (!spec) throw_unknown_key(file, path);
+        if (value.is_null()) {  // removes an inherited value (as JSON Merge Patch, RFC 7386, does)
+            if (spec->required)
+                throw InputError(file + ": " + path + " = null: a required key cannot be removed");
+            origin[path] = file;
+            continue;
+        }
         if (const std::string problem = check_value(*spec, value); !problem.empty())
             throw InputError(file + ": " + problem);
         origin[path] = file;
@@ -188,10 +201,12 @@ void check_tree(const std::string& file, const json& object, const std::string& 
     }
 }
 
-// Objects merge key by key; anything else in `over` replaces what `base` had.
+// Objects merge key by key; null removes the key; anything else in `over` replaces what `base` had.
 void deep_merge(json& base, const json& over) {
     for (const auto& [key, value] : over.items()) {
-        if (value.is_object() && base.contains(key) && base[key].is_object())
+        if (value.is_null())
+            base.erase(key);
+        else if (value.is_object() && base.contains(key) && base[key].is_object())
             deep_merge(base[key], value);
         else
             base[key] = value;
@@ -218,16 +233,17 @@ class Loader {
         check_tree(path, tree, "", own_origin);
 
         json merged = json::object();
-        if (tree.contains("extends")) {
+        if (tree.contains("extends") && tree["extends"].is_string()) {
             const std::string named = tree["extends"].get<std::string>();
             const fs::path base = fs::path(path).parent_path() / named;
             if (!fs::is_regular_file(base, ec))
-                throw InputError(path + ": extends '" + named + "': " + base.lexically_normal().string() + ": cannot open");
+                throw InputError(path + ": extends '" + named +
+                                 "': " + base.lexically_normal().string() + ": cannot open");
             chain_.emplace_back(path, canonical);
             merged = load(base.lexically_normal().string());
             chain_.pop_back();
-            tree.erase("extends");
         }
+        tree.erase("extends");
         deep_merge(merged, tree);
         for (const auto& [key_path, file] : own_origin) origin_[key_path] = file;
         return merged;
@@ -236,19 +252,25 @@ class Loader {
     void apply_override(json& tree, const std::string& assignment) {
         const auto equals = assignment.find('=');
         if (equals == std::string::npos || equals == 0)
-            throw InputError(std::string(kSetLabel) + " '" + assignment + "': expected key.path=value");
+            throw InputError(std::string(kSetLabel) + " '" + assignment +
+                             "': expected key.path=value");
         const std::string path = assignment.substr(0, equals);
         const std::string text = assignment.substr(equals + 1);
         std::optional<KeySpec> entry;
         const KeySpec* spec = find_key(path);
         if (!spec && (entry = map_entry_spec(path))) spec = &*entry;
         if (!spec) throw_unknown_key(kSetLabel, path);
+        if (spec->type == KeyType::free_form)
+            throw InputError(std::string(kSetLabel) + ": '" + path +
+                             "' cannot be set from the command line");
         if (spec->is_object())
             throw InputError(std::string(kSetLabel) + ": '" + path +
                              "' is a section, not a value; set one of its keys, e.g. '" +
-                             (siblings_of(path + ".x").empty() ? path : siblings_of(path + ".x").front()) + "'");
+                             siblings_of(path + ".x").front() + "'");
         if (path == "extends")
-            throw InputError(std::string(kSetLabel) + ": 'extends' is resolved before overrides; name the base config with --config");
+            throw InputError(
+                std::string(kSetLabel) +
+                ": 'extends' is resolved before overrides; name the base config with --config");
         const json value = parse_typed(*spec, text);
         if (const std::string problem = check_value(*spec, value); !problem.empty())
             throw InputError(std::string(kSetLabel) + ": " + problem);
@@ -266,31 +288,35 @@ class Loader {
 
   private:
     static json parse_typed(const KeySpec& spec, const std::string& text) {
-        const std::string fail = std::string(kSetLabel) + ": " + spec.path + "=" + text + ": '" + text +
-                                 "' is not " + describe_allowed(spec);
+        const std::string fail = std::string(kSetLabel) + ": " + spec.path + " = " + text +
+                                 " is not valid (allowed: " + describe_allowed(spec) + ")";
         switch (spec.type) {
             case KeyType::integer: {
                 std::int64_t v = 0;
                 const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-                if (ec != std::errc() || end != text.data() + text.size() || text.empty()) throw InputError(fail);
+                if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+                    throw InputError(fail);
                 return v;
             }
             case KeyType::number: {
                 char* end = nullptr;
                 const double v = std::strtod(text.c_str(), &end);
-                if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) throw InputError(fail);
+                if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+                    throw InputError(fail);
                 return v;
             }
             case KeyType::boolean:
                 if (text == "true") return true;
                 if (text == "false") return false;
                 throw InputError(fail);
-            default: return text;
+            default:
+                return text;
         }
     }
 
-    std::vector<std::pair<std::string, fs::path>> chain_;  // files being loaded: as named, canonical
-    std::map<std::string, std::string> origin_;             // key path -> file (or --set) that wrote it
+    std::vector<std::pair<std::string, fs::path>>
+        chain_;                                  // files being loaded: as named, canonical
+    std::map<std::string, std::string> origin_;  // key path -> file (or --set) that wrote it
 };
 
 bool relevant(const KeySpec& spec, ChipKind kind) {
@@ -306,38 +332,46 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
     if (c.kind == ChipKind::systolic) {
         const DTypeRates& r = c.mxu.macs_per_pe_per_cycle;
         if (r.int8 == 0 && r.fp16 == 0 && r.bf16 == 0 && r.fp32 == 0)
-            fail("mxu.macs_per_pe_per_cycle", "mxu.macs_per_pe_per_cycle: every rate is 0, so the MXU could run nothing");
+            fail("mxu.macs_per_pe_per_cycle",
+                 "mxu.macs_per_pe_per_cycle: every rate is 0, so the MXU could run nothing");
     } else {
         const SmConfig& sm = c.sm;
         if (sm.max_threads > 32 * sm.max_warps)
-            fail("sm.max_threads", "sm.max_threads = " + std::to_string(sm.max_threads) + " exceeds 32 × sm.max_warps = " +
-                                       std::to_string(32 * sm.max_warps));
+            fail("sm.max_threads",
+                 "sm.max_threads = " + std::to_string(sm.max_threads) +
+                     " exceeds 32 × sm.max_warps = " + std::to_string(32 * sm.max_warps));
         if (sm.max_warps % sm.schedulers != 0)
-            fail("sm.max_warps", "sm.max_warps = " + std::to_string(sm.max_warps) +
-                                     " is not a multiple of sm.schedulers = " + std::to_string(sm.schedulers) +
-                                     " (each scheduler owns an equal share of the warp slots)");
+            fail("sm.max_warps",
+                 "sm.max_warps = " + std::to_string(sm.max_warps) +
+                     " is not a multiple of sm.schedulers = " + std::to_string(sm.schedulers) +
+                     " (each scheduler owns an equal share of the warp slots)");
         if (sm.registers % sm.register_alloc_unit != 0)
             fail("sm.registers", "sm.registers = " + std::to_string(sm.registers) +
-                                     " is not a multiple of sm.register_alloc_unit = " + std::to_string(sm.register_alloc_unit));
+                                     " is not a multiple of sm.register_alloc_unit = " +
+                                     std::to_string(sm.register_alloc_unit));
         if (sm.shared_memory_per_block_bytes > sm.shared_memory_bytes)
             fail("sm.shared_memory_per_block_bytes",
-                 "sm.shared_memory_per_block_bytes = " + std::to_string(sm.shared_memory_per_block_bytes) +
+                 "sm.shared_memory_per_block_bytes = " +
+                     std::to_string(sm.shared_memory_per_block_bytes) +
                      " exceeds sm.shared_memory_bytes = " + std::to_string(sm.shared_memory_bytes));
         if (sm.l1_bytes > 0 && sm.l1_bytes < sm.shared_memory_bytes)
             fail("sm.l1_bytes", "sm.l1_bytes = " + std::to_string(sm.l1_bytes) +
-                                    " is smaller than sm.shared_memory_bytes = " + std::to_string(sm.shared_memory_bytes) +
+                                    " is smaller than sm.shared_memory_bytes = " +
+                                    std::to_string(sm.shared_memory_bytes) +
                                     " (shared memory is carved out of the unified L1)");
     }
     const L2Config& l2 = c.l2;
     const std::int64_t set_bytes = static_cast<std::int64_t>(l2.slices) * l2.ways * l2.line_bytes;
     if (l2.size_bytes % set_bytes != 0)
-        fail("l2.size_bytes", "l2.size_bytes = " + std::to_string(l2.size_bytes) +
-                                  " is not a multiple of slices × ways × line_bytes = " + std::to_string(l2.slices) +
-                                  " × " + std::to_string(l2.ways) + " × " + std::to_string(l2.line_bytes) + " = " +
-                                  std::to_string(set_bytes));
+        fail("l2.size_bytes",
+             "l2.size_bytes = " + std::to_string(l2.size_bytes) +
+                 " is not a multiple of slices × ways × line_bytes = " + std::to_string(l2.slices) +
+                 " × " + std::to_string(l2.ways) + " × " + std::to_string(l2.line_bytes) + " = " +
+                 std::to_string(set_bytes));
     if (l2.line_bytes % l2.sector_bytes != 0)
-        fail("l2.line_bytes", "l2.line_bytes = " + std::to_string(l2.line_bytes) +
-                                  " is not a multiple of l2.sector_bytes = " + std::to_string(l2.sector_bytes));
+        fail("l2.line_bytes",
+             "l2.line_bytes = " + std::to_string(l2.line_bytes) +
+                 " is not a multiple of l2.sector_bytes = " + std::to_string(l2.sector_bytes));
     if (c.hbm.bus_width_bits % c.hbm.pseudo_channels != 0)
         fail("hbm.pseudo_channels", "hbm.bus_width_bits = " + std::to_string(c.hbm.bus_width_bits) +
                                         " cannot be split into hbm.pseudo_channels = " +
@@ -353,16 +387,18 @@ ChipConfig load_config(const std::string& path, const std::vector<std::string>& 
 
     for (const KeySpec& k : config_schema())
         if (k.required && !tree.contains(pointer_of(k.path)))
-            throw InputError(path + ": missing required key '" + k.path + "' (" + describe_allowed(k) + ")");
+            throw InputError(path + ": missing required key '" + k.path + "' (" +
+                             describe_allowed(k) + ")");
     const ChipKind kind = tree["kind"] == "simt" ? ChipKind::simt : ChipKind::systolic;
 
     for (const auto& [key, value] : tree.items()) {
         const KeySpec* section = find_key(key);
         if (section->only_for && *section->only_for != kind) {
             const std::string kind_name = tree["kind"].get<std::string>();
-            throw InputError(loader.origin_of(key, path) + ": section '" + key + "' does not apply to a " +
-                             kind_name + " chip (kind is \"" + kind_name + "\"; sections '" + key +
-                             "' belong to " + (kind == ChipKind::simt ? "systolic" : "simt") + " chips)");
+            throw InputError(loader.origin_of(key, path) + ": section '" + key +
+                             "' does not apply to a " + kind_name + " chip (kind is \"" +
+                             kind_name + "\"; sections '" + key + "' belong to " +
+                             (kind == ChipKind::simt ? "systolic" : "simt") + " chips)");
         }
     }
 
@@ -379,7 +415,8 @@ ChipConfig load_config(const std::string& path, const std::vector<std::string>& 
 
     ChipConfig config;
     for (const KeySpec& k : config_schema())
-        if (k.apply && effective.contains(pointer_of(k.path))) k.apply(config, effective[pointer_of(k.path)]);
+        if (k.apply && effective.contains(pointer_of(k.path)))
+            k.apply(config, effective[pointer_of(k.path)]);
     check_consistency(config, loader, path);
     config.file = path;
     config.effective = std::move(effective);

@@ -3,25 +3,24 @@
 // defaults from it, and copies values into ChipConfig through it; docs/config.md's key list is
 // generated from it (config_keys_markdown), so the docs and the checks cannot drift apart.
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/config/chip_config.h"
 
 namespace accelsim {
 
 enum class KeyType {
-    integer,    // JSON integer (1.0 is not an integer)
-    number,     // any JSON number
-    boolean,    // true | false
-    string,     // any string
-    choice,     // one of KeySpec::choices
-    section,    // a JSON object whose keys are themselves in the table
-    number_map, // a JSON object whose keys are KeySpec::choices and whose values are numbers >= 0
-    free_form,  // any object of strings and nested objects (only "source")
+    integer,     // JSON integer (1.0 is not an integer)
+    number,      // any JSON number
+    boolean,     // true | false
+    string,      // any string
+    choice,      // one of KeySpec::choices
+    section,     // a JSON object whose keys are themselves in the table
+    number_map,  // a JSON object whose keys are KeySpec::choices and whose values are numbers >= 0
+    free_form,   // any object of strings and nested objects (only "source")
 };
 
 struct KeySpec {
@@ -40,7 +39,8 @@ struct KeySpec {
     std::function<void(ChipConfig&, const nlohmann::json&)> apply;
 
     bool is_object() const {
-        return type == KeyType::section || type == KeyType::number_map || type == KeyType::free_form;
+        return type == KeyType::section || type == KeyType::number_map ||
+               type == KeyType::free_form;
     }
 };
 

@@ -36,13 +36,9 @@ ComputeUnit compute_unit_for(const Op& op, const ChipConfig& chip) {
                              chip.name + "' is systolic)");
         if (is_gemm_like(op.kind)) {
             const double macs = matrix_macs_per_cycle(chip, op.dtype);
-            if (macs <= 0)
-                throw InputError(where(op) + ": the MXUs of '" + chip.name + "' do not support " +
-                                 std::string(to_string(op.dtype)) +
-                                 " (mxu.macs_per_pe_per_cycle." +
-                                 std::string(to_string(op.dtype)) + " is 0); set dtype= on the op " +
-                                 "or --set default_dtype=...");
-            return {"mxu", macs};
+            if (macs > 0) return {"mxu", macs};
+            // A dtype the MXUs do not support (fp32 on TPUs) runs on the vector unit, one MAC per
+            // lane per cycle.
         }
         return {"vector",
                 static_cast<double>(chip.tpu.cores) * chip.tpu.vector_lanes * chip.tpu.vector_sublanes};

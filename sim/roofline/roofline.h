@@ -16,8 +16,9 @@ struct ComputeUnit {
     double ops_per_cycle = 0;  // MACs per cycle for GEMM-like ops, element-ops per cycle otherwise
 };
 
-// Which unit runs `op` on `chip`; throws InputError (naming the op's file:line) when no unit of the
-// chip supports the op's dtype or kind.
+// Which unit runs `op` on `chip`: the matrix unit when it supports the op's dtype, the vector
+// unit (systolic) or FP32/integer pipes (simt) otherwise. Throws InputError (naming the op's
+// file:line) for an op the chip cannot run at all (a kernel on a systolic chip).
 ComputeUnit compute_unit_for(const Op& op, const ChipConfig& chip);
 
 // Matrix-unit MACs per cycle for a dtype over the whole chip (0 when unsupported).

@@ -24,7 +24,7 @@ constexpr std::int64_t kWidestElementBytes = 4;
 
 // Accumulates named quantities and remembers the first one that overflowed.
 class OverflowCheck {
-public:
+  public:
     // Returns the product (0 after an overflow, so later products stay well defined).
     std::int64_t product(const char* what, std::initializer_list<std::int64_t> factors) {
         const auto p = checked_product(factors);
@@ -48,7 +48,7 @@ public:
         return first_.empty() ? std::string() : first_ + " overflows a 64-bit integer";
     }
 
-private:
+  private:
     void note(const char* what) {
         if (first_.empty()) first_ = what;
     }
@@ -69,8 +69,10 @@ std::string check_gemm(const Op& op) {
     OverflowCheck c;
     const std::int64_t macs = c.product("MAC count b*m*n*k", {g.batch, g.m, g.n, g.k});
     c.product("FLOP count 2*b*m*n*k", {2, macs});
-    const std::int64_t in = c.product("input bytes b*m*k*4", {g.batch, g.m, g.k, kWidestElementBytes});
-    const std::int64_t w = c.product("weight bytes b*k*n*4", {g.batch, g.k, g.n, kWidestElementBytes});
+    const std::int64_t in =
+        c.product("input bytes b*m*k*4", {g.batch, g.m, g.k, kWidestElementBytes});
+    const std::int64_t w =
+        c.product("weight bytes b*k*n*4", {g.batch, g.k, g.n, kWidestElementBytes});
     const std::int64_t out =
         c.product("output bytes b*m*n*4", {g.batch, g.m, g.n, kWidestElementBytes});
     c.sum("total bytes", {in, w, out});
@@ -80,8 +82,9 @@ std::string check_gemm(const Op& op) {
 // Output size along one axis: (size + 2*pad - dilation*(kernel-1) - 1) / stride + 1, with the
 // numerator checked for sign first (C++ division truncates toward zero, so a numerator of -1 would
 // otherwise give an output of 1).
-std::string conv_output(const char* axis, std::int64_t size, std::int64_t kernel, std::int64_t stride,
-                        std::int64_t pad, std::int64_t dilation, std::int64_t* out) {
+std::string conv_output(const char* axis, std::int64_t size, std::int64_t kernel,
+                        std::int64_t stride, std::int64_t pad, std::int64_t dilation,
+                        std::int64_t* out) {
     OverflowCheck c;
     const std::int64_t padded = c.sum("padded input size", {size, c.product("2*pad", {2, pad})});
     const std::int64_t span =
@@ -99,10 +102,18 @@ std::string conv_output(const char* axis, std::int64_t size, std::int64_t kernel
 
 std::string check_conv(const Op& op) {
     const Conv2dShape& s = op.conv;
-    const std::pair<const char*, std::int64_t> dims[] = {
-        {"n", s.n}, {"h", s.h}, {"w", s.w}, {"c", s.c}, {"k", s.k}, {"r", s.r}, {"s", s.s},
-        {"stride_h", s.stride_h}, {"stride_w", s.stride_w}, {"dilation_h", s.dilation_h},
-        {"dilation_w", s.dilation_w}, {"groups", s.groups}};
+    const std::pair<const char*, std::int64_t> dims[] = {{"n", s.n},
+                                                         {"h", s.h},
+                                                         {"w", s.w},
+                                                         {"c", s.c},
+                                                         {"k", s.k},
+                                                         {"r", s.r},
+                                                         {"s", s.s},
+                                                         {"stride_h", s.stride_h},
+                                                         {"stride_w", s.stride_w},
+                                                         {"dilation_h", s.dilation_h},
+                                                         {"dilation_w", s.dilation_w},
+                                                         {"groups", s.groups}};
     for (const auto& [key, v] : dims)
         if (v <= 0) return must_be_positive(key, v);
     if (s.pad_h < 0) return "pad_h must be >= 0, got " + std::to_string(s.pad_h);
@@ -114,7 +125,8 @@ std::string check_conv(const Op& op) {
         return "k (" + std::to_string(s.k) + ") is not divisible by groups (" +
                std::to_string(s.groups) + ")";
     std::int64_t oh = 0, ow = 0;
-    if (auto e = conv_output("height", s.h, s.r, s.stride_h, s.pad_h, s.dilation_h, &oh); !e.empty())
+    if (auto e = conv_output("height", s.h, s.r, s.stride_h, s.pad_h, s.dilation_h, &oh);
+        !e.empty())
         return e;
     if (auto e = conv_output("width", s.w, s.s, s.stride_w, s.pad_w, s.dilation_w, &ow); !e.empty())
         return e;
@@ -170,17 +182,31 @@ std::string check_kernel(const Op& op) {
 std::string shape_problem(const Op& op) {
     switch (op.kind) {
         case OpKind::matmul:
-        case OpKind::bmm: return check_gemm(op);
-        case OpKind::conv2d: return check_conv(op);
+        case OpKind::bmm:
+            return check_gemm(op);
+        case OpKind::conv2d:
+            return check_conv(op);
         case OpKind::softmax:
         case OpKind::layernorm:
         case OpKind::gelu:
         case OpKind::relu:
         case OpKind::add:
-        case OpKind::mul: return check_vector(op);
-        case OpKind::kernel: return check_kernel(op);
+        case OpKind::mul:
+            return check_vector(op);
+        case OpKind::kernel:
+            return check_kernel(op);
     }
     return "unknown op kind";
+}
+
+std::string TraceTotals::add(const Op& op) {
+    if (__builtin_add_overflow(macs_, op.macs(), &macs_))
+        return "the trace's total MAC count overflows a 64-bit integer";
+    if (__builtin_add_overflow(flops_, op.flops(), &flops_))
+        return "the trace's total FLOP count overflows a 64-bit integer";
+    if (__builtin_add_overflow(bytes_, op.compulsory_bytes(), &bytes_))
+        return "the trace's total byte count overflows a 64-bit integer";
+    return {};
 }
 
 }  // namespace accelsim

@@ -22,4 +22,15 @@ std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> 
 // roofline that counts fp32 partial sums cannot overflow either.
 std::string shape_problem(const Op& op);
 
+// Running totals over a trace (what a report sums: MACs, FLOPs, compulsory bytes), so that a trace
+// of individually valid ops whose totals overflow is rejected at the op where it happens.
+class TraceTotals {
+public:
+    // Adds op; returns a message naming the total that overflowed, or an empty string.
+    std::string add(const Op& op);
+
+private:
+    std::int64_t macs_ = 0, flops_ = 0, bytes_ = 0;
+};
+
 }  // namespace accelsim

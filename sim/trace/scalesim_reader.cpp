@@ -1,10 +1,14 @@
-// SCALE-Sim topology CSV importer. The files mean what SCALE-Sim v2 (scalesim/topology_utils.py)
-// makes of them:
+// SCALE-Sim topology CSV importer. The files mean what SCALE-Sim v2 (scalesim/topology_utils.py,
+// scalesim/compute/operand_matrix.py) makes of them:
 //  * conv form "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels,
-//    Num Filter, Strides," is one convolution per row, batch 1, no padding: SCALE-Sim's output size
-//    ceil((H - F + S) / S) equals floor((H - F) / S) + 1, which is our conv2d with pad 0. A row whose
-//    name contains "DP" is depthwise in SCALE-Sim (it runs Channels separate one-channel layers of
-//    Num Filter filters each); that is our conv2d with groups = Channels, k = Channels * Num Filter.
+//    Num Filter, Strides," is one convolution per row, batch 1. SCALE-Sim's output size is
+//    ceil((H - F + S) / S) = ceil((H - F) / S) + 1 with no padding written in the file: when S does
+//    not divide H - F, its last window overhangs the bottom/right edge and the overhanging elements
+//    are treated as padding. Our conv2d uses floor((H + 2P - F) / S) + 1, so the importer sets the
+//    smallest symmetric pad P that gives the same output size (P = 0 whenever S divides H - F);
+//    output size, MACs and bytes then equal SCALE-Sim's. A row whose name contains "DP" is
+//    depthwise in SCALE-Sim (it runs Channels separate one-channel layers of Num Filter filters
+//    each); that is our conv2d with groups = Channels, k = Channels * Num Filter.
 //  * GEMM form "Layer, M, N, K," : SCALE-Sim turns a row into the convolution
 //    IFMAP M x K, filter 1 x K, 1 channel, N filters, stride 1, i.e. M output pixels (rows of the
 //    activation operand), N filters (columns of the weight operand) and a window of K (reduction):
@@ -36,13 +40,15 @@ std::vector<std::string> split_csv_row(std::string_view line) {
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
-    // SCALE-Sim rows end with a trailing comma; the empty field after it is not a column.
-    if (fields.size() > 1 && fields.back().empty()) fields.pop_back();
+    // SCALE-Sim rows end with a trailing comma; the empty field after it is not a column (nor are
+    // further empty fields, which SCALE-Sim's GEMM reader also ignores).
+    while (fields.size() > 1 && fields.back().empty()) fields.pop_back();
     return fields;
 }
 
 bool all_empty(const std::vector<std::string>& fields) {
-    return std::all_of(fields.begin(), fields.end(), [](const std::string& f) { return f.empty(); });
+    return std::all_of(fields.begin(), fields.end(),
+                       [](const std::string& f) { return f.empty(); });
 }
 
 // Lower case with runs of blanks collapsed, so "IFMAP  Height" matches "ifmap height".
@@ -63,17 +69,20 @@ std::string normalize(const std::string& name) {
 enum class Form { conv, conv_two_strides, gemm };
 
 const std::vector<std::string>& columns_of(Form form) {
-    static const std::vector<std::string> conv = {
-        "Layer name", "IFMAP Height", "IFMAP Width", "Filter Height",
-        "Filter Width", "Channels", "Num Filter", "Strides"};
+    static const std::vector<std::string> conv = {"Layer name",    "IFMAP Height", "IFMAP Width",
+                                                  "Filter Height", "Filter Width", "Channels",
+                                                  "Num Filter",    "Strides"};
     static const std::vector<std::string> conv2 = {
-        "Layer name", "IFMAP Height", "IFMAP Width", "Filter Height", "Filter Width",
-        "Channels", "Num Filter", "Stride Height", "Stride Width"};
+        "Layer name", "IFMAP Height", "IFMAP Width",   "Filter Height", "Filter Width",
+        "Channels",   "Num Filter",   "Stride Height", "Stride Width"};
     static const std::vector<std::string> gemm = {"Layer", "M", "N", "K"};
     switch (form) {
-        case Form::conv: return conv;
-        case Form::conv_two_strides: return conv2;
-        case Form::gemm: return gemm;
+        case Form::conv:
+            return conv;
+        case Form::conv_two_strides:
+            return conv2;
+        case Form::gemm:
+            return gemm;
     }
     return conv;
 }
@@ -92,7 +101,7 @@ Form detect_form(const std::string& path, int line, const std::vector<std::strin
     if (normalized_at(1) == "m") {
         form = Form::gemm;
     } else if (normalized_at(1) == "ifmap height") {
-        form = header.size() >= 9 ? Form::conv_two_strides : Form::conv;
+        form = normalized_at(7) == "stride height" ? Form::conv_two_strides : Form::conv;
     } else {
         fail(path, line,
              "not a SCALE-Sim topology header: expected '" + join(columns_of(Form::conv)) +
@@ -106,8 +115,8 @@ Form detect_form(const std::string& path, int line, const std::vector<std::strin
                  "unexpected column " + std::to_string(i + 1) + " '" + header[i] +
                      "' (the columns are: " + join(expected) + ")");
         // SCALE-Sim's own GEMM files name the first column "Layer" or "Layer Name".
-        const bool ok = got == normalize(expected[i]) ||
-                        (i == 0 && (got == "layer" || got == "layer name"));
+        const bool ok =
+            got == normalize(expected[i]) || (i == 0 && (got == "layer" || got == "layer name"));
         if (!ok)
             fail(path, line,
                  "column " + std::to_string(i + 1) + " is '" + header[i] + "', expected '" +
@@ -115,8 +124,8 @@ Form detect_form(const std::string& path, int line, const std::vector<std::strin
     }
     if (header.size() < expected.size())
         fail(path, line,
-             "missing column '" + expected[header.size()] + "' (the columns are: " + join(expected) +
-                 ")");
+             "missing column '" + expected[header.size()] +
+                 "' (the columns are: " + join(expected) + ")");
     return form;
 }
 
@@ -132,10 +141,20 @@ std::int64_t positive_field(const std::string& path, int line, const std::string
     return v;
 }
 
+// Smallest symmetric pad P with floor((size + 2P - filter) / stride) + 1 equal to SCALE-Sim's
+// ceil((size - filter + stride) / stride), for filter <= size. With r = (size - filter) mod stride
+// > 0, P = ceil((stride - r) / 2) lifts the numerator past the next multiple of stride but not past
+// the one after (r + 2P <= stride + 1 < 2 * stride).
+std::int64_t scalesim_equivalent_pad(std::int64_t size, std::int64_t filter, std::int64_t stride) {
+    const std::int64_t r = (size - filter) % stride;
+    return r == 0 ? 0 : (stride - r + 1) / 2;
+}
+
 // Layer names may contain blanks in SCALE-Sim files ("Test 1"); accelsim names are single words.
 std::string op_name_from(std::string name) {
-    std::replace_if(name.begin(), name.end(),
-                    [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, '_');
+    std::replace_if(
+        name.begin(), name.end(),
+        [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, '_');
     return name;
 }
 
@@ -145,6 +164,7 @@ std::vector<Op> read_scalesim_topology(const std::string& path, DType default_dt
     const std::vector<std::string> lines = trace_detail::read_lines(path);
     std::vector<Op> ops;
     std::map<std::string, int> first_line_of_name;
+    TraceTotals totals;
     bool have_header = false;
     int header_line = 0;
     Form form = Form::conv;
@@ -205,8 +225,12 @@ std::vector<Op> read_scalesim_topology(const std::string& path, DType default_dt
                      "filter " + std::to_string(s.r) + "x" + std::to_string(s.s) +
                          " is larger than the IFMAP " + std::to_string(s.h) + "x" +
                          std::to_string(s.w) + " (SCALE-Sim uses no padding)");
+            s.pad_h = scalesim_equivalent_pad(s.h, s.r, s.stride_h);
+            s.pad_w = scalesim_equivalent_pad(s.w, s.s, s.stride_w);
         }
         if (const std::string problem = shape_problem(op); !problem.empty())
+            fail(path, line_no, problem);
+        if (const std::string problem = totals.add(op); !problem.empty())
             fail(path, line_no, problem);
         first_line_of_name.emplace(name, line_no);
         ops.push_back(std::move(op));
@@ -214,7 +238,8 @@ std::vector<Op> read_scalesim_topology(const std::string& path, DType default_dt
     if (!have_header)
         fail(path, std::max<int>(1, static_cast<int>(lines.size())),
              "empty SCALE-Sim topology: no header line");
-    if (ops.empty()) fail(path, header_line, "empty SCALE-Sim topology: no layers after the header");
+    if (ops.empty())
+        fail(path, header_line, "empty SCALE-Sim topology: no layers after the header");
     return ops;
 }
 

@@ -20,10 +20,9 @@ using trace_detail::trim;
 
 namespace {
 
-constexpr std::array<OpKind, 10> kAllKinds = {OpKind::matmul, OpKind::bmm,     OpKind::conv2d,
-                                              OpKind::softmax, OpKind::layernorm, OpKind::gelu,
-                                              OpKind::relu,   OpKind::add,     OpKind::mul,
-                                              OpKind::kernel};
+constexpr std::array<OpKind, 10> kAllKinds = {
+    OpKind::matmul, OpKind::bmm,  OpKind::conv2d, OpKind::softmax, OpKind::layernorm,
+    OpKind::gelu,   OpKind::relu, OpKind::add,    OpKind::mul,     OpKind::kernel};
 
 struct KeySpec {
     std::vector<std::string> required;
@@ -34,22 +33,28 @@ const KeySpec& keys_of(OpKind kind) {
     static const KeySpec matmul{{"m", "n", "k"}, {}};
     static const KeySpec bmm{{"b", "m", "n", "k"}, {}};
     static const KeySpec conv{{"n", "h", "w", "c", "k", "r", "s"},
-                              {"stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w", "dilation",
-                               "dilation_h", "dilation_w", "groups"}};
+                              {"stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w",
+                               "dilation", "dilation_h", "dilation_w", "groups"}};
     static const KeySpec rows_cols{{"rows", "cols"}, {}};
     static const KeySpec elementwise{{"n"}, {}};
     static const KeySpec kernel{{"file", "grid", "block"}, {"args"}};
     switch (kind) {
-        case OpKind::matmul: return matmul;
-        case OpKind::bmm: return bmm;
-        case OpKind::conv2d: return conv;
+        case OpKind::matmul:
+            return matmul;
+        case OpKind::bmm:
+            return bmm;
+        case OpKind::conv2d:
+            return conv;
         case OpKind::softmax:
-        case OpKind::layernorm: return rows_cols;
+        case OpKind::layernorm:
+            return rows_cols;
         case OpKind::gelu:
         case OpKind::relu:
         case OpKind::add:
-        case OpKind::mul: return elementwise;
-        case OpKind::kernel: return kernel;
+        case OpKind::mul:
+            return elementwise;
+        case OpKind::kernel:
+            return kernel;
     }
     return matmul;
 }
@@ -78,7 +83,8 @@ struct LineContext {
 };
 
 // Parses a decimal integer; the whole text must be digits (optionally a leading '-').
-std::int64_t parse_integer(const LineContext& ctx, const std::string& key, const std::string& text) {
+std::int64_t parse_integer(const LineContext& ctx, const std::string& key,
+                           const std::string& text) {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec == std::errc::result_out_of_range)
@@ -88,7 +94,8 @@ std::int64_t parse_integer(const LineContext& ctx, const std::string& key, const
     return v;
 }
 
-std::int64_t parse_positive(const LineContext& ctx, const std::string& key, const std::string& text) {
+std::int64_t parse_positive(const LineContext& ctx, const std::string& key,
+                            const std::string& text) {
     const std::int64_t v = parse_integer(ctx, key, text);
     if (v <= 0) ctx.error(key + "=" + text + " must be a positive integer");
     return v;
@@ -171,7 +178,7 @@ bool is_header_line(std::string_view line, std::string* version) {
 }
 
 class TextTraceParser {
-public:
+  public:
     TextTraceParser(const std::string& path, DType default_dtype)
         : path_(path), default_dtype_(default_dtype) {
         folder_ = std::filesystem::path(path).parent_path();
@@ -204,7 +211,7 @@ public:
         return std::move(ops_);
     }
 
-private:
+  private:
     void parse_line(const std::string& raw, int line_no) {
         const std::string_view text = std::string_view(raw).substr(0, raw.find('#'));
         const std::vector<std::string> tokens = split_whitespace(text);
@@ -243,8 +250,7 @@ private:
             if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
                 ctx.error("unknown key '" + key + "'" + did_you_mean(key, allowed));
             if (value.empty()) ctx.error("missing value for key '" + key + "'");
-            if (!kv.emplace(key, std::move(value)).second)
-                ctx.error("duplicate key '" + key + "'");
+            if (!kv.emplace(key, std::move(value)).second) ctx.error("duplicate key '" + key + "'");
         }
         for (const std::string& key : spec.required)
             if (!kv.count(key)) ctx.error("missing required key '" + key + "'");
@@ -265,6 +271,7 @@ private:
         }
         fill_shape(ctx, kv, op);
         if (const std::string problem = shape_problem(op); !problem.empty()) ctx.error(problem);
+        if (const std::string problem = totals_.add(op); !problem.empty()) ctx.error(problem);
         first_line_of_name_.emplace(name, line_no);
         ops_.push_back(std::move(op));
     }
@@ -302,7 +309,9 @@ private:
             case OpKind::gelu:
             case OpKind::relu:
             case OpKind::add:
-            case OpKind::mul: op.elements = positive("n"); break;
+            case OpKind::mul:
+                op.elements = positive("n");
+                break;
             case OpKind::kernel: {
                 const std::string& file = kv.at("file");
                 std::filesystem::path resolved(file);
@@ -326,6 +335,7 @@ private:
     std::filesystem::path folder_;
     std::vector<Op> ops_;
     std::map<std::string, int> first_line_of_name_;
+    TraceTotals totals_;
 };
 
 bool has_csv_extension(const std::string& path) {

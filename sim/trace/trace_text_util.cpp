@@ -12,6 +12,9 @@ std::vector<std::string> read_lines(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError(path + ": cannot open: is a directory");
+    // A device or pipe (/dev/zero) could stream forever: traces are regular files.
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw InputError(path + ": cannot open: not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
     std::vector<std::string> lines;

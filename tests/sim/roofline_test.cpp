@@ -94,18 +94,25 @@ TEST(Roofline, VectorOpsUseTheVectorUnit) {
     EXPECT_EQ(r.bound, "hbm");
 }
 
-TEST(Roofline, Int8OnAChipWithoutInt8MxusIsAnInputError) {
-    ChipConfig chip = tpu_like();
-    chip.mxu.macs_per_pe_per_cycle.int8 = 0;
-    Op op = matmul(8, 8, 8, DType::int8);
+TEST(Roofline, DtypesTheMxuLacksRunOnTheVectorUnit) {
+    // fp32 has rate 0 on the TPU-like MXU: 64^3 = 262,144 MACs on 2 x 128 x 8 = 2048 lanes = 128.
+    const Roofline r = compute_roofline(matmul(64, 64, 64, DType::fp32), tpu_like());
+    EXPECT_EQ(r.compute_unit, "vector");
+    EXPECT_DOUBLE_EQ(r.compute_cycles, 128.0);
+}
+
+TEST(Roofline, KernelOpsOnASystolicChipAreAnInputError) {
+    Op op;
+    op.kind = OpKind::kernel;
+    op.name = "k";
     op.file = "t.trace";
     op.line = 3;
     try {
-        compute_roofline(op, chip);
+        compute_roofline(op, tpu_like());
         FAIL() << "expected InputError";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("t.trace:3:"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("int8"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("simt"), std::string::npos) << e.what();
     }
 }
 

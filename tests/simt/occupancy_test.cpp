@@ -140,3 +140,41 @@ TEST(Occupancy, ConfigMappingAndJsonFields) {
 
 }  // namespace
 }  // namespace accelsim::simt
+
+#include "sim/occupancy/simt_params.h"
+
+namespace accelsim {
+namespace {
+
+TEST(SimtParamsFromConfig, LanesBecomeInitiationIntervals) {
+    // A100 per SM: 64 INT32 and 64 FP32 lanes, 16 SFUs, 1024 dense fp16 tensor MACs/cycle, 4
+    // sub-partitions -> per sub-partition 16, 16, 4 lanes and 256 MACs:
+    // II = 32/16 = 2, 32/16 = 2, 32/4 = 8, 2048/256 = 8.
+    ChipConfig c;
+    c.kind = ChipKind::simt;
+    c.gpu.sms = 108;
+    c.sm.schedulers = 4;
+    c.sm.warp_scheduler = "lrr";
+    c.sm.int_lanes = 64;
+    c.sm.fp32_lanes = 64;
+    c.sm.sfu_lanes = 16;
+    c.sm.tensor_macs_per_cycle.fp16 = 1024;
+    c.sm.shared_memory_bytes = 164 * 1024;
+    c.sm.shared_memory_per_block_bytes = 163 * 1024;
+    c.sm.shared_memory_reserved_per_block = 1024;
+    const simt::SimtParams p = simt_params_from(c);
+    EXPECT_EQ(p.sms, 108);
+    EXPECT_EQ(p.sm.sub_partitions, 4);
+    EXPECT_EQ(p.sm.warp_scheduler, "lrr");
+    EXPECT_EQ(p.sm.int_alu.initiation_interval, 2);
+    EXPECT_EQ(p.sm.fp32.initiation_interval, 2);
+    EXPECT_EQ(p.sm.sfu.initiation_interval, 8);
+    EXPECT_EQ(p.sm.tensor.initiation_interval, 8);
+    EXPECT_EQ(p.sm.limits.shared_memory_bytes, 164 * 1024);
+    // V100-like FP32: 64 lanes / 4 = 16 -> 2; an SM with 128 FP32 lanes (sm_86) -> 32 per part -> 1.
+    c.sm.fp32_lanes = 128;
+    EXPECT_EQ(simt_params_from(c).sm.fp32.initiation_interval, 1);
+}
+
+}  // namespace
+}  // namespace accelsim

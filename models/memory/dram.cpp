@@ -1,0 +1,505 @@
+#include "models/memory/dram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace accelsim::memory {
+
+namespace {
+
+struct TimingField {
+    const char* name;
+    int DramTiming::*field;
+};
+const TimingField kIntFields[] = {
+    {"BL", &DramTiming::BL},         {"CL", &DramTiming::CL},         {"CWL", &DramTiming::CWL},
+    {"tRCD", &DramTiming::tRCD},     {"tRP", &DramTiming::tRP},       {"tRAS", &DramTiming::tRAS},
+    {"tRC", &DramTiming::tRC},       {"tRRD_S", &DramTiming::tRRD_S}, {"tRRD_L", &DramTiming::tRRD_L},
+    {"tFAW", &DramTiming::tFAW},     {"tCCD_S", &DramTiming::tCCD_S}, {"tCCD_L", &DramTiming::tCCD_L},
+    {"tWR", &DramTiming::tWR},       {"tWTR", &DramTiming::tWTR},     {"tRTP", &DramTiming::tRTP},
+    {"tREFI", &DramTiming::tREFI},   {"tRFC", &DramTiming::tRFC},
+};
+
+std::string join_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+DramTiming make_timing(double tCK, int BL, int CL, int CWL, int tRCD, int tRP, int tRAS, int tRC, int tRRD_S,
+                       int tRRD_L, int tFAW, int tCCD_S, int tCCD_L, int tWR, int tWTR, int tRTP, int tREFI,
+                       int tRFC) {
+    DramTiming t;
+    t.tCK = tCK; t.BL = BL; t.CL = CL; t.CWL = CWL; t.tRCD = tRCD; t.tRP = tRP; t.tRAS = tRAS; t.tRC = tRC;
+    t.tRRD_S = tRRD_S; t.tRRD_L = tRRD_L; t.tFAW = tFAW; t.tCCD_S = tCCD_S; t.tCCD_L = tCCD_L;
+    t.tWR = tWR; t.tWTR = tWTR; t.tRTP = tRTP; t.tREFI = tREFI; t.tRFC = tRFC;
+    return t;
+}
+
+}  // namespace
+
+const std::vector<std::string>& dram_timing_names() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n{"tCK"};
+        for (const auto& f : kIntFields) n.emplace_back(f.name);
+        return n;
+    }();
+    return names;
+}
+
+bool set_dram_timing(DramTiming& timing, const std::string& name, double value) {
+    if (name == "tCK") {
+        timing.tCK = value;
+        return true;
+    }
+    for (const auto& f : kIntFields)
+        if (name == f.name) {
+            timing.*(f.field) = static_cast<int>(std::lround(value));
+            return true;
+        }
+    return false;
+}
+
+double get_dram_timing(const DramTiming& timing, const std::string& name) {
+    if (name == "tCK") return timing.tCK;
+    for (const auto& f : kIntFields)
+        if (name == f.name) return timing.*(f.field);
+    throw std::invalid_argument("unknown DRAM timing '" + name + "' (valid: " + join_names(dram_timing_names()) + ")");
+}
+
+// Sources (docs/memory.md has the full table):
+//  HBM2  umd-memsys/DRAMsim3 configs/HBM2_8Gb_x128.ini (tRC = tRAS + tRP; tWTR, tRTP = the _L values).
+//  HBM2E JEDEC JESD235C 3.2 Gb/s (tCK 0.625 ns): the HBM2 values above converted to ns and rounded up to
+//        whole cycles at 0.625 ns [derived]; tCCD_S = BL/2.
+//  HBM3  CMU-SAFARI/ramulator2 HBM3 6.4 Gb/s preset (tCK 0.625, BL8, CL 20, tRCD 31, tRP 26, tRAS 45,
+//        tRC 72, tRRD 4/5, tFAW 24, tREFI 6240); tRFC = 260 ns (ramulator2's HBM3 tRFC table, 4 Gb);
+//        CWL, tCCD, tWR, tWTR, tRTP are the HBM2 ns values at 0.625 ns [derived].
+//  DDR3  DRAMsim3 configs/DDR3_4Gb_x8_1600.ini, JEDEC JESD79-3F DDR3-1600K (11-11-11).
+//  DDR4  DRAMsim3 configs/DDR4_8Gb_x8_2400.ini, JEDEC JESD79-4 DDR4-2400R (16-16-16).
+DramParams dram_preset(const std::string& name) {
+    DramParams p;
+    p.preset = name;
+    if (name == "HBM2") {
+        p.channels = 8; p.pseudo_channels = 1; p.bus_width_bits = 128; p.data_rate_gbps = 2.0;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 1024; p.rows_per_bank = 32768;
+        p.timing = make_timing(1.0, 4, 14, 4, 14, 14, 34, 48, 4, 6, 30, 1, 2, 16, 8, 6, 3900, 260);
+    } else if (name == "HBM2E") {
+        p.channels = 8; p.pseudo_channels = 2; p.bus_width_bits = 128; p.data_rate_gbps = 3.2;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 1024; p.rows_per_bank = 16384;
+        p.timing = make_timing(0.625, 4, 23, 7, 23, 23, 55, 77, 7, 10, 48, 2, 4, 26, 13, 10, 6240, 416);
+    } else if (name == "HBM3") {
+        p.channels = 16; p.pseudo_channels = 2; p.bus_width_bits = 64; p.data_rate_gbps = 6.4;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 1024; p.rows_per_bank = 32768;
+        p.timing = make_timing(0.625, 8, 20, 12, 31, 26, 45, 72, 4, 5, 24, 2, 4, 26, 13, 10, 6240, 416);
+    } else if (name == "DDR3") {
+        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 64; p.data_rate_gbps = 1.6;
+        p.bank_groups = 1; p.banks_per_group = 8; p.row_bytes = 8192; p.rows_per_bank = 65536;
+        p.timing = make_timing(1.25, 8, 11, 8, 11, 11, 28, 39, 5, 5, 24, 4, 4, 12, 6, 6, 6240, 208);
+    } else if (name == "DDR4") {
+        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 64; p.data_rate_gbps = 2.4;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 8192; p.rows_per_bank = 65536;
+        p.timing = make_timing(5.0 / 6.0, 8, 16, 12, 16, 16, 39, 55, 4, 6, 26, 4, 6, 18, 9, 9, 9360, 420);
+    } else {
+        throw std::invalid_argument("unknown DRAM preset '" + name + "' (valid: " + join_names(dram_preset_names()) +
+                                    ")");
+    }
+    return p;
+}
+
+const std::vector<std::string>& dram_preset_names() {
+    static const std::vector<std::string> names{"HBM2", "HBM2E", "HBM3", "DDR3", "DDR4"};
+    return names;
+}
+
+DramAddressMap dram_address_map_from_name(const std::string& name) {
+    if (name == "channel_low") return DramAddressMap::channel_low;
+    if (name == "row_bank_col") return DramAddressMap::row_bank_col;
+    if (name == "bank_xor") return DramAddressMap::bank_xor;
+    throw std::invalid_argument("unknown address map '" + name + "' (valid: channel_low, row_bank_col, bank_xor)");
+}
+DramScheduler dram_scheduler_from_name(const std::string& name) {
+    if (name == "fr_fcfs") return DramScheduler::fr_fcfs;
+    if (name == "fcfs") return DramScheduler::fcfs;
+    throw std::invalid_argument("unknown DRAM scheduler '" + name + "' (valid: fr_fcfs, fcfs)");
+}
+PagePolicy page_policy_from_name(const std::string& name) {
+    if (name == "open") return PagePolicy::open;
+    if (name == "closed") return PagePolicy::closed;
+    throw std::invalid_argument("unknown page policy '" + name + "' (valid: open, closed)");
+}
+const char* to_string(DramAddressMap m) {
+    switch (m) {
+        case DramAddressMap::channel_low: return "channel_low";
+        case DramAddressMap::row_bank_col: return "row_bank_col";
+        case DramAddressMap::bank_xor: return "bank_xor";
+    }
+    return "?";
+}
+const char* to_string(DramScheduler s) { return s == DramScheduler::fr_fcfs ? "fr_fcfs" : "fcfs"; }
+const char* to_string(PagePolicy p) { return p == PagePolicy::open ? "open" : "closed"; }
+
+void validate(const DramParams& p) {
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok) throw std::invalid_argument(what);
+    };
+    require(p.channels > 0, "channels must be > 0");
+    require(p.pseudo_channels > 0, "pseudo_channels must be > 0");
+    require(p.bus_width_bits > 0 && p.bus_width_bits % p.pseudo_channels == 0,
+            "bus_width_bits must be a positive multiple of pseudo_channels");
+    require(p.data_rate_gbps > 0, "data_rate_gbps must be > 0");
+    require(p.bank_groups > 0 && p.banks_per_group > 0, "bank_groups and banks_per_group must be > 0");
+    require(p.queue_depth > 0, "queue_depth must be > 0");
+    require(p.controller_latency_ns >= 0, "controller_latency_ns must be >= 0");
+    require(p.rows_per_bank > 0, "rows_per_bank must be > 0");
+    require(p.timing.tCK > 0, "timing.tCK must be > 0");
+    require(p.timing.BL > 0 && (p.unit_width_bits() * p.timing.BL) % 8 == 0,
+            "timing.BL x pseudo-channel width must be a whole number of bytes");
+    require(p.row_bytes > 0 && p.row_bytes % p.burst_bytes() == 0,
+            "row_bytes must be a positive multiple of the burst size (" + std::to_string(p.burst_bytes()) + " B)");
+    for (const auto& f : kIntFields)
+        require(p.timing.*(f.field) >= 0, std::string("timing.") + f.name + " must be >= 0");
+    require(p.timing.tREFI == 0 || p.timing.tREFI > p.timing.tRFC, "timing.tREFI must exceed timing.tRFC");
+}
+
+DramAddressMapper::DramAddressMapper(const DramParams& p)
+    : map_(p.address_map),
+      burst_bytes_(static_cast<std::uint64_t>(p.burst_bytes())),
+      units_(static_cast<std::uint64_t>(p.units())),
+      groups_(static_cast<std::uint64_t>(p.bank_groups)),
+      banks_(static_cast<std::uint64_t>(p.banks_per_group)),
+      columns_(static_cast<std::uint64_t>(p.columns_per_row())),
+      rows_(static_cast<std::uint64_t>(p.rows_per_bank)) {}
+
+DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
+    // Mixed-radix decomposition of the burst index, lowest field first; any channel count works.
+    std::uint64_t x = address / burst_bytes_;
+    auto take = [&x](std::uint64_t radix) {
+        std::uint64_t digit = x % radix;
+        x /= radix;
+        return digit;
+    };
+    DramCoordinates c;
+    switch (map_) {
+        case DramAddressMap::channel_low:
+        case DramAddressMap::bank_xor:
+            c.unit = static_cast<int>(take(units_));
+            c.bank_group = static_cast<int>(take(groups_));
+            c.column = static_cast<std::int64_t>(take(columns_));
+            c.bank = static_cast<int>(take(banks_));
+            c.row = static_cast<std::int64_t>(take(rows_));
+            if (map_ == DramAddressMap::bank_xor) {
+                // Permutation interleaving (Zhang et al., MICRO 2000): rows that would collide in one
+                // bank are spread over banks and bank groups.
+                auto r = static_cast<std::uint64_t>(c.row);
+                c.bank_group = static_cast<int>((static_cast<std::uint64_t>(c.bank_group) ^ r) % groups_);
+                c.bank = static_cast<int>((static_cast<std::uint64_t>(c.bank) ^ (r / groups_)) % banks_);
+            }
+            break;
+        case DramAddressMap::row_bank_col:
+            c.column = static_cast<std::int64_t>(take(columns_));
+            c.bank_group = static_cast<int>(take(groups_));
+            c.bank = static_cast<int>(take(banks_));
+            c.unit = static_cast<int>(take(units_));
+            c.row = static_cast<std::int64_t>(take(rows_));
+            break;
+    }
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+DramController::DramController(const DramParams& p)
+    : closed_page_(p.page_policy == PagePolicy::closed),
+      fr_fcfs_(p.scheduler == DramScheduler::fr_fcfs),
+      banks_per_group_(p.banks_per_group),
+      queue_depth_(p.queue_depth),
+      banks_(static_cast<std::size_t>(p.bank_groups * p.banks_per_group)),
+      groups_(static_cast<std::size_t>(p.bank_groups)) {
+    const auto& t = p.timing;
+    auto cyc = [&t](int n) { return ns_to_ps(n * t.tCK); };
+    tCK_ = ns_to_ps(t.tCK);
+    burst_ = ns_to_ps(p.burst_ns());
+    CL_ = cyc(t.CL); CWL_ = cyc(t.CWL); tRCD_ = cyc(t.tRCD); tRP_ = cyc(t.tRP); tRAS_ = cyc(t.tRAS);
+    tRC_ = cyc(t.tRC); tRRD_S_ = cyc(t.tRRD_S); tRRD_L_ = cyc(t.tRRD_L); tFAW_ = cyc(t.tFAW);
+    tCCD_S_ = cyc(t.tCCD_S); tCCD_L_ = cyc(t.tCCD_L); tWR_ = cyc(t.tWR); tWTR_ = cyc(t.tWTR);
+    tRTP_ = cyc(t.tRTP); tREFI_ = cyc(t.tREFI); tRFC_ = cyc(t.tRFC);
+    turnaround_ = 2 * tCK_;
+    starvation_ps_ = 32 * tRC_;  // a safety net; FR-FCFS rarely holds a burst this long  // read-to-write bus turnaround (as in ramulator2: CL + BL + 2 - CWL)
+    next_refresh_ = tREFI_ ? tREFI_ : kNeverPs;
+    queue_.reserve(static_cast<std::size_t>(queue_depth_));
+}
+
+void DramController::refresh_until(Picoseconds now) {
+    if (next_refresh_ > now) return;
+    refresh_all_until(now);
+    // Rows opened ahead were closed: the queued bursts wait for their banks again.
+    for (auto& b : queue_) b.row_opened = false;
+    if (fr_fcfs_)
+        for (std::size_t i = 0; i < queue_.size(); ++i) open_ahead(i, now);
+}
+
+void DramController::refresh_all_until(Picoseconds now) {
+    while (next_refresh_ <= now) {
+        // Long idle gaps: every refresh but the last would leave the same state behind.
+        if (now - next_refresh_ > 2 * tREFI_) {
+            Picoseconds skip = (now - next_refresh_) / tREFI_ - 1;
+            bool all_closed = std::all_of(banks_.begin(), banks_.end(), [](const Bank& b) { return b.open_row < 0; });
+            if (all_closed && skip > 0) {
+                stats_.refreshes += skip;
+                next_refresh_ += skip * tREFI_;
+            }
+        }
+        // All-bank refresh: precharge every open bank, then the banks are blocked for tRFC.
+        Picoseconds start = next_refresh_;
+        for (auto& b : banks_) {
+            if (b.open_row >= 0) {
+                start = std::max(start, b.pre_ready + tRP_);
+                ++stats_.precharges;
+            } else {
+                start = std::max(start, b.act_ready);
+            }
+        }
+        for (auto& b : banks_) {
+            b.open_row = -1;
+            b.act_ready = start + tRFC_;
+        }
+        ++stats_.refreshes;
+        next_refresh_ += tREFI_;
+    }
+}
+
+RowOutcome DramController::open_row(const Burst& r, Picoseconds row_ready, bool count) {
+    const auto& w = r.where;
+    Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
+    Group& group = groups_[static_cast<std::size_t>(w.bank_group)];
+    RowOutcome outcome = RowOutcome::miss;
+    Picoseconds act_earliest = row_ready;
+    Picoseconds first = 0;
+    if (bank.open_row >= 0) {
+        outcome = RowOutcome::conflict;
+        if (count) ++stats_.row_conflicts;
+        ++stats_.precharges;
+        first = std::max(row_ready, bank.pre_ready);
+        act_earliest = first + tRP_;
+    } else if (count) {
+        ++stats_.row_misses;
+    }
+    Picoseconds act = std::max({act_earliest, bank.act_ready, act_allowed_, group.act_allowed});
+    const auto slot = static_cast<std::size_t>(faw_next_);
+    if (faw_seen_[slot]) act = std::max(act, faw_window_[slot] + tFAW_);
+    faw_window_[slot] = act;
+    faw_seen_[slot] = true;
+    faw_next_ = (faw_next_ + 1) & 3;
+    act_allowed_ = act + tRRD_S_;
+    group.act_allowed = act + tRRD_L_;
+    bank.open_row = w.row;
+    bank.col_ready = act + tRCD_;
+    bank.pre_ready = act + tRAS_;
+    bank.act_ready = act + tRC_;
+    ++stats_.activates;
+    last_row_command_ = outcome == RowOutcome::miss ? act : first;
+    return outcome;
+}
+
+DramController::Issued DramController::issue(const Burst& r, Picoseconds ready) {
+    // Row commands (PRE, ACT) may go out as soon as the burst is in the queue: the bank state
+    // machines work ahead of the column scheduler, as in a command-level FR-FCFS controller. They
+    // still respect every constraint recorded so far (ACTs stay in order: tRRD, tFAW). Column
+    // commands go out in decision order from `ready` on.
+    refresh_until(ready);
+    const Picoseconds row_ready = std::min(ready, r.arrival);
+    const auto& w = r.where;
+    Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
+    Group& group = groups_[static_cast<std::size_t>(w.bank_group)];
+    Issued out{r.tag, RowOutcome::hit, 0, 0, 0};
+    Picoseconds first = 0;
+    bool row_command = false;
+
+    if (bank.open_row == w.row) {
+        if (!r.counted) ++stats_.row_hits;
+        out.outcome = r.row_opened ? RowOutcome::miss : RowOutcome::hit;
+    } else {
+        // A row opened ahead for this burst but closed since (by refresh) is reopened uncounted, so
+        // that hits + misses + conflicts = bursts.
+        out.outcome = open_row(r, row_ready, !r.counted);
+        first = last_row_command_;
+        row_command = true;
+    }
+    Picoseconds col = std::max({ready, bank.col_ready, col_allowed_, group.col_allowed});
+    Picoseconds data_start;
+    if (!r.write) {
+        col = std::max(col, write_data_end_ + tWTR_);
+        if (col + CL_ < bus_free_) col = bus_free_ - CL_;
+        data_start = col + CL_;
+        read_data_end_ = data_start + burst_;
+        bank.pre_ready = std::max(bank.pre_ready, col + tRTP_);
+        ++stats_.reads;
+    } else {
+        Picoseconds bus_ready = std::max(bus_free_, read_data_end_ ? read_data_end_ + turnaround_ : 0);
+        if (col + CWL_ < bus_ready) col = bus_ready - CWL_;
+        data_start = col + CWL_;
+        write_data_end_ = data_start + burst_;
+        bank.pre_ready = std::max(bank.pre_ready, write_data_end_ + tWR_);
+        ++stats_.writes;
+    }
+    const Picoseconds data_end = data_start + burst_;
+    bus_free_ = data_end;
+    col_allowed_ = col + tCCD_S_;
+    group.col_allowed = col + tCCD_L_;
+    stats_.bus_busy_ps += burst_;
+    if (closed_page_) {  // auto-precharge after the access
+        bank.open_row = -1;
+        bank.act_ready = std::max(bank.act_ready, bank.pre_ready + tRP_);
+        ++stats_.precharges;
+    }
+    out.first_command = row_command ? first : col;
+    out.column_command = col;
+    out.data_end = data_end;
+    return out;
+}
+
+DramController::Issued DramController::serve(const Burst& burst) {
+    // Commands go out in call order, at most one decision per tCK.
+    Picoseconds ready = std::max(burst.arrival, decide_at_);
+    Issued done = issue(burst, ready);
+    decide_at_ = std::max(ready + tCK_, done.column_command + tCK_);
+    return done;
+}
+
+void DramController::enqueue(const Burst& burst) {
+    queue_.push_back(burst);
+    if (fr_fcfs_) open_ahead(queue_.size() - 1, burst.arrival);
+}
+
+void DramController::open_ahead(std::size_t index, Picoseconds now) {
+    // The bank's state machine works ahead of the column scheduler: the oldest queued burst to a
+    // bank whose open row no queued burst needs gets its PRE/ACT now, not when it is picked.
+    Burst& b = queue_[index];
+    const auto& w = b.where;
+    const Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
+    if (b.row_opened || bank.open_row == w.row) return;
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+        if (i == index) continue;
+        const auto& o = queue_[i].where;
+        if (o.bank_group != w.bank_group || o.bank != w.bank) continue;
+        if (o.row == bank.open_row) return;   // the open row is still needed
+        if (i < index) return;                // an older burst waits for this bank
+    }
+    refresh_until(now);
+    open_row(b, now, !b.counted);
+    b.row_opened = b.counted = true;
+}
+
+Picoseconds DramController::next_decision_time() const {
+    if (queue_.empty()) return kNeverPs;
+    return std::max(decide_at_, queue_.front().arrival);
+}
+
+DramController::Issued DramController::decide() {
+    const Picoseconds now = next_decision_time();
+    refresh_until(now);
+    std::size_t pick = 0;
+    // Starvation cap: once the oldest burst has waited starvation_ps_, it goes first.
+    if (fr_fcfs_ && now - std::min(now, queue_.front().arrival) < starvation_ps_) {
+        // First ready: the queued burst whose column command could go out soonest (a row hit, or a
+        // miss whose bank can be opened in time); row hits win ties, then the oldest. Picking the
+        // earliest rather than any hit keeps bursts alternating over bank groups (tCCD_S < tCCD_L).
+        Picoseconds best = kNeverPs;
+        bool best_hit = false;
+        for (std::size_t i = 0; i < queue_.size(); ++i) {
+            const Burst& b = queue_[i];
+            if (b.arrival > now) break;
+            const auto& w = b.where;
+            const Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
+            const Group& group = groups_[static_cast<std::size_t>(w.bank_group)];
+            const bool hit = bank.open_row == w.row;  // includes rows opened ahead for it
+            Picoseconds col = std::max({now, col_allowed_, group.col_allowed});
+            if (hit) {
+                col = std::max(col, bank.col_ready);
+            } else {
+                Picoseconds act = bank.open_row >= 0 ? std::max(b.arrival, bank.pre_ready) + tRP_ : b.arrival;
+                act = std::max({act, bank.act_ready, act_allowed_, group.act_allowed});
+                col = std::max(col, act + tRCD_);
+            }
+            if (col < best || (col == best && hit && !best_hit)) {
+                best = col;
+                best_hit = hit;
+                pick = i;
+            }
+        }
+    }
+    Burst chosen = queue_[pick];
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(pick));
+    Issued done = issue(chosen, now);
+    // The next decision may follow this one's first command: row commands of several requests
+    // overlap (bank parallelism), while column commands stay in decision order.
+    decide_at_ = std::max(now + tCK_, std::min(done.first_command, done.column_command) + tCK_);
+    if (fr_fcfs_) {
+        // The bank may now be free for the next burst waiting on it.
+        for (std::size_t i = 0; i < queue_.size(); ++i) {
+            const auto& o = queue_[i].where;
+            if (o.bank_group == chosen.where.bank_group && o.bank == chosen.where.bank) {
+                open_ahead(i, now);
+                break;
+            }
+        }
+    }
+    return done;
+}
+
+// ---------------------------------------------------------------------------------------------
+Dram::Dram(const DramParams& params)
+    : params_((validate(params), params)),
+      mapper_(params_),
+      controller_latency_ps_(ns_to_ps(params_.controller_latency_ns)) {
+    controllers_.reserve(static_cast<std::size_t>(params_.units()));
+    for (int i = 0; i < params_.units(); ++i) controllers_.emplace_back(params_);
+}
+
+Picoseconds Dram::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival) {
+    if (bytes == 0) bytes = 1;
+    const std::uint64_t burst = static_cast<std::uint64_t>(params_.burst_bytes());
+    const Picoseconds at_controller = arrival + controller_latency_ps_;
+    Picoseconds done = at_controller;
+    for (std::uint64_t b = address / burst; b <= (address + bytes - 1) / burst; ++b) {
+        DramController::Burst req{mapper_.map(b * burst), write, at_controller, 0};
+        done = std::max(done, controllers_[static_cast<std::size_t>(req.where.unit)].serve(req).data_end);
+    }
+    record_request(write, bytes, done - arrival);
+    return done;
+}
+
+void Dram::record_request(bool write, std::uint32_t bytes, Picoseconds latency) {
+    if (write) {
+        ++writes_;
+        bytes_written_ += bytes;
+    } else {
+        ++reads_;
+        bytes_read_ += bytes;
+    }
+    latency_.record(latency);
+}
+
+DramStats Dram::stats() const {
+    DramStats s;
+    s.reads = reads_;
+    s.writes = writes_;
+    s.bytes_read = bytes_read_;
+    s.bytes_written = bytes_written_;
+    for (const auto& c : controllers_) {
+        const auto& u = c.stats();
+        s.bursts.reads += u.reads;
+        s.bursts.writes += u.writes;
+        s.bursts.row_hits += u.row_hits;
+        s.bursts.row_misses += u.row_misses;
+        s.bursts.row_conflicts += u.row_conflicts;
+        s.bursts.activates += u.activates;
+        s.bursts.precharges += u.precharges;
+        s.bursts.refreshes += u.refreshes;
+        s.bursts.bus_busy_ps += u.bus_busy_ps;
+    }
+    s.latency = latency_;
+    return s;
+}
+
+}  // namespace accelsim::memory

@@ -1,0 +1,216 @@
+#pragma once
+// DRAM / HBM model: device organisation, JEDEC-style timing, address mapping, one controller per
+// (pseudo-)channel with a request queue, FR-FCFS or FCFS scheduling, open or closed pages and
+// all-bank refresh.
+//
+// Timing is computed with busy-until timestamps per bank, bank group, channel and data bus: a
+// command's time is the maximum of the times its constraints allow, so nothing steps idle cycles
+// and the result depends only on the order requests are handed to a controller. See
+// docs/memory.md for the rules and the preset sources.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/memory/memory_time.h"
+
+namespace accelsim::memory {
+
+enum class DramAddressMap {
+    channel_low,   // burst offset | channel | bank group | column | bank | row   (streams spread)
+    row_bank_col,  // burst offset | column | bank group | bank | channel | row   (one channel at a time)
+    bank_xor,      // channel_low with bank group and bank XORed with the low row bits
+};
+enum class DramScheduler { fr_fcfs, fcfs };
+enum class PagePolicy { open, closed };
+
+// Timing in memory-clock cycles (tCK itself in ns), named as in JEDEC datasheets.
+struct DramTiming {
+    double tCK = 1.0;   // ns per memory clock
+    int BL = 4;         // burst length in data beats
+    int CL = 14, CWL = 4;
+    int tRCD = 14, tRP = 14, tRAS = 34, tRC = 48;
+    int tRRD_S = 4, tRRD_L = 6, tFAW = 30;
+    int tCCD_S = 1, tCCD_L = 2;
+    int tWR = 16, tWTR = 8, tRTP = 6;
+    int tREFI = 3900, tRFC = 260;  // tREFI = 0 disables refresh
+};
+
+// Names accepted by set_timing / HbmConfig.timing, in a fixed order.
+const std::vector<std::string>& dram_timing_names();
+// Sets one timing field by name; false when the name is unknown. Integer fields take the value
+// rounded to the nearest cycle (callers reject non-integers before if they care).
+bool set_dram_timing(DramTiming& timing, const std::string& name, double value);
+double get_dram_timing(const DramTiming& timing, const std::string& name);
+
+struct DramParams {
+    std::string preset = "HBM2";   // informational: where the defaults came from
+    int channels = 8;              // independent channels, each bus_width_bits wide
+    int pseudo_channels = 1;       // per channel; each has half... (1/pseudo_channels) of the bus and its own banks
+    int bus_width_bits = 128;      // per channel
+    double data_rate_gbps = 2.0;   // per pin
+    int bank_groups = 4, banks_per_group = 4;
+    std::int64_t row_bytes = 2048;       // per bank per pseudo-channel
+    std::int64_t rows_per_bank = 32768;  // addresses beyond the capacity wrap around
+    DramTiming timing;
+    DramAddressMap address_map = DramAddressMap::channel_low;
+    DramScheduler scheduler = DramScheduler::fr_fcfs;
+    PagePolicy page_policy = PagePolicy::open;
+    int queue_depth = 32;                // per (pseudo-)channel controller
+    double controller_latency_ns = 0;    // fixed front-end latency added to every request
+
+    int units() const { return channels * pseudo_channels; }  // independent controllers
+    int unit_width_bits() const { return bus_width_bits / pseudo_channels; }
+    std::int64_t burst_bytes() const { return static_cast<std::int64_t>(unit_width_bits()) * timing.BL / 8; }
+    double burst_ns() const { return timing.BL / data_rate_gbps; }
+    // channels x bus width x data rate
+    double peak_bytes_per_second() const { return channels * (bus_width_bits / 8.0) * data_rate_gbps * 1e9; }
+    std::int64_t columns_per_row() const { return row_bytes / burst_bytes(); }  // in bursts
+};
+
+// Presets with cited public timings (docs/memory.md): "HBM2", "HBM2E", "HBM3", "DDR3", "DDR4".
+// Throws std::invalid_argument naming the valid presets for an unknown name.
+DramParams dram_preset(const std::string& name);
+const std::vector<std::string>& dram_preset_names();
+
+DramAddressMap dram_address_map_from_name(const std::string& name);  // throws std::invalid_argument
+DramScheduler dram_scheduler_from_name(const std::string& name);
+PagePolicy page_policy_from_name(const std::string& name);
+const char* to_string(DramAddressMap m);
+const char* to_string(DramScheduler s);
+const char* to_string(PagePolicy p);
+
+// Throws std::invalid_argument naming the offending field.
+void validate(const DramParams& params);
+
+struct DramCoordinates {
+    int unit = 0;  // channel * pseudo_channels + pseudo channel
+    int bank_group = 0, bank = 0;
+    std::int64_t row = 0, column = 0;  // column in bursts
+};
+
+class DramAddressMapper {
+public:
+    explicit DramAddressMapper(const DramParams& params);
+    // Coordinates of the burst holding byte `address`.
+    DramCoordinates map(std::uint64_t address) const;
+
+private:
+    DramAddressMap map_;
+    std::uint64_t burst_bytes_, units_, groups_, banks_, columns_, rows_;
+};
+
+enum class RowOutcome : std::uint8_t { hit, miss, conflict };
+
+struct DramUnitStats {
+    std::uint64_t reads = 0, writes = 0;  // bursts
+    std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
+    std::uint64_t activates = 0, precharges = 0, refreshes = 0;
+    Picoseconds bus_busy_ps = 0;
+};
+
+// One (pseudo-)channel: bank state, timing constraints and the request queue.
+class DramController {
+public:
+    struct Burst {
+        DramCoordinates where;
+        bool write = false;
+        Picoseconds arrival = 0;  // when it entered the queue
+        std::uint32_t tag = 0;    // caller's id, returned in the Issued record
+        bool row_opened = false;  // its row was activated ahead while it was queued
+        bool counted = false;     // its row outcome (hit/miss/conflict) is already counted
+    };
+    struct Issued {
+        std::uint32_t tag;
+        RowOutcome outcome;
+        Picoseconds first_command;  // PRE, ACT or RD/WR, whichever came first
+        Picoseconds column_command;
+        Picoseconds data_end;       // completion of the burst
+    };
+
+    explicit DramController(const DramParams& params);
+
+    // Timing of one burst served now, FCFS, ready at `ready` (used by the blocking path).
+    Issued serve(const Burst& burst);
+
+    // Queued operation: enqueue while has_space(); the controller decides at next_decision_time().
+    bool has_space() const { return static_cast<int>(queue_.size()) < queue_depth_; }
+    bool empty() const { return queue_.empty(); }
+    void enqueue(const Burst& burst);
+    Picoseconds next_decision_time() const;  // kNeverPs when the queue is empty
+    Issued decide();  // picks one burst (FR-FCFS: oldest row hit, else oldest) and issues it
+
+    const DramUnitStats& stats() const { return stats_; }
+    static constexpr Picoseconds kNeverPs = ~Picoseconds{0};
+
+private:
+    struct Bank {
+        std::int64_t open_row = -1;
+        Picoseconds act_ready = 0, col_ready = 0, pre_ready = 0;
+    };
+    struct Group {
+        Picoseconds act_allowed = 0, col_allowed = 0;
+    };
+    Issued issue(const Burst& burst, Picoseconds ready);
+    RowOutcome open_row(const Burst& burst, Picoseconds row_ready, bool count);  // PRE (if needed) + ACT
+    void open_ahead(std::size_t queue_index, Picoseconds now);
+    void refresh_until(Picoseconds now);
+    void refresh_all_until(Picoseconds now);
+
+    // timing in ps
+    Picoseconds tCK_, burst_, CL_, CWL_, tRCD_, tRP_, tRAS_, tRC_, tRRD_S_, tRRD_L_, tFAW_, tCCD_S_, tCCD_L_,
+        tWR_, tWTR_, tRTP_, tREFI_, tRFC_, turnaround_, starvation_ps_;
+    bool closed_page_, fr_fcfs_;
+    int banks_per_group_, queue_depth_;
+
+    std::vector<Bank> banks_;
+    std::vector<Group> groups_;
+    Picoseconds act_allowed_ = 0, col_allowed_ = 0, bus_free_ = 0;
+    Picoseconds write_data_end_ = 0, read_data_end_ = 0;
+    std::array<Picoseconds, 4> faw_window_{};  // the last four ACT times, oldest at faw_next_
+    int faw_next_ = 0;
+    Picoseconds last_row_command_ = 0;
+    bool faw_seen_[4] = {false, false, false, false};
+    Picoseconds next_refresh_;
+
+    std::vector<Burst> queue_;  // in arrival order
+    Picoseconds decide_at_ = 0;
+
+    DramUnitStats stats_;
+};
+
+struct DramStats {
+    std::uint64_t reads = 0, writes = 0;                 // requests
+    std::uint64_t bytes_read = 0, bytes_written = 0;
+    DramUnitStats bursts;                                // summed over all controllers
+    LatencyHistogram latency;                            // per request, arrival to last data
+};
+
+// The whole device: the address map in front of one controller per (pseudo-)channel.
+class Dram {
+public:
+    explicit Dram(const DramParams& params);  // validates; throws std::invalid_argument
+
+    // Blocking access: the request's bursts are served FCFS in call order on their controllers
+    // (a blocking call must return its completion, so no later request can overtake it).
+    // Returns the time the last data beat leaves the device.
+    Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
+
+    const DramParams& params() const { return params_; }
+    const DramAddressMapper& mapper() const { return mapper_; }
+    DramStats stats() const;  // aggregates the controllers' counters
+
+    // Used by the queued driver (DramStreamDriver) and by tests.
+    std::vector<DramController>& controllers() { return controllers_; }
+    void record_request(bool write, std::uint32_t bytes, Picoseconds latency);
+
+private:
+    DramParams params_;
+    DramAddressMapper mapper_;
+    std::vector<DramController> controllers_;
+    Picoseconds controller_latency_ps_;
+    std::uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0;
+    LatencyHistogram latency_;
+};
+
+}  // namespace accelsim::memory

@@ -1,0 +1,55 @@
+#pragma once
+// The memory system behind the cores, as plain C++: requesters -> crossbar -> L2 slices -> DRAM
+// channels. Every level is busy-until, so a request's completion depends only on the order of
+// the calls, never on the SystemC kernel (memory_tlm.h wraps it in TLM-2.0).
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "models/memory/crossbar.h"
+#include "models/memory/dram.h"
+#include "models/memory/l2_cache.h"
+#include "models/memory/memory_time.h"
+
+namespace accelsim::memory {
+
+struct MemoryHierarchyParams {
+    int requesters = 1;
+    double clock_hz = 1e9;                 // chip clock: crossbar and L2 cycles
+    CrossbarParams crossbar;               // requesters/targets/clock are filled in by the hierarchy
+    std::optional<L2Params> l2;            // none: the crossbar feeds the DRAM directly
+    DramParams dram;
+};
+
+struct MemoryHierarchyStats {
+    std::uint64_t requests = 0, bytes_read = 0, bytes_written = 0;
+    LatencyHistogram latency;  // per request, arrival to completion
+    CrossbarStats crossbar;
+    std::optional<L2Stats> l2;
+    DramStats dram;
+};
+
+class MemoryHierarchy {
+public:
+    explicit MemoryHierarchy(const MemoryHierarchyParams& params);  // throws std::invalid_argument
+    MemoryHierarchy(const MemoryHierarchy&) = delete;  // the L2 holds a callback into this object
+    MemoryHierarchy& operator=(const MemoryHierarchy&) = delete;
+
+    // A request from `requester` (0-based); requests crossing L2 lines are split per line.
+    // Returns when the read data is delivered or the write is accepted.
+    Picoseconds access(int requester, std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
+
+    MemoryHierarchyStats stats() const;
+    const MemoryHierarchyParams& params() const { return params_; }
+    double peak_dram_bytes_per_second() const { return params_.dram.peak_bytes_per_second(); }
+
+private:
+    MemoryHierarchyParams params_;
+    Dram dram_;
+    std::unique_ptr<L2Cache> l2_;
+    Crossbar crossbar_;
+    std::uint64_t requests_ = 0, bytes_read_ = 0, bytes_written_ = 0;
+    LatencyHistogram latency_;
+};
+
+}  // namespace accelsim::memory

@@ -1,0 +1,318 @@
+// MXU params, the closed-form fold timing (fast mode), the blocked numerics and run_mxu_gemm.
+// docs/mxu.md derives every formula used here.
+#include "models/mxu/mxu.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "models/mxu/mxu_internal.h"
+#include "models/mxu/mxu_operands.h"
+#include "models/mxu/mxu_stepped.h"
+
+namespace accelsim {
+
+std::string_view to_string(MxuDataflow d) {
+    switch (d) {
+        case MxuDataflow::ws: return "ws";
+        case MxuDataflow::os: return "os";
+        case MxuDataflow::is: return "is";
+    }
+    return "?";
+}
+
+std::string_view to_string(MxuMode m) { return m == MxuMode::stepped ? "stepped" : "fast"; }
+
+std::optional<MxuDataflow> parse_mxu_dataflow(std::string_view s) {
+    if (s == "ws") return MxuDataflow::ws;
+    if (s == "os") return MxuDataflow::os;
+    if (s == "is") return MxuDataflow::is;
+    return std::nullopt;
+}
+
+std::optional<MxuMode> parse_mxu_mode(std::string_view s) {
+    if (s == "stepped") return MxuMode::stepped;
+    if (s == "fast") return MxuMode::fast;
+    return std::nullopt;
+}
+
+void MxuParams::validate() const {
+    if (rows < 1 || rows > 512)
+        throw std::invalid_argument("mxu.rows must be in 1..512, got " + std::to_string(rows));
+    if (cols < 1 || cols > 512)
+        throw std::invalid_argument("mxu.cols must be in 1..512, got " + std::to_string(cols));
+    if (dataflow != MxuDataflow::ws && dataflow != MxuDataflow::os && dataflow != MxuDataflow::is)
+        throw std::invalid_argument("mxu.dataflow must be ws, os or is");
+    if (mode != MxuMode::stepped && mode != MxuMode::fast)
+        throw std::invalid_argument("mxu.mode must be stepped or fast");
+}
+
+bool MxuStats::operator==(const MxuStats& o) const {
+    return cycles == o.cycles && compute_cycles == o.compute_cycles && fill_drain_cycles == o.fill_drain_cycles &&
+           weight_load_stall_cycles == o.weight_load_stall_cycles && drain_stall_cycles == o.drain_stall_cycles &&
+           folds == o.folds && macs == o.macs && mac_utilization == o.mac_utilization &&
+           mapping_efficiency == o.mapping_efficiency && input_reads == o.input_reads &&
+           weight_reads == o.weight_reads && output_writes == o.output_writes && output_reads == o.output_reads;
+}
+
+namespace mxu_detail {
+
+ArrayProblem array_problem(MxuDataflow dataflow, const GemmShape& s) {
+    ArrayProblem q;
+    q.batch = s.batch;
+    switch (dataflow) {
+        case MxuDataflow::ws: q.t_len = s.m; q.k_len = s.k; q.n_len = s.n; break;
+        case MxuDataflow::is: q.t_len = s.n; q.k_len = s.k; q.n_len = s.m; break;
+        case MxuDataflow::os: q.t_len = s.k; q.k_len = s.m; q.n_len = s.n; break;
+    }
+    return q;
+}
+
+void check_run_arguments(const MxuParams& p, const GemmShape& s, DType dtype, const MxuOperands* ops) {
+    p.validate();
+    if (s.batch < 1 || s.m < 1 || s.n < 1 || s.k < 1)
+        throw std::invalid_argument("mxu gemm shape needs batch, m, n, k >= 1, got batch=" + std::to_string(s.batch) +
+                                    " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
+                                    " k=" + std::to_string(s.k));
+    if (dtype == DType::int32) throw std::invalid_argument("mxu dtype int32 is an accumulator type, not an operand type");
+    if (ops != nullptr && (ops->a == nullptr || ops->b == nullptr))
+        throw std::invalid_argument("mxu operands given with a null A or B");
+}
+
+// Closed form of the schedules the stepped cores implement (docs/mxu.md, "Closed forms").
+RawCounts closed_form_counts(const MxuParams& p, const ArrayProblem& q) {
+    const std::int64_t R = p.rows, C = p.cols, T = q.t_len;
+    const std::int64_t row_tiles = ceil_div(q.k_len, R), col_tiles = ceil_div(q.n_len, C);
+    const std::int64_t F = q.batch * row_tiles * col_tiles;
+    RawCounts r;
+    r.folds = F;
+    r.compute = F * T;
+    r.used_pe_sum = q.batch * q.k_len * q.n_len;
+    if (p.dataflow == MxuDataflow::os) {
+        // s_0 = 0; s_{f+1} = s_f + max(K, R) (overlap) or s_f + K + R + C - 2 (no overlap);
+        // a fold ends K + R + C - 2 cycles after it starts.
+        if (p.overlap_folds) {
+            r.drain_stall = (F - 1) * std::max<std::int64_t>(0, R - T);
+            r.fill_drain = R + C - 2;
+        } else {
+            r.fill_drain = F * (R + C - 2);
+        }
+        r.stream_reads = q.batch * col_tiles * q.k_len * T;  // A: every fold reads its M tile x K
+        r.station_reads = q.batch * row_tiles * T * q.n_len;  // B: every fold reads K x its N tile
+        r.out_writes = q.batch * q.k_len * q.n_len;
+        r.out_reads = 0;
+    } else {
+        // s_0 = R (first tile load); s_{f+1} = s_f + max(T, R) (overlap) or
+        // s_f + T + 2R + C - 2 (no overlap); a fold's stream ends T + R + C - 2 cycles after it starts.
+        if (p.overlap_folds) {
+            r.load_stall = R + (F - 1) * std::max<std::int64_t>(0, R - T);
+            r.fill_drain = R + C - 2;
+        } else {
+            r.load_stall = F * R;
+            r.fill_drain = F * (R + C - 2);
+        }
+        r.stream_reads = q.batch * col_tiles * T * q.k_len;
+        r.station_reads = q.batch * q.k_len * q.n_len;
+        r.out_writes = q.batch * row_tiles * T * q.n_len;
+        r.out_reads = q.batch * (row_tiles - 1) * T * q.n_len;
+    }
+    r.cycles = r.compute + r.fill_drain + r.load_stall + r.drain_stall;
+    return r;
+}
+
+MxuStats make_stats(const MxuParams& p, const GemmShape& shape, DType dtype, const RawCounts& r) {
+    MxuStats s;
+    s.cycles = r.cycles;
+    s.compute_cycles = r.compute;
+    s.fill_drain_cycles = r.fill_drain;
+    s.weight_load_stall_cycles = r.load_stall;
+    s.drain_stall_cycles = r.drain_stall;
+    s.folds = r.folds;
+    s.macs = shape.macs();
+    const double pes = static_cast<double>(p.rows) * static_cast<double>(p.cols);
+    s.mac_utilization = r.cycles > 0 ? static_cast<double>(s.macs) / (pes * static_cast<double>(r.cycles)) : 0.0;
+    s.mapping_efficiency = r.folds > 0 ? static_cast<double>(r.used_pe_sum) / (pes * static_cast<double>(r.folds)) : 0.0;
+    const std::int64_t op_bytes = bytes_of(dtype), acc_bytes = bytes_of(accumulator_of(dtype));
+    // ws: stream = A, stationary = B; is: stream = B, stationary = A; os: stream = A, top = B.
+    const bool is = p.dataflow == MxuDataflow::is;
+    const std::int64_t a_reads = is ? r.station_reads : r.stream_reads;
+    const std::int64_t b_reads = is ? r.stream_reads : r.station_reads;
+    s.input_reads = {a_reads, a_reads * op_bytes};
+    s.weight_reads = {b_reads, b_reads * op_bytes};
+    s.output_writes = {r.out_writes, r.out_writes * acc_bytes};
+    s.output_reads = {r.out_reads, r.out_reads * acc_bytes};
+    return s;
+}
+
+namespace {
+
+// Register-blocked MB x NB block of out += (sum over k in [k0,k1) of a[.,k] * b[k,.]), each
+// output's sum starting from zero and taken in ascending k, exactly like a PE column.
+template <class T, int MB, int NB>
+inline void block_fixed(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* out, std::int64_t ldo,
+                        std::int64_t k0, std::int64_t k1) {
+    T acc[MB][NB];
+    for (int r = 0; r < MB; ++r)
+        for (int x = 0; x < NB; ++x) acc[r][x] = T(0);
+    for (std::int64_t k = k0; k < k1; ++k) {
+        const T* br = b + k * ldb;
+        for (int r = 0; r < MB; ++r) {
+            const T av = a[r * lda + k];
+            for (int x = 0; x < NB; ++x) acc[r][x] = pe_mac(acc[r][x], av, br[x]);
+        }
+    }
+    for (int r = 0; r < MB; ++r)
+        for (int x = 0; x < NB; ++x) out[r * ldo + x] = out[r * ldo + x] + acc[r][x];
+}
+
+template <class T, int MB, int NB>
+inline void block_edge(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* out, std::int64_t ldo,
+                       std::int64_t mb, std::int64_t nb, std::int64_t k0, std::int64_t k1) {
+    T acc[MB][NB];
+    for (int r = 0; r < MB; ++r)
+        for (int x = 0; x < NB; ++x) acc[r][x] = T(0);
+    for (std::int64_t k = k0; k < k1; ++k) {
+        const T* br = b + k * ldb;
+        for (std::int64_t r = 0; r < mb; ++r) {
+            const T av = a[r * lda + k];
+            for (std::int64_t x = 0; x < nb; ++x) acc[r][x] = pe_mac(acc[r][x], av, br[x]);
+        }
+    }
+    for (std::int64_t r = 0; r < mb; ++r)
+        for (std::int64_t x = 0; x < nb; ++x) out[r * ldo + x] = out[r * ldo + x] + acc[r][x];
+}
+
+}  // namespace
+
+template <class T>
+void accumulate_k_tile(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* out, std::int64_t ldo,
+                       std::int64_t m, std::int64_t n, std::int64_t k0, std::int64_t k1) {
+    constexpr int MB = 4, NB = 16;
+    for (std::int64_t n0 = 0; n0 < n; n0 += NB) {
+        const std::int64_t nb = std::min<std::int64_t>(NB, n - n0);
+        for (std::int64_t m0 = 0; m0 < m; m0 += MB) {
+            const std::int64_t mb = std::min<std::int64_t>(MB, m - m0);
+            if (mb == MB && nb == NB)
+                block_fixed<T, MB, NB>(a + m0 * lda, lda, b + n0, ldb, out + m0 * ldo + n0, ldo, k0, k1);
+            else
+                block_edge<T, MB, NB>(a + m0 * lda, lda, b + n0, ldb, out + m0 * ldo + n0, ldo, mb, nb, k0, k1);
+        }
+    }
+}
+
+namespace {
+
+// fp32 path: GCC vector extensions (4 x fp32, SSE2 baseline) with B packed per 8-column panel so
+// the 6 x 8 block's 12 accumulators stay in registers. acc = acc + a*b is one multiply then one
+// add per lane, the PE's operation (no fused multiply-add is available to the baseline target).
+typedef float v4f __attribute__((vector_size(16)));
+constexpr int kPanel = 8;
+
+template <int MB>
+inline void panel_block(const float* a, std::int64_t lda, const float* packed, float* out, std::int64_t ldo,
+                        std::int64_t k0, std::int64_t k1) {
+    v4f acc[MB][2];
+    for (int r = 0; r < MB; ++r) acc[r][0] = acc[r][1] = v4f{0, 0, 0, 0};
+    const float* bp = packed;
+    for (std::int64_t k = k0; k < k1; ++k, bp += kPanel) {
+        v4f b0, b1;
+        std::memcpy(&b0, bp, sizeof b0);
+        std::memcpy(&b1, bp + 4, sizeof b1);
+        for (int r = 0; r < MB; ++r) {
+            const float x = a[r * lda + k];
+            const v4f av = {x, x, x, x};
+            acc[r][0] = acc[r][0] + av * b0;
+            acc[r][1] = acc[r][1] + av * b1;
+        }
+    }
+    for (int r = 0; r < MB; ++r) {
+        float tmp[kPanel];
+        std::memcpy(tmp, &acc[r][0], sizeof acc[r][0]);
+        std::memcpy(tmp + 4, &acc[r][1], sizeof acc[r][1]);
+        for (int x = 0; x < kPanel; ++x) out[r * ldo + x] = out[r * ldo + x] + tmp[x];
+    }
+}
+
+}  // namespace
+
+template <>
+void accumulate_k_tile<float>(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* out,
+                              std::int64_t ldo, std::int64_t m, std::int64_t n, std::int64_t k0, std::int64_t k1) {
+    constexpr int MB = 6;
+    thread_local std::vector<float> packed;  // one panel of B: (k1 - k0) x kPanel
+    packed.resize(static_cast<std::size_t>((k1 - k0) * kPanel));
+    std::int64_t n0 = 0;
+    for (; n0 + kPanel <= n; n0 += kPanel) {
+        for (std::int64_t k = k0; k < k1; ++k)
+            std::memcpy(&packed[static_cast<std::size_t>((k - k0) * kPanel)], b + k * ldb + n0, sizeof(float) * kPanel);
+        std::int64_t m0 = 0;
+        for (; m0 + MB <= m; m0 += MB)
+            panel_block<MB>(a + m0 * lda, lda, packed.data(), out + m0 * ldo + n0, ldo, k0, k1);
+        for (; m0 < m; ++m0) panel_block<1>(a + m0 * lda, lda, packed.data(), out + m0 * ldo + n0, ldo, k0, k1);
+    }
+    if (n0 < n) {  // the last n % 8 columns
+        for (std::int64_t m0 = 0; m0 < m; m0 += 4) {
+            const std::int64_t mb = std::min<std::int64_t>(4, m - m0);
+            block_edge<float, 4, kPanel>(a + m0 * lda, lda, b + n0, ldb, out + m0 * ldo + n0, ldo, mb, n - n0, k0, k1);
+        }
+    }
+}
+
+template void accumulate_k_tile<std::int32_t>(const std::int32_t*, std::int64_t, const std::int32_t*, std::int64_t,
+                                              std::int32_t*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                              std::int64_t);
+
+}  // namespace mxu_detail
+
+MxuStats mxu_gemm_timing(const MxuParams& params, const GemmShape& shape, DType dtype) {
+    mxu_detail::check_run_arguments(params, shape, dtype, nullptr);
+    const auto q = mxu_detail::array_problem(params.dataflow, shape);
+    return mxu_detail::make_stats(params, shape, dtype, mxu_detail::closed_form_counts(params, q));
+}
+
+namespace {
+
+// Fast numerics: ws and is fold K by R and add each tile's column sum into the accumulator (is
+// computes C^T = B^T A^T, whose products and order are the same); os sums all K in the PE.
+template <class T>
+std::vector<T> fast_numerics(const MxuParams& p, const GemmShape& s, const T* a, const T* b) {
+    std::vector<T> c(static_cast<std::size_t>(s.batch * s.m * s.n), T(0));
+    const std::int64_t k_step = p.dataflow == MxuDataflow::os ? s.k : p.rows;
+    for (std::int64_t bi = 0; bi < s.batch; ++bi) {
+        const T* ab = a + bi * s.m * s.k;
+        const T* bb = b + bi * s.k * s.n;
+        T* cb = c.data() + bi * s.m * s.n;
+        for (std::int64_t k0 = 0; k0 < s.k; k0 += k_step)
+            mxu_detail::accumulate_k_tile<T>(ab, s.k, bb, s.n, cb, s.n, s.m, s.n, k0, std::min(s.k, k0 + k_step));
+    }
+    return c;
+}
+
+}  // namespace
+
+MxuGemmResult run_mxu_gemm(const MxuParams& params, const GemmShape& shape, DType dtype, const MxuOperands* operands) {
+    if (params.mode == MxuMode::stepped) {
+        MxuSteppedArray array(params, shape, dtype, operands);
+        return array.finish();
+    }
+    MxuGemmResult result;
+    result.stats = mxu_gemm_timing(params, shape, dtype);
+    result.accumulator = accumulator_of(dtype);
+    if (operands != nullptr) {
+        mxu_detail::check_run_arguments(params, shape, dtype, operands);
+        const std::int64_t a_count = shape.batch * shape.m * shape.k, b_count = shape.batch * shape.k * shape.n;
+        if (dtype == DType::int8) {
+            const auto a = mxu_detail::convert_operand<std::int32_t>(operands->a, a_count, dtype, "A");
+            const auto b = mxu_detail::convert_operand<std::int32_t>(operands->b, b_count, dtype, "B");
+            result.c_int32 = fast_numerics<std::int32_t>(params, shape, a.data(), b.data());
+        } else {  // float operands are used in place once checked
+            mxu_detail::check_operand(operands->a, a_count, dtype, "A");
+            mxu_detail::check_operand(operands->b, b_count, dtype, "B");
+            result.c_fp32 = fast_numerics<float>(params, shape, operands->a, operands->b);
+        }
+    }
+    return result;
+}
+
+}  // namespace accelsim

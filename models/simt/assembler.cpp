@@ -1,0 +1,580 @@
+// Text assembler for the SIMT ISA (docs/simt-isa.md). Two passes: parse every line (labels may be
+// used before they are defined), then resolve branch targets, compute reconvergence points from
+// the CFG and check which instructions carry floating-point payload only.
+#include <algorithm>
+#include <bitset>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "models/simt/isa.h"
+
+namespace accelsim::simt {
+
+namespace {
+
+std::string trim(const std::string& s) {
+    std::size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+        if (c == sep) {
+            out.push_back(trim(cur));
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(trim(cur));
+    return out;
+}
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Parses "r12" / "p3" style names: prefix letter + decimal index.
+bool parse_indexed(const std::string& s, char prefix, int& index) {
+    if (s.size() < 2 || s[0] != prefix) return false;
+    for (std::size_t i = 1; i < s.size(); ++i)
+        if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    if (s.size() > 5) return false;
+    index = std::stoi(s.substr(1));
+    return true;
+}
+
+class Parser {
+public:
+    Parser(const std::string& file) { kernel_.file = file; }
+
+    [[noreturn]] void fail(int line, const std::string& msg) const {
+        throw AssemblyError(kernel_.file + ":" + std::to_string(line) + ": " + msg);
+    }
+
+    void parse_line(std::string text, int line) {
+        for (const char* marker : {"//", "#"}) {
+            const auto pos = text.find(marker);
+            if (pos != std::string::npos) text.erase(pos);
+        }
+        text = trim(text);
+        if (text.empty()) return;
+        if (text[0] == '.') return parse_directive(text, line);
+        // Labels: "name:" possibly followed by an instruction.
+        const auto colon = text.find(':');
+        if (colon != std::string::npos && is_identifier(trim(text.substr(0, colon)))) {
+            const std::string label = trim(text.substr(0, colon));
+            if (kernel_.labels.count(label)) fail(line, "label '" + label + "' defined twice");
+            kernel_.labels[label] = static_cast<int>(kernel_.code.size());
+            text = trim(text.substr(colon + 1));
+            if (text.empty()) return;
+        }
+        parse_instruction(text, line);
+    }
+
+    Kernel finish() {
+        if (kernel_.code.empty()) fail(last_line_, "kernel has no instructions");
+        for (std::size_t i = 0; i < kernel_.code.size(); ++i) {
+            Instruction& in = kernel_.code[i];
+            if (in.op != Opcode::bra) continue;
+            const auto it = kernel_.labels.find(branch_labels_[i]);
+            if (it == kernel_.labels.end()) fail(in.line, "unknown label '" + branch_labels_[i] + "'");
+            in.target = it->second;
+        }
+        const std::vector<int> ipdom = immediate_post_dominators(kernel_.code);
+        for (std::size_t i = 0; i < kernel_.code.size(); ++i)
+            if (kernel_.code[i].op == Opcode::bra) kernel_.code[i].reconverge = ipdom[i];
+        check_fp_dependence();
+        return std::move(kernel_);
+    }
+
+    void set_last_line(int l) { last_line_ = l; }
+
+private:
+    void parse_directive(const std::string& text, int line) {
+        std::istringstream in(text);
+        std::string name;
+        in >> name;
+        std::string rest;
+        std::getline(in, rest);
+        rest = trim(rest);
+        if (name == ".kernel") {
+            if (!is_identifier(rest)) fail(line, ".kernel needs a name");
+            kernel_.name = rest;
+        } else if (name == ".param") {
+            for (std::string p : split(rest, ',')) {
+                std::istringstream words(p);
+                std::string w;
+                while (words >> w) {
+                    if (!is_identifier(w)) fail(line, "bad parameter name '" + w + "'");
+                    if (std::find(kernel_.params.begin(), kernel_.params.end(), w) != kernel_.params.end())
+                        fail(line, "parameter '" + w + "' declared twice");
+                    kernel_.params.push_back(w);
+                }
+            }
+        } else if (name == ".reg") {
+            const long long n = parse_integer(rest, line);
+            if (n < 1 || n > kMaxRegisters) fail(line, ".reg must be between 1 and 255");
+            if (!kernel_.code.empty()) fail(line, ".reg must come before the first instruction");
+            kernel_.registers = static_cast<int>(n);
+        } else if (name == ".shared") {
+            const long long n = parse_integer(rest, line);
+            if (n < 0 || n > (1LL << 30)) fail(line, ".shared must be a byte count");
+            kernel_.shared_bytes = n;
+        } else {
+            fail(line, "unknown directive '" + name + "' (expected .kernel, .param, .reg or .shared)");
+        }
+    }
+
+    long long parse_integer(const std::string& s, int line) const {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(s, &used, 0);
+        } catch (const std::exception&) {
+            fail(line, "expected an integer, got '" + s + "'");
+        }
+        if (used != s.size()) fail(line, "expected an integer, got '" + s + "'");
+        return v;
+    }
+
+    Operand parse_source(const std::string& s, int line) const {
+        Operand o;
+        int index = 0;
+        if (s.empty()) fail(line, "missing operand");
+        if (parse_indexed(s, 'r', index)) {
+            check_register(index, line);
+            o.kind = Operand::Kind::reg;
+            o.value = static_cast<std::uint32_t>(index);
+            return o;
+        }
+        if (s[0] == '%') {
+            std::string name = s.substr(1);
+            if (name.size() > 2 && name.compare(name.size() - 2, 2, ".x") == 0) name.resize(name.size() - 2);
+            static const std::pair<const char*, Special> specials[] = {
+                {"tid", Special::tid},     {"ctaid", Special::ctaid},   {"ntid", Special::ntid},
+                {"nctaid", Special::nctaid}, {"laneid", Special::laneid}, {"warpid", Special::warpid}};
+            for (const auto& [n, sp] : specials)
+                if (name == n) {
+                    o.kind = Operand::Kind::special;
+                    o.value = static_cast<std::uint32_t>(sp);
+                    return o;
+                }
+            fail(line, "unknown special register '" + s + "'");
+        }
+        if (is_identifier(s)) {
+            const auto it = std::find(kernel_.params.begin(), kernel_.params.end(), s);
+            if (it == kernel_.params.end()) fail(line, "unknown operand '" + s + "' (not a register or .param)");
+            o.kind = Operand::Kind::param;
+            o.value = static_cast<std::uint32_t>(it - kernel_.params.begin());
+            return o;
+        }
+        o.kind = Operand::Kind::imm;
+        const bool hex = s.find("0x") != std::string::npos || s.find("0X") != std::string::npos;
+        const bool is_float = !hex && (s.find('.') != std::string::npos || s.find('e') != std::string::npos ||
+                                       s.find("inf") != std::string::npos || s.find("nan") != std::string::npos);
+        if (is_float) {
+            std::string body = s;
+            if (!body.empty() && (body.back() == 'f' || body.back() == 'F')) body.pop_back();
+            char* end = nullptr;
+            const float f = std::strtof(body.c_str(), &end);
+            if (end != body.c_str() + body.size() || body.empty()) fail(line, "bad operand '" + s + "'");
+            std::memcpy(&o.value, &f, 4);
+            return o;
+        }
+        const long long v = parse_integer(s, line);
+        if (v < -2147483648LL || v > 4294967295LL) fail(line, "immediate '" + s + "' does not fit in 32 bits");
+        o.value = static_cast<std::uint32_t>(v);
+        return o;
+    }
+
+    int parse_register(const std::string& s, int line) const {
+        int index = 0;
+        if (!parse_indexed(s, 'r', index)) fail(line, "expected a register, got '" + s + "'");
+        check_register(index, line);
+        return index;
+    }
+
+    int parse_predicate(const std::string& s, int line) const {
+        int index = 0;
+        if (!parse_indexed(s, 'p', index) || index >= kPredicateRegisters)
+            fail(line, "expected a predicate p0..p7, got '" + s + "'");
+        return index;
+    }
+
+    void check_register(int index, int line) const {
+        if (kernel_.registers == 0) fail(line, "declare .reg N before using registers");
+        if (index >= kernel_.registers)
+            fail(line, "register r" + std::to_string(index) + " beyond .reg " + std::to_string(kernel_.registers));
+    }
+
+    // "[r1+8]", "[r1-4]", "[r1]", "[64]"
+    void parse_address(const std::string& s, Instruction& in, int line) const {
+        if (s.size() < 3 || s.front() != '[' || s.back() != ']') fail(line, "expected a memory operand [reg+offset]");
+        const std::string body = trim(s.substr(1, s.size() - 2));
+        std::size_t sign = body.find_first_of("+-", 1);
+        const std::string base = trim(body.substr(0, sign));
+        int index = 0;
+        if (parse_indexed(base, 'r', index) || is_identifier(base)) {
+            in.src[0] = parse_source(base, line);  // a register or a .param holding an address
+            if (sign != std::string::npos) {
+                long long off = parse_integer(trim(body.substr(sign + 1)), line);
+                if (body[sign] == '-') off = -off;
+                if (off < -(1LL << 24) || off > (1LL << 24)) fail(line, "address offset out of range");
+                in.offset = static_cast<std::int32_t>(off);
+            }
+        } else {
+            const long long a = parse_integer(body, line);
+            if (a < 0 || a > 0xffffffffLL) fail(line, "address out of range");
+            in.src[0] = {Operand::Kind::imm, static_cast<std::uint32_t>(a)};
+        }
+    }
+
+    void parse_instruction(const std::string& text_in, int line) {
+        Instruction in;
+        in.line = line;
+        std::string text = text_in;
+        if (text[0] == '@') {
+            const auto space = text.find_first_of(" \t");
+            if (space == std::string::npos) fail(line, "guard without an instruction");
+            std::string g = text.substr(1, space - 1);
+            if (!g.empty() && g[0] == '!') {
+                in.guard_negated = true;
+                g = g.substr(1);
+            }
+            in.guard = static_cast<std::int8_t>(parse_predicate(g, line));
+            text = trim(text.substr(space));
+        }
+        const auto space = text.find_first_of(" \t");
+        const std::string mnemonic = text.substr(0, space);
+        const std::string rest = space == std::string::npos ? "" : trim(text.substr(space));
+        std::vector<std::string> ops = rest.empty() ? std::vector<std::string>{} : split(rest, ',');
+        const std::vector<std::string> parts = split(mnemonic, '.');
+        const std::string& base = parts[0];
+
+        // Operand pattern: d = dest register, s = source (reg/imm/special/param), P = dest predicate,
+        // Q = source predicate, A = memory address, L = label, R = register range base (mma).
+        std::string pattern;
+        auto simple = [&](Opcode op, Unit unit, const char* pat, bool fp = false) {
+            if (parts.size() != 1) fail(line, "'" + mnemonic + "' takes no suffix");
+            in.op = op;
+            in.unit = unit;
+            in.fp_payload = fp;
+            pattern = pat;
+        };
+        if (base == "mov") simple(Opcode::mov, Unit::int_alu, "ds");
+        else if (base == "add") simple(Opcode::add, Unit::int_alu, "dss");
+        else if (base == "sub") simple(Opcode::sub, Unit::int_alu, "dss");
+        else if (base == "mul") simple(Opcode::mul, Unit::int_alu, "dss");
+        else if (base == "mad") simple(Opcode::mad, Unit::int_alu, "dsss");
+        else if (base == "div") simple(Opcode::div, Unit::int_alu, "dss");
+        else if (base == "rem") simple(Opcode::rem, Unit::int_alu, "dss");
+        else if (base == "min") simple(Opcode::min, Unit::int_alu, "dss");
+        else if (base == "max") simple(Opcode::max, Unit::int_alu, "dss");
+        else if (base == "shl") simple(Opcode::shl, Unit::int_alu, "dss");
+        else if (base == "shr") simple(Opcode::shr, Unit::int_alu, "dss");
+        else if (base == "and") simple(Opcode::and_, Unit::int_alu, "dss");
+        else if (base == "or") simple(Opcode::or_, Unit::int_alu, "dss");
+        else if (base == "xor") simple(Opcode::xor_, Unit::int_alu, "dss");
+        else if (base == "not") simple(Opcode::not_, Unit::int_alu, "ds");
+        else if (base == "fadd") simple(Opcode::fadd, Unit::fp32, "dss", true);
+        else if (base == "fsub") simple(Opcode::fsub, Unit::fp32, "dss", true);
+        else if (base == "fmul") simple(Opcode::fmul, Unit::fp32, "dss", true);
+        else if (base == "ffma") simple(Opcode::ffma, Unit::fp32, "dsss", true);
+        else if (base == "fmin") simple(Opcode::fmin, Unit::fp32, "dss", true);
+        else if (base == "fmax") simple(Opcode::fmax, Unit::fp32, "dss", true);
+        else if (base == "i2f") simple(Opcode::i2f, Unit::fp32, "ds", true);
+        else if (base == "f2i") simple(Opcode::f2i, Unit::fp32, "ds");
+        else if (base == "selp") simple(Opcode::selp, Unit::int_alu, "dssQ");
+        else if (base == "ex2") simple(Opcode::ex2, Unit::sfu, "ds", true);
+        else if (base == "rcp") simple(Opcode::rcp, Unit::sfu, "ds", true);
+        else if (base == "rsqrt") simple(Opcode::rsqrt, Unit::sfu, "ds", true);
+        else if (base == "exit") simple(Opcode::exit, Unit::control, "");
+        else if (base == "nop") simple(Opcode::nop, Unit::control, "");
+        else if (base == "bra") simple(Opcode::bra, Unit::control, "L");
+        else if (base == "bar") {
+            if (parts.size() > 2 || (parts.size() == 2 && parts[1] != "sync")) fail(line, "expected bar.sync");
+            in.op = Opcode::bar;
+            in.unit = Unit::control;
+        } else if (base == "setp") {
+            static const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+            static const char* types[] = {"s32", "u32", "f32"};
+            if (parts.size() != 3) fail(line, "expected setp.CMP.TYPE, e.g. setp.lt.s32");
+            int c = -1, t = -1;
+            for (int i = 0; i < 6; ++i)
+                if (parts[1] == cmps[i]) c = i;
+            for (int i = 0; i < 3; ++i)
+                if (parts[2] == types[i]) t = i;
+            if (c < 0) fail(line, "unknown comparison '" + parts[1] + "' (eq ne lt le gt ge)");
+            if (t < 0) fail(line, "unknown compare type '" + parts[2] + "' (s32 u32 f32)");
+            in.op = Opcode::setp;
+            in.modifier = static_cast<std::uint8_t>(c);
+            in.compare_type = static_cast<CompareType>(t);
+            in.unit = t == 2 ? Unit::fp32 : Unit::int_alu;
+            pattern = "Pss";
+        } else if (base == "shfl") {
+            if (parts.size() != 2) fail(line, "expected shfl.idx|up|down|bfly");
+            const std::string& m = parts[1];
+            ShuffleMode mode;
+            if (m == "idx") mode = ShuffleMode::idx;
+            else if (m == "up") mode = ShuffleMode::up;
+            else if (m == "down") mode = ShuffleMode::down;
+            else if (m == "bfly" || m == "xor") mode = ShuffleMode::bfly;
+            else fail(line, "unknown shuffle mode '" + m + "'");
+            in.op = Opcode::shfl;
+            in.modifier = static_cast<std::uint8_t>(mode);
+            in.unit = Unit::ldst;
+            pattern = "dss";
+        } else if (base == "ld" || base == "st") {
+            if (parts.size() != 2 || (parts[1] != "global" && parts[1] != "shared"))
+                fail(line, "expected " + base + ".global or " + base + ".shared");
+            const bool global = parts[1] == "global";
+            in.op = base == "ld" ? (global ? Opcode::ld_global : Opcode::ld_shared)
+                                 : (global ? Opcode::st_global : Opcode::st_shared);
+            in.unit = Unit::ldst;
+            pattern = base == "ld" ? "dA" : "As";
+        } else if (base == "mma") {
+            if (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16"))
+                fail(line, "expected mma.m16n8k16.f16 or mma.m16n8k16.bf16");
+            in.op = Opcode::mma;
+            in.unit = Unit::tensor;
+            in.modifier = static_cast<std::uint8_t>(parts[2] == "f16" ? MmaType::f16 : MmaType::bf16);
+            in.fp_payload = true;
+            pattern = "RRRR";
+        } else {
+            fail(line, "unknown instruction '" + mnemonic + "'");
+        }
+
+        if (ops.size() != pattern.size())
+            fail(line, "'" + mnemonic + "' takes " + std::to_string(pattern.size()) + " operand(s), got " +
+                           std::to_string(ops.size()));
+        int next_src = 0;
+        std::string label;
+        for (std::size_t i = 0; i < pattern.size(); ++i) {
+            const std::string& s = ops[i];
+            switch (pattern[i]) {
+                case 'd': in.dst = {Operand::Kind::reg, static_cast<std::uint32_t>(parse_register(s, line))}; break;
+                case 's': in.src[next_src++] = parse_source(s, line); break;
+                case 'P': in.dst = {Operand::Kind::pred, static_cast<std::uint32_t>(parse_predicate(s, line))}; break;
+                case 'Q':
+                    in.src[next_src++] = {Operand::Kind::pred, static_cast<std::uint32_t>(parse_predicate(s, line))};
+                    break;
+                case 'A':
+                    parse_address(s, in, line);
+                    next_src = 1;
+                    break;
+                case 'L':
+                    if (!is_identifier(s)) fail(line, "expected a label, got '" + s + "'");
+                    label = s;
+                    break;
+                case 'R': {
+                    const int r = parse_register(s, line);
+                    const int width = i == 2 ? 2 : 4;  // d, a, c: 4 registers; b: 2
+                    if (r + width > kernel_.registers)
+                        fail(line, "mma operand " + s + " needs " + std::to_string(width) + " registers from r" +
+                                       std::to_string(r) + ", beyond .reg " + std::to_string(kernel_.registers));
+                    if (i == 0) in.dst = {Operand::Kind::reg, static_cast<std::uint32_t>(r)};
+                    else in.src[i - 1] = {Operand::Kind::reg, static_cast<std::uint32_t>(r)};
+                    break;
+                }
+            }
+        }
+        if (in.op == Opcode::mma) {
+            const std::uint32_t d = in.dst.value;
+            for (int k = 0; k < 3; ++k) {
+                const int w = k == 1 ? 2 : 4;
+                const std::uint32_t s = in.src[k].value;
+                if (s < d + 4 && d < s + static_cast<std::uint32_t>(w) && !(k == 2 && s == d))
+                    fail(line, "mma destination overlaps an A or B operand");
+            }
+        }
+        fill_scoreboard_lists(in);
+        kernel_.code.push_back(in);
+        branch_labels_.push_back(label);
+    }
+
+    static void fill_scoreboard_lists(Instruction& in) {
+        std::vector<std::uint8_t> reads;  // once per instruction at assembly time
+        auto add_read = [&](std::uint32_t r) {
+            if (std::find(reads.begin(), reads.end(), r) == reads.end()) reads.push_back(static_cast<std::uint8_t>(r));
+        };
+        if (in.guard >= 0) in.predicates_read |= static_cast<std::uint8_t>(1u << in.guard);
+        if (in.op == Opcode::mma) {
+            for (std::uint32_t i = 0; i < 4; ++i) add_read(in.src[0].value + i);
+            for (std::uint32_t i = 0; i < 2; ++i) add_read(in.src[1].value + i);
+            for (std::uint32_t i = 0; i < 4; ++i) add_read(in.src[2].value + i);
+            for (std::uint32_t i = 0; i < 4; ++i) in.writes[i] = static_cast<std::uint8_t>(in.dst.value + i);
+            in.writes_count = 4;
+        } else {
+            for (const Operand& s : in.src) {
+                if (s.kind == Operand::Kind::reg) add_read(s.value);
+                if (s.kind == Operand::Kind::pred) in.predicates_read |= static_cast<std::uint8_t>(1u << s.value);
+            }
+            if (in.dst.kind == Operand::Kind::reg) {
+                in.writes[0] = static_cast<std::uint8_t>(in.dst.value);
+                in.writes_count = 1;
+            }
+            if (in.dst.kind == Operand::Kind::pred) in.predicates_written |= static_cast<std::uint8_t>(1u << in.dst.value);
+        }
+        in.reads_count = static_cast<std::uint8_t>(std::min(reads.size(), sizeof(in.reads)));
+        std::copy(reads.begin(), reads.begin() + in.reads_count, in.reads);
+    }
+
+    // Flow-insensitive taint analysis: a register or predicate is "payload" if a floating-point
+    // payload instruction may have written it, directly or through integer ops, shuffles, or memory
+    // (a load is payload when the kernel stores payload to that space). Skipping payload is safe
+    // only if no guard, branch, exit, address or shuffle lane is payload.
+    void check_fp_dependence() {
+        std::bitset<256> reg;
+        std::bitset<kPredicateRegisters> pred;
+        bool global_tainted = false, shared_tainted = false;
+        bool changed = true;
+        auto src_tainted = [&](const Instruction& in) {
+            for (int i = 0; i < in.reads_count; ++i)
+                if (reg[in.reads[i]]) return true;
+            for (int p = 0; p < kPredicateRegisters; ++p)
+                if (((in.predicates_read >> p) & 1) && pred[p] && p != in.guard) return true;
+            return false;
+        };
+        while (changed) {
+            changed = false;
+            for (const Instruction& in : kernel_.code) {
+                bool t = in.fp_payload || src_tainted(in);
+                if (in.op == Opcode::ld_global) t = global_tainted;
+                if (in.op == Opcode::ld_shared) t = shared_tainted;
+                if (in.op == Opcode::st_global || in.op == Opcode::st_shared) {
+                    const bool value_tainted = in.src[1].kind == Operand::Kind::reg && reg[in.src[1].value];
+                    bool& space = in.op == Opcode::st_global ? global_tainted : shared_tainted;
+                    if (value_tainted && !space) space = changed = true;
+                    continue;
+                }
+                if (!t) continue;
+                for (int i = 0; i < in.writes_count; ++i)
+                    if (!reg[in.writes[i]]) reg[in.writes[i]] = changed = true;
+                for (int p = 0; p < kPredicateRegisters; ++p)
+                    if (((in.predicates_written >> p) & 1) && !pred[p]) pred[p] = changed = true;
+            }
+        }
+        kernel_.fp_payload_skippable = true;
+        for (const Instruction& in : kernel_.code) {
+            std::string why;
+            if (in.guard >= 0 && pred[in.guard]) why = "its guard predicate";
+            const bool memory = in.op == Opcode::ld_global || in.op == Opcode::st_global ||
+                                in.op == Opcode::ld_shared || in.op == Opcode::st_shared;
+            if (memory && in.src[0].kind == Operand::Kind::reg && reg[in.src[0].value]) why = "its address";
+            if (in.op == Opcode::shfl && in.src[1].kind == Operand::Kind::reg && reg[in.src[1].value])
+                why = "its source lane";
+            if (!why.empty()) {
+                kernel_.fp_payload_skippable = false;
+                kernel_.fp_dependence = kernel_.where(in) + ": " + why + " depends on floating-point data";
+                return;
+            }
+        }
+    }
+
+    Kernel kernel_;
+    std::vector<std::string> branch_labels_;
+    int last_line_ = 1;
+};
+
+}  // namespace
+
+std::vector<int> immediate_post_dominators(const std::vector<Instruction>& code) {
+    const int n = static_cast<int>(code.size());
+    const int nodes = n + 1;  // node n is the virtual exit
+    const int words = (nodes + 63) / 64;
+    auto successors = [&](int i, int out[2]) {
+        const Instruction& in = code[static_cast<std::size_t>(i)];
+        const int next = i + 1;  // falling off the end is an exit (next == n)
+        if (in.op == Opcode::bra) {
+            out[0] = in.target;
+            return in.guard >= 0 ? (out[1] = next, 2) : 1;
+        }
+        if (in.op == Opcode::exit) {
+            out[0] = n;
+            return in.guard >= 0 ? (out[1] = next, 2) : 1;
+        }
+        out[0] = next;
+        return 1;
+    };
+    std::vector<std::uint64_t> pdom(static_cast<std::size_t>(nodes) * words, ~0ULL);
+    auto set = [&](int node) { return &pdom[static_cast<std::size_t>(node) * words]; };
+    std::fill(set(n), set(n) + words, 0ULL);
+    set(n)[n / 64] |= 1ULL << (n % 64);
+    std::vector<std::uint64_t> tmp(static_cast<std::size_t>(words));
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = n - 1; i >= 0; --i) {
+            int succ[2];
+            const int count = successors(i, succ);
+            std::copy(set(succ[0]), set(succ[0]) + words, tmp.begin());
+            for (int k = 1; k < count; ++k)
+                for (int w = 0; w < words; ++w) tmp[static_cast<std::size_t>(w)] &= set(succ[k])[w];
+            tmp[static_cast<std::size_t>(i / 64)] |= 1ULL << (i % 64);
+            if (!std::equal(tmp.begin(), tmp.end(), set(i))) {
+                std::copy(tmp.begin(), tmp.end(), set(i));
+                changed = true;
+            }
+        }
+    }
+    auto size_of = [&](int node) {
+        int c = 0;
+        for (int w = 0; w < words; ++w) c += __builtin_popcountll(set(node)[w]);
+        return c;
+    };
+    std::vector<int> sizes(static_cast<std::size_t>(nodes));
+    for (int d = 0; d < nodes; ++d) sizes[static_cast<std::size_t>(d)] = size_of(d);
+    std::vector<int> ipdom(static_cast<std::size_t>(n), n);
+    for (int i = 0; i < n; ++i) {
+        // Post-dominators form a chain; the immediate one is the strict post-dominator with the
+        // largest post-dominator set (nearest to i).
+        int best = n, best_size = -1;
+        for (int d = 0; d < nodes; ++d) {
+            if (d == i || !((set(i)[d / 64] >> (d % 64)) & 1)) continue;
+            const int s = sizes[static_cast<std::size_t>(d)];
+            if (s > best_size && s < sizes[static_cast<std::size_t>(i)]) {
+                best = d;
+                best_size = s;
+            }
+        }
+        ipdom[static_cast<std::size_t>(i)] = best;
+    }
+    return ipdom;
+}
+
+Kernel assemble(const std::string& source, const std::string& file_name) {
+    Parser parser(file_name);
+    std::istringstream in(source);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) parser.parse_line(line, ++number);
+    parser.set_last_line(std::max(number, 1));
+    return parser.finish();
+}
+
+Kernel assemble_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw AssemblyError(path + ":1: cannot open kernel file");
+    std::stringstream buffer;
+    buffer << f.rdbuf();
+    return assemble(buffer.str(), path);
+}
+
+const char* opcode_name(Opcode op) {
+    static const char* names[] = {"mov",  "add",  "sub",   "mul",  "mad",  "div", "rem", "min",  "max",       "shl",
+                                  "shr",  "and",  "or",    "xor",  "not",  "fadd", "fsub",      "fmul",
+                                  "ffma", "fmin", "fmax",  "i2f",  "f2i",  "setp", "selp",      "ex2",
+                                  "rcp",  "rsqrt", "shfl", "ld.global", "st.global", "ld.shared", "st.shared",
+                                  "bar.sync", "bra", "exit", "mma", "nop"};
+    return names[static_cast<int>(op)];
+}
+
+}  // namespace accelsim::simt

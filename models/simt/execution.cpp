@@ -1,0 +1,442 @@
+#include "models/simt/execution.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Core>
+
+namespace accelsim::simt {
+
+namespace {
+
+inline float as_float(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+inline std::uint32_t as_bits(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+inline std::int32_t as_int(std::uint32_t u) { return static_cast<std::int32_t>(u); }
+
+float narrow_to_float(std::uint16_t bits, MmaType type) {
+    if (type == MmaType::bf16) return as_float(static_cast<std::uint32_t>(bits) << 16);
+    return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
+}
+
+template <typename F>
+inline void for_lanes(std::uint32_t* out, F f) {
+    for (int l = 0; l < 32; ++l) out[l] = f(l);
+}
+
+}  // namespace
+
+std::uint32_t GlobalMemory::allocate(std::size_t bytes, std::size_t align) {
+    std::size_t start = (bytes_.size() + align - 1) / align * align;
+    if (start == 0) start = align;  // keep address 0 unused so a null pointer faults
+    if (start + bytes > 0xffffffffULL) throw SimtError("global memory: allocation beyond 4 GiB");
+    bytes_.resize(start + bytes, 0);
+    return static_cast<std::uint32_t>(start);
+}
+float GlobalMemory::load_f32(std::uint32_t a) const { return as_float(load32(a)); }
+void GlobalMemory::store_f32(std::uint32_t a, float v) { store32(a, as_bits(v)); }
+void GlobalMemory::write(std::uint32_t a, const void* src, std::size_t n) {
+    if (a + n > bytes_.size()) throw SimtError("global memory: write beyond the end");
+    std::memcpy(&bytes_[a], src, n);
+}
+void GlobalMemory::read(std::uint32_t a, void* dst, std::size_t n) const {
+    if (a + n > bytes_.size()) throw SimtError("global memory: read beyond the end");
+    std::memcpy(dst, &bytes_[a], n);
+}
+
+void Warp::reset(int registers, std::uint32_t block, int warp_index, std::uint32_t threads_in_block, int slot) {
+    regs.assign(static_cast<std::size_t>(registers) * 32, 0);
+    preds.fill(0);
+    block_id = block;
+    warp_in_block = warp_index;
+    first_thread = static_cast<std::uint32_t>(warp_index) * 32;
+    const std::uint32_t lanes = std::min<std::uint32_t>(32, threads_in_block - first_thread);
+    live = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
+    stack.clear();
+    stack.reserve(32);
+    stack.push_back({0, -1, live});
+    block_slot = slot;
+    at_barrier = false;
+    finished = false;
+}
+
+void ExecutionCounters::add(const ExecutionCounters& o) {
+    issued += o.issued;
+    active_lanes += o.active_lanes;
+    for (std::size_t i = 0; i < lanes_histogram.size(); ++i) lanes_histogram[i] += o.lanes_histogram[i];
+}
+
+WarpExecutor::WarpExecutor(const Kernel& kernel, GlobalMemory& memory, Dim dims, std::vector<std::uint32_t> args,
+                           bool skip_fp_payload)
+    : kernel_(kernel), memory_(memory), dims_(dims), args_(std::move(args)), skip_fp_payload_(skip_fp_payload) {
+    if (args_.size() != kernel_.params.size())
+        throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' takes " +
+                        std::to_string(kernel_.params.size()) + " argument(s), got " + std::to_string(args_.size()));
+    if (skip_fp_payload_ && !kernel_.fp_payload_skippable)
+        throw SimtError(kernel_.file + ": floating-point payload cannot be skipped: " + kernel_.fp_dependence);
+}
+
+void WarpExecutor::fault(const Instruction& in, const std::string& msg) const {
+    throw SimtError(kernel_.where(in) + ": " + opcode_name(in.op) + ": " + msg);
+}
+
+const std::uint32_t* WarpExecutor::fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const {
+    switch (o.kind) {
+        case Operand::Kind::reg: return &w.regs[static_cast<std::size_t>(o.value) * 32];
+        case Operand::Kind::imm: std::fill(scratch, scratch + 32, o.value); return scratch;
+        case Operand::Kind::param: std::fill(scratch, scratch + 32, args_[o.value]); return scratch;
+        case Operand::Kind::special: {
+            std::uint32_t v = 0;
+            switch (static_cast<Special>(o.value)) {
+                case Special::tid: for_lanes(scratch, [&](int l) { return w.first_thread + static_cast<std::uint32_t>(l); }); return scratch;
+                case Special::laneid: for_lanes(scratch, [](int l) { return static_cast<std::uint32_t>(l); }); return scratch;
+                case Special::ctaid: v = w.block_id; break;
+                case Special::ntid: v = dims_.block; break;
+                case Special::nctaid: v = dims_.grid; break;
+                case Special::warpid: v = static_cast<std::uint32_t>(w.warp_in_block); break;
+            }
+            std::fill(scratch, scratch + 32, v);
+            return scratch;
+        }
+        case Operand::Kind::pred:
+        case Operand::Kind::none: break;
+    }
+    std::fill(scratch, scratch + 32, 0u);
+    return scratch;
+}
+
+void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
+    StackEntry& top = w.stack.back();
+    const int pc = top.pc;
+    const Instruction& in = kernel_.code[static_cast<std::size_t>(pc)];
+    const std::uint32_t active = top.mask;
+    std::uint32_t exec = active;
+    if (in.guard >= 0) {
+        const std::uint32_t p = w.preds[static_cast<std::size_t>(in.guard)];
+        exec &= in.guard_negated ? ~p : p;
+    }
+    const int lanes = __builtin_popcount(active);
+    ++counters_.issued;
+    counters_.active_lanes += static_cast<std::uint64_t>(lanes);
+    ++counters_.lanes_histogram[static_cast<std::size_t>(lanes)];
+    r.instruction = &in;
+    r.active = active;
+    r.executed = exec;
+    r.redirected = false;
+    r.barrier = false;
+    r.warp_finished = false;
+
+    alignas(64) std::uint32_t s0[32], s1[32], s2[32], result[32];
+    std::uint32_t* dst = in.dst.kind == Operand::Kind::reg ? &w.regs[static_cast<std::size_t>(in.dst.value) * 32] : nullptr;
+    bool write_result = dst != nullptr && exec != 0;
+    const bool skip = skip_fp_payload_ && in.fp_payload;
+    int next_pc = pc + 1;
+
+    if (skip || exec == 0) {
+        write_result = false;
+        if (in.op == Opcode::bra || in.op == Opcode::exit || in.op == Opcode::bar) goto control;  // guard false
+    } else {
+        switch (in.op) {
+            case Opcode::mov: {
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                for_lanes(result, [&](int l) { return a[l]; });
+                break;
+            }
+#define ACCELSIM_BINARY_OP(OPC, EXPR)                                 \
+    case Opcode::OPC: {                                               \
+        const std::uint32_t* a = fetch(in.src[0], w, s0);             \
+        const std::uint32_t* b = fetch(in.src[1], w, s1);             \
+        for_lanes(result, [&](int l) { return EXPR; });               \
+        break;                                                        \
+    }
+            ACCELSIM_BINARY_OP(add, a[l] + b[l])
+            ACCELSIM_BINARY_OP(sub, a[l] - b[l])
+            ACCELSIM_BINARY_OP(mul, a[l] * b[l])
+            // Unsigned; division by zero gives all ones (quotient) and the dividend (remainder).
+            ACCELSIM_BINARY_OP(div, b[l] == 0 ? 0xffffffffu : a[l] / b[l])
+            ACCELSIM_BINARY_OP(rem, b[l] == 0 ? a[l] : a[l] % b[l])
+            ACCELSIM_BINARY_OP(min, static_cast<std::uint32_t>(std::min(as_int(a[l]), as_int(b[l]))))
+            ACCELSIM_BINARY_OP(max, static_cast<std::uint32_t>(std::max(as_int(a[l]), as_int(b[l]))))
+            ACCELSIM_BINARY_OP(shl, b[l] >= 32 ? 0u : a[l] << b[l])
+            ACCELSIM_BINARY_OP(shr, b[l] >= 32 ? 0u : a[l] >> b[l])
+            ACCELSIM_BINARY_OP(and_, a[l] & b[l])
+            ACCELSIM_BINARY_OP(or_, a[l] | b[l])
+            ACCELSIM_BINARY_OP(xor_, a[l] ^ b[l])
+            ACCELSIM_BINARY_OP(fadd, as_bits(as_float(a[l]) + as_float(b[l])))
+            ACCELSIM_BINARY_OP(fsub, as_bits(as_float(a[l]) - as_float(b[l])))
+            ACCELSIM_BINARY_OP(fmul, as_bits(as_float(a[l]) * as_float(b[l])))
+            ACCELSIM_BINARY_OP(fmin, as_bits(std::fmin(as_float(a[l]), as_float(b[l]))))
+            ACCELSIM_BINARY_OP(fmax, as_bits(std::fmax(as_float(a[l]), as_float(b[l]))))
+#undef ACCELSIM_BINARY_OP
+            case Opcode::mad:
+            case Opcode::ffma: {
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                const std::uint32_t* b = fetch(in.src[1], w, s1);
+                const std::uint32_t* c = fetch(in.src[2], w, s2);
+                if (in.op == Opcode::mad) for_lanes(result, [&](int l) { return a[l] * b[l] + c[l]; });
+                else for_lanes(result, [&](int l) { return as_bits(std::fma(as_float(a[l]), as_float(b[l]), as_float(c[l]))); });
+                break;
+            }
+#define ACCELSIM_UNARY_OP(OPC, EXPR)                                  \
+    case Opcode::OPC: {                                               \
+        const std::uint32_t* a = fetch(in.src[0], w, s0);             \
+        for_lanes(result, [&](int l) { return EXPR; });               \
+        break;                                                        \
+    }
+            ACCELSIM_UNARY_OP(not_, ~a[l])
+            ACCELSIM_UNARY_OP(i2f, as_bits(static_cast<float>(as_int(a[l]))))
+            ACCELSIM_UNARY_OP(ex2, as_bits(std::exp2(as_float(a[l]))))
+            ACCELSIM_UNARY_OP(rcp, as_bits(1.0f / as_float(a[l])))
+            ACCELSIM_UNARY_OP(rsqrt, as_bits(1.0f / std::sqrt(as_float(a[l]))))
+#undef ACCELSIM_UNARY_OP
+            case Opcode::f2i: {
+                // Truncation toward zero, saturating like cvt.rzi.s32.f32; NaN gives 0.
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                for_lanes(result, [&](int l) {
+                    const float f = as_float(a[l]);
+                    if (std::isnan(f)) return 0u;
+                    if (f >= 2147483647.0f) return 0x7fffffffu;
+                    if (f <= -2147483648.0f) return 0x80000000u;
+                    return static_cast<std::uint32_t>(static_cast<std::int32_t>(f));
+                });
+                break;
+            }
+            case Opcode::setp: {
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                const std::uint32_t* b = fetch(in.src[1], w, s1);
+                const auto cmp = static_cast<Compare>(in.modifier);
+                std::uint32_t bits = 0;
+                for (int l = 0; l < 32; ++l) {
+                    int c;  // -1, 0, 1, or 2 for unordered (NaN): every comparison but ne is false
+                    if (in.compare_type == CompareType::f32) {
+                        const float x = as_float(a[l]), y = as_float(b[l]);
+                        c = (std::isnan(x) || std::isnan(y)) ? 2 : (x < y ? -1 : (x > y ? 1 : 0));
+                    } else if (in.compare_type == CompareType::s32) {
+                        c = as_int(a[l]) < as_int(b[l]) ? -1 : (as_int(a[l]) > as_int(b[l]) ? 1 : 0);
+                    } else {
+                        c = a[l] < b[l] ? -1 : (a[l] > b[l] ? 1 : 0);
+                    }
+                    bool t = false;
+                    switch (cmp) {
+                        case Compare::eq: t = c == 0; break;
+                        case Compare::ne: t = c != 0; break;
+                        case Compare::lt: t = c == -1; break;
+                        case Compare::le: t = c == -1 || c == 0; break;
+                        case Compare::gt: t = c == 1; break;
+                        case Compare::ge: t = c == 1 || c == 0; break;
+                    }
+                    bits |= static_cast<std::uint32_t>(t) << l;
+                }
+                std::uint32_t& p = w.preds[in.dst.value];
+                p = (p & ~exec) | (bits & exec);
+                break;
+            }
+            case Opcode::selp: {
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                const std::uint32_t* b = fetch(in.src[1], w, s1);
+                const std::uint32_t p = w.preds[in.src[2].value];
+                for_lanes(result, [&](int l) { return ((p >> l) & 1) ? a[l] : b[l]; });
+                break;
+            }
+            case Opcode::shfl: {
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                const std::uint32_t* b = fetch(in.src[1], w, s1);
+                const auto mode = static_cast<ShuffleMode>(in.modifier);
+                for_lanes(result, [&](int l) {
+                    int src = l;
+                    switch (mode) {
+                        case ShuffleMode::idx: src = static_cast<int>(b[l] & 31); break;
+                        case ShuffleMode::up: src = l - static_cast<int>(b[l] & 31); if (src < 0) src = l; break;
+                        case ShuffleMode::down: src = l + static_cast<int>(b[l] & 31); if (src > 31) src = l; break;
+                        case ShuffleMode::bfly: src = l ^ static_cast<int>(b[l] & 31); break;
+                    }
+                    return a[src];
+                });
+                break;
+            }
+            case Opcode::ld_global:
+            case Opcode::st_global:
+            case Opcode::ld_shared:
+            case Opcode::st_shared: {
+                const bool global = in.op == Opcode::ld_global || in.op == Opcode::st_global;
+                const bool load = in.op == Opcode::ld_global || in.op == Opcode::ld_shared;
+                const std::uint32_t* base = fetch(in.src[0], w, s0);
+                const std::uint32_t* value = load ? nullptr : fetch(in.src[1], w, s1);
+                std::uint8_t* bytes = global ? memory_.data() : block.shared.data();
+                const std::size_t size = global ? memory_.size() : block.shared.size();
+                for (int l = 0; l < 32; ++l) {
+                    if (!((exec >> l) & 1)) continue;
+                    const std::uint32_t address = base[l] + static_cast<std::uint32_t>(in.offset);
+                    if ((address & 3) != 0 || static_cast<std::size_t>(address) + 4 > size)
+                        fault(in, "lane " + std::to_string(l) + " address " + std::to_string(address) +
+                                      ((address & 3) ? " is not 4-byte aligned" : " is outside the " +
+                                       std::string(global ? "global" : "shared") + " memory of " +
+                                       std::to_string(size) + " bytes"));
+                    r.addresses[static_cast<std::size_t>(l)] = address;
+                    if (load) std::memcpy(&result[l], bytes + address, 4);
+                    else std::memcpy(bytes + address, &value[l], 4);
+                }
+                break;
+            }
+            case Opcode::mma:
+                if (exec != 0xffffffffu) fault(in, "needs all 32 lanes active (warp-synchronous)");
+                execute_mma(in, w);
+                write_result = false;
+                break;
+            case Opcode::bar:
+            case Opcode::bra:
+            case Opcode::exit:
+            case Opcode::nop:
+                break;
+        }
+    }
+    if (write_result) {
+        if (exec == 0xffffffffu) std::memcpy(dst, result, sizeof(result));
+        else for (int l = 0; l < 32; ++l) dst[l] = ((exec >> l) & 1) ? result[l] : dst[l];
+    }
+
+control:
+    // SIMT stack update. `top` is still valid: nothing above pushed or popped yet.
+    switch (in.op) {
+        case Opcode::bra: {
+            const std::uint32_t taken = exec;
+            const std::uint32_t fallthrough = active & ~taken;
+            if (taken == active) {
+                next_pc = in.target;
+                r.redirected = true;
+            } else if (taken != 0) {
+                // Divergence: the lanes meet again at the immediate post-dominator `rpc`. The
+                // current entry waits there, unless it already is a path that ends at rpc (a loop
+                // back-edge): then it is replaced, so loops do not grow the stack. A path that
+                // starts at rpc needs no entry. The taken path runs first.
+                const std::int32_t rpc = in.reconverge;
+                if (top.reconverge == rpc) w.stack.pop_back();
+                else top.pc = rpc;
+                if (pc + 1 != rpc) w.stack.push_back({pc + 1, rpc, fallthrough});
+                if (in.target != rpc) w.stack.push_back({in.target, rpc, taken});
+                r.redirected = true;
+                next_pc = -1;
+            }
+            break;
+        }
+        case Opcode::exit: {
+            w.live &= ~exec;
+            for (StackEntry& e : w.stack) e.mask &= ~exec;
+            break;
+        }
+        case Opcode::bar:
+            if (exec != 0) {
+                r.barrier = true;
+                w.at_barrier = true;
+                ++block.arrived;
+            }
+            break;
+        default: break;
+    }
+    if (next_pc >= 0) w.stack.back().pc = next_pc;
+    // Pop entries that reached their reconvergence point or lost all their lanes.
+    const int end = static_cast<int>(kernel_.code.size());
+    while (!w.stack.empty()) {
+        const StackEntry& t = w.stack.back();
+        if (t.mask == 0 || (t.reconverge >= 0 && t.pc == t.reconverge) || t.pc >= end) {
+            if (t.mask != 0 && t.pc >= end && t.reconverge < 0) {
+                // Fell off the end of the kernel: those lanes exit.
+                const std::uint32_t gone = t.mask;
+                w.live &= ~gone;
+                for (StackEntry& e : w.stack) e.mask &= ~gone;
+            }
+            w.stack.pop_back();
+            r.redirected = true;
+        } else {
+            break;
+        }
+    }
+    if (w.stack.empty() || w.live == 0) {
+        w.finished = true;
+        r.warp_finished = true;
+        w.stack.clear();
+    }
+}
+
+void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
+    // PTX mma.m16n8k16 fragment layout (row-major A, column-major B), groupID g = lane / 4 and
+    // t = lane % 4; each 32-bit register holds two 16-bit values, the lower-indexed in the low half.
+    //   A 16x16: a0 (g, 2t..2t+1)  a1 (g+8, 2t..)  a2 (g, 2t+8..)  a3 (g+8, 2t+8..)
+    //   B 16x8:  b0 (k=2t..2t+1, n=g)  b1 (k=2t+8.., n=g)
+    //   C/D 16x8 fp32: c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
+    const auto type = static_cast<MmaType>(in.modifier);
+    float a[16][16], b[16][8], c[16][8];
+    auto reg = [&](std::uint32_t r, int lane) { return w.regs[static_cast<std::size_t>(r) * 32 + static_cast<std::size_t>(lane)]; };
+    const std::uint32_t ra = in.src[0].value, rb = in.src[1].value, rc = in.src[2].value, rd = in.dst.value;
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; ++i) {
+            const std::uint32_t v = reg(ra + static_cast<std::uint32_t>(i), lane);
+            const int row = g + ((i & 1) ? 8 : 0), col = 2 * t + ((i & 2) ? 8 : 0);
+            a[row][col] = narrow_to_float(static_cast<std::uint16_t>(v & 0xffff), type);
+            a[row][col + 1] = narrow_to_float(static_cast<std::uint16_t>(v >> 16), type);
+        }
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t v = reg(rb + static_cast<std::uint32_t>(i), lane);
+            const int k = 2 * t + (i ? 8 : 0);
+            b[k][g] = narrow_to_float(static_cast<std::uint16_t>(v & 0xffff), type);
+            b[k + 1][g] = narrow_to_float(static_cast<std::uint16_t>(v >> 16), type);
+        }
+        for (int i = 0; i < 4; ++i) c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = as_float(reg(rc + static_cast<std::uint32_t>(i), lane));
+    }
+    for (int row = 0; row < 16; ++row)
+        for (int col = 0; col < 8; ++col) {
+            float acc = c[row][col];
+            for (int k = 0; k < 16; ++k) acc += a[row][k] * b[k][col];  // products exact in fp32
+            c[row][col] = acc;
+        }
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; ++i)
+            w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
+                as_bits(c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)]);
+    }
+}
+
+ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
+                                 const std::vector<std::uint32_t>& args, std::uint64_t max_issued) {
+    WarpExecutor exec(kernel, memory, dims, args, false);
+    const int warps_per_block = static_cast<int>((dims.block + 31) / 32);
+    std::vector<Warp> warps(static_cast<std::size_t>(warps_per_block));
+    Block block;
+    StepResult r;
+    for (std::uint32_t b = 0; b < dims.grid; ++b) {
+        block.block_id = b;
+        block.shared.assign(static_cast<std::size_t>(kernel.shared_bytes), 0);
+        block.live_warps = warps_per_block;
+        block.arrived = 0;
+        for (int i = 0; i < warps_per_block; ++i) warps[static_cast<std::size_t>(i)].reset(kernel.registers, b, i, dims.block, 0);
+        while (block.live_warps > 0) {
+            bool progressed = false;
+            for (Warp& w : warps) {
+                if (w.finished || w.at_barrier) continue;
+                exec.step(w, block, r);
+                progressed = true;
+                if (r.warp_finished) --block.live_warps;
+                if (block.live_warps > 0 && block.arrived == block.live_warps) {
+                    for (Warp& o : warps) o.at_barrier = false;
+                    block.arrived = 0;
+                }
+            }
+            if (!progressed) throw SimtError(kernel.file + ": block " + std::to_string(b) + " deadlocked at a barrier");
+            if (exec.counters().issued > max_issued)
+                throw SimtError(kernel.file + ": more than " + std::to_string(max_issued) +
+                                " warp instructions issued: endless loop?");
+        }
+    }
+    return exec.counters();
+}
+
+}  // namespace accelsim::simt

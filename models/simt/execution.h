@@ -1,0 +1,129 @@
+#pragma once
+// Functional execution of warp instructions on real values: per-warp registers, predicates and
+// SIMT reconvergence stack; flat global memory; shared memory per block. The timing model
+// (sm_core.h) calls WarpExecutor::step() when it issues an instruction; the functional runner
+// (run_functional) calls it in round-robin order. Nothing here allocates per instruction.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "models/simt/isa.h"
+
+namespace accelsim::simt {
+
+// Flat, byte-addressed global memory with 32-bit addresses and a bump allocator for tests and
+// kernels' buffers. Accesses are bounds- and alignment-checked by the executor.
+class GlobalMemory {
+public:
+    explicit GlobalMemory(std::size_t bytes = 0) : bytes_(bytes, 0) {}
+    // Reserves `bytes` (zeroed) at the next `align`-aligned address and returns that address.
+    std::uint32_t allocate(std::size_t bytes, std::size_t align = 256);
+    std::size_t size() const { return bytes_.size(); }
+    std::uint8_t* data() { return bytes_.data(); }
+    const std::uint8_t* data() const { return bytes_.data(); }
+    std::uint32_t load32(std::uint32_t address) const {
+        std::uint32_t v;
+        std::memcpy(&v, &bytes_[address], 4);
+        return v;
+    }
+    void store32(std::uint32_t address, std::uint32_t v) { std::memcpy(&bytes_[address], &v, 4); }
+    float load_f32(std::uint32_t address) const;
+    void store_f32(std::uint32_t address, float v);
+    void write(std::uint32_t address, const void* src, std::size_t n);
+    void read(std::uint32_t address, void* dst, std::size_t n) const;
+
+private:
+    std::vector<std::uint8_t> bytes_;
+};
+
+struct Dim {  // 1-D grids and blocks
+    std::uint32_t grid = 1;   // blocks
+    std::uint32_t block = 32; // threads per block
+};
+
+struct StackEntry {
+    std::int32_t pc;
+    std::int32_t reconverge;  // pop when pc reaches it; -1 on the bottom entry
+    std::uint32_t mask;
+};
+
+// One resident warp. Registers are [register][lane] so that one operand is 32 consecutive words.
+struct Warp {
+    std::vector<std::uint32_t> regs;
+    std::array<std::uint32_t, kPredicateRegisters> preds{};
+    std::vector<StackEntry> stack;  // reserved once; depth bounded by nesting
+    std::uint32_t live = 0;         // lanes that exist and have not exited
+    std::uint32_t block_id = 0;
+    std::uint32_t first_thread = 0; // thread index (in block) of lane 0
+    int warp_in_block = 0;
+    int block_slot = 0;             // which resident block of the SM
+    bool at_barrier = false;
+    bool finished = true;
+
+    void reset(int registers, std::uint32_t block, int warp_index, std::uint32_t threads_in_block, int slot);
+    int pc() const { return stack.back().pc; }
+};
+
+struct Block {
+    std::uint32_t block_id = 0;
+    std::vector<std::uint8_t> shared;
+    int live_warps = 0;
+    int arrived = 0;  // warps waiting at the barrier
+    bool resident = false;
+};
+
+// Counters the issue asks for: every issued warp instruction (branches and exits too), active lanes
+// summed (lanes of the SIMT mask at issue, before the guard predicate), and the W1..W32 histogram.
+struct ExecutionCounters {
+    std::uint64_t issued = 0;
+    std::uint64_t active_lanes = 0;
+    std::array<std::uint64_t, 33> lanes_histogram{};  // [n] = issues with n active lanes (index 0 unused)
+    double simd_efficiency() const { return issued ? static_cast<double>(active_lanes) / (32.0 * issued) : 0.0; }
+    void add(const ExecutionCounters& o);
+};
+
+// What the timing model needs to know about one executed instruction.
+struct StepResult {
+    const Instruction* instruction = nullptr;
+    std::uint32_t active = 0;    // SIMT mask at issue
+    std::uint32_t executed = 0;  // active lanes whose guard held
+    bool redirected = false;     // next pc is not pc + 1 (taken branch, divergence, reconvergence)
+    bool barrier = false;        // the warp arrived at bar.sync
+    bool warp_finished = false;  // every lane has exited
+    std::array<std::uint32_t, 32> addresses{};  // byte addresses of executed lanes (memory ops)
+};
+
+class WarpExecutor {
+public:
+    // args: one 32-bit value per kernel .param. skip_fp_payload: do not compute fp_payload
+    // instructions (only allowed when kernel.fp_payload_skippable).
+    WarpExecutor(const Kernel& kernel, GlobalMemory& memory, Dim dims, std::vector<std::uint32_t> args,
+                 bool skip_fp_payload);
+    // Executes the instruction at the warp's pc on all its active lanes.
+    void step(Warp& warp, Block& block, StepResult& result);
+    const ExecutionCounters& counters() const { return counters_; }
+    const Kernel& kernel() const { return kernel_; }
+    Dim dims() const { return dims_; }
+
+private:
+    const std::uint32_t* fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const;
+    [[noreturn]] void fault(const Instruction& in, const std::string& msg) const;
+    void execute_mma(const Instruction& in, Warp& w);
+
+    const Kernel& kernel_;
+    GlobalMemory& memory_;
+    Dim dims_;
+    std::vector<std::uint32_t> args_;
+    bool skip_fp_payload_;
+    ExecutionCounters counters_;
+};
+
+// Runs a whole grid functionally (no timing): blocks one after another, warps of a block in
+// round-robin order one instruction at a time. Returns the counters. Throws SimtError past
+// max_issued warp instructions (an endless loop).
+ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
+                                 const std::vector<std::uint32_t>& args,
+                                 std::uint64_t max_issued = 10'000'000'000ULL);
+
+}  // namespace accelsim::simt

@@ -1,0 +1,103 @@
+#pragma once
+// The SIMT warp ISA (docs/simt-isa.md is the reference): 32-bit registers per thread, 8 predicate
+// registers, special registers, integer/FP32/SFU arithmetic, shuffles, global and shared memory,
+// barrier, predicated branch, exit and the m16n8k16 tensor-core MMA. A Kernel is what the
+// assembler produces: decoded instructions with branch targets, reconvergence points (immediate
+// post-dominators) and per-instruction scoreboard lists already resolved, so the hot loops never
+// look anything up.
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace accelsim::simt {
+
+constexpr int kPredicateRegisters = 8;
+constexpr int kMaxRegisters = 255;
+
+enum class Opcode : std::uint8_t {
+    mov, add, sub, mul, mad, div, rem, min, max, shl, shr, and_, or_, xor_, not_,
+    fadd, fsub, fmul, ffma, fmin, fmax, i2f, f2i,
+    setp, selp,
+    ex2, rcp, rsqrt,
+    shfl,
+    ld_global, st_global, ld_shared, st_shared,
+    bar, bra, exit, mma, nop
+};
+
+// The pipeline an instruction issues to (timing); control instructions use no pipeline.
+enum class Unit : std::uint8_t { int_alu, fp32, sfu, ldst, tensor, control };
+constexpr int kUnitCount = 6;
+
+enum class Compare : std::uint8_t { eq, ne, lt, le, gt, ge };
+enum class CompareType : std::uint8_t { s32, u32, f32 };
+enum class ShuffleMode : std::uint8_t { idx, up, down, bfly };
+enum class MmaType : std::uint8_t { f16, bf16 };
+enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid };
+
+struct Operand {
+    enum class Kind : std::uint8_t { none, reg, imm, special, param, pred };
+    Kind kind = Kind::none;
+    std::uint32_t value = 0;  // register / predicate / param index, immediate bits, or Special
+};
+
+struct Instruction {
+    Opcode op = Opcode::nop;
+    Unit unit = Unit::control;
+    std::uint8_t modifier = 0;      // Compare, ShuffleMode or MmaType, by opcode
+    CompareType compare_type = CompareType::s32;
+    std::int8_t guard = -1;         // predicate index guarding the instruction, -1 = always
+    bool guard_negated = false;
+    Operand dst;
+    Operand src[3];
+    std::int32_t offset = 0;        // memory: byte offset added to the address operand (src[0])
+    std::int32_t target = -1;       // bra: instruction index of the label
+    std::int32_t reconverge = -1;   // bra: immediate post-dominator; == code size when it is kernel exit
+    bool fp_payload = false;        // computes floating-point data only (skippable in timing-only runs)
+    int line = 0;                   // source line, for messages
+    // Scoreboard: registers read / written (mma touches register ranges), predicates as bit masks.
+    std::uint8_t reads_count = 0, writes_count = 0;
+    std::uint8_t reads[12] = {};
+    std::uint8_t writes[4] = {};
+    std::uint8_t predicates_read = 0, predicates_written = 0;
+};
+
+struct Kernel {
+    std::string name;
+    std::string file;                 // for messages
+    std::vector<std::string> params;  // each a 32-bit value (integers, float bits or byte addresses)
+    int registers = 0;                // per thread (.reg)
+    std::int64_t shared_bytes = 0;    // per block (.shared)
+    std::vector<Instruction> code;
+    std::map<std::string, int> labels;
+    // True when no branch, guard, address or shuffle lane depends on a floating-point payload, so
+    // timing-only runs may skip fp_payload instructions and get identical cycles. Otherwise
+    // fp_dependence says which instruction (file:line) made it unsafe.
+    bool fp_payload_skippable = false;
+    std::string fp_dependence;
+
+    std::string where(const Instruction& in) const { return file + ":" + std::to_string(in.line); }
+};
+
+// Every assembly error is "FILE:LINE: message".
+struct AssemblyError : std::runtime_error {
+    explicit AssemblyError(const std::string& m) : std::runtime_error(m) {}
+};
+
+// A run-time fault of a kernel (address out of range, misaligned, mma with inactive lanes, ...);
+// the message names the kernel file and line.
+struct SimtError : std::runtime_error {
+    explicit SimtError(const std::string& m) : std::runtime_error(m) {}
+};
+
+Kernel assemble(const std::string& source, const std::string& file_name);
+Kernel assemble_file(const std::string& path);
+
+// Immediate post-dominator of every instruction over the kernel's CFG (index == code.size() is the
+// virtual exit). Exposed for tests; assemble() stores it in each branch's `reconverge`.
+std::vector<int> immediate_post_dominators(const std::vector<Instruction>& code);
+
+const char* opcode_name(Opcode op);
+
+}  // namespace accelsim::simt

@@ -1,0 +1,85 @@
+#include "models/simt/memory_access.h"
+
+#include <algorithm>
+
+namespace accelsim::simt {
+
+namespace {
+
+// Sorted unique values of the masked lanes (at most 32; insertion keeps it allocation-free).
+int unique_sorted(const std::array<std::uint32_t, 32>& in, std::uint32_t mask, std::uint32_t divisor,
+                  std::array<std::uint32_t, 32>& out) {
+    int n = 0;
+    for (int l = 0; l < 32; ++l) {
+        if (!((mask >> l) & 1)) continue;
+        const std::uint32_t v = in[static_cast<std::size_t>(l)] / divisor;
+        int pos = n;
+        while (pos > 0 && out[static_cast<std::size_t>(pos - 1)] > v) --pos;
+        if (pos > 0 && out[static_cast<std::size_t>(pos - 1)] == v) continue;
+        for (int i = n; i > pos; --i) out[static_cast<std::size_t>(i)] = out[static_cast<std::size_t>(i - 1)];
+        out[static_cast<std::size_t>(pos)] = v;
+        ++n;
+    }
+    return n;
+}
+
+}  // namespace
+
+int coalesce_sectors(const std::array<std::uint32_t, 32>& addresses, std::uint32_t mask, int sector_bytes,
+                     std::array<std::uint32_t, 32>& sectors) {
+    if (mask == 0xffffffffu) {
+        // Fast path: a full warp reading consecutive words (the common, coalesced case).
+        bool consecutive = true;
+        for (int l = 1; l < 32 && consecutive; ++l)
+            consecutive = addresses[static_cast<std::size_t>(l)] == addresses[0] + 4u * static_cast<std::uint32_t>(l);
+        if (consecutive && addresses[0] <= 0xffffffffu - 128u) {
+            const auto size = static_cast<std::uint32_t>(sector_bytes);
+            const std::uint32_t first = addresses[0] / size, last = (addresses[31] + 3) / size;
+            if (last - first < 32) {
+                for (std::uint32_t s = first; s <= last; ++s) sectors[s - first] = s * size;
+                return static_cast<int>(last - first + 1);
+            }
+        }
+    }
+    const auto size = static_cast<std::uint32_t>(sector_bytes);
+    const int n = unique_sorted(addresses, mask, size, sectors);
+    for (int i = 0; i < n; ++i) sectors[static_cast<std::size_t>(i)] *= size;
+    return n;
+}
+
+int shared_bank_conflict_degree(const std::array<std::uint32_t, 32>& addresses, std::uint32_t mask, int banks,
+                                int bank_bytes) {
+    if (mask == 0) return 0;
+    if (banks == 32 && bank_bytes > 0 && (bank_bytes & (bank_bytes - 1)) == 0) {
+        // Fast path for the conflict-free case (every bank asked for at most one distinct word,
+        // broadcasts included); any real conflict falls through to the exact count below.
+        const int shift = __builtin_ctz(static_cast<unsigned>(bank_bytes));
+        std::uint32_t bank_used = 0;
+        std::array<std::uint32_t, 32> bank_word;
+        bool conflict = false;
+        for (int l = 0; l < 32; ++l) {
+            if (!((mask >> l) & 1)) continue;
+            const std::uint32_t word = addresses[static_cast<std::size_t>(l)] >> shift;
+            const std::uint32_t bank = word & 31u;
+            const std::uint32_t bit = 1u << bank;
+            if (bank_used & bit) {
+                conflict |= bank_word[bank] != word;
+            } else {
+                bank_used |= bit;
+                bank_word[bank] = word;
+            }
+        }
+        if (!conflict) return 1;
+    }
+    std::array<std::uint32_t, 32> words;
+    const int n = unique_sorted(addresses, mask, static_cast<std::uint32_t>(bank_bytes), words);
+    std::array<int, 64> per_bank{};
+    int degree = 0;
+    for (int i = 0; i < n; ++i) {
+        const auto bank = static_cast<std::size_t>(words[static_cast<std::size_t>(i)] % static_cast<std::uint32_t>(banks)) % per_bank.size();
+        degree = std::max(degree, ++per_bank[bank]);
+    }
+    return degree;
+}
+
+}  // namespace accelsim::simt

@@ -1,0 +1,92 @@
+#include "models/simt/simt_gpu.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace accelsim::simt {
+
+void BlockDispatcher::initial_fill(std::vector<SmCore*>& sms) {
+    for (bool placed = true; placed && !empty();) {
+        placed = false;
+        for (SmCore* sm : sms)
+            if (!empty() && sm->can_accept_block()) {
+                sm->add_block(take());
+                placed = true;
+            }
+    }
+}
+
+void BlockDispatcher::refill(SmCore& sm) {
+    while (!empty() && sm.can_accept_block()) sm.add_block(take());
+}
+
+KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params) {
+    KernelStats s;
+    const ExecutionCounters& c = executor.counters();
+    s.issued = c.issued;
+    s.active_lanes = c.active_lanes;
+    s.simd_efficiency = c.simd_efficiency();
+    s.lanes_histogram = c.lanes_histogram;
+    std::uint64_t busy = 0, warp_cycles = 0;
+    for (const SmCore* sm : sms) {
+        const SmStats& st = sm->stats();
+        s.cycles = std::max({s.cycles, sm->now(), st.last_memory_cycle});
+        busy += st.busy_cycles;
+        warp_cycles += st.active_warp_cycles;
+        s.issue_cycles += st.scheduler_cycles[static_cast<std::size_t>(Stall::issued)];
+        s.idle_cycles += st.scheduler_cycles[static_cast<std::size_t>(Stall::idle)];
+        s.scoreboard_cycles += st.scheduler_cycles[static_cast<std::size_t>(Stall::scoreboard)];
+        s.pipeline_cycles += st.scheduler_cycles[static_cast<std::size_t>(Stall::pipeline)];
+        s.barrier_cycles += st.scheduler_cycles[static_cast<std::size_t>(Stall::barrier)];
+        s.global_requests += st.global_requests;
+        s.global_sectors += st.global_sectors;
+        s.shared_requests += st.shared_requests;
+        s.shared_wavefronts += st.shared_wavefronts;
+        s.blocks += st.blocks_completed;
+    }
+    if (!sms.empty()) {
+        s.theoretical = sms.front()->occupancy();
+        s.issue_order = sms.front()->issue_order();
+    }
+    s.ipc = s.cycles ? static_cast<double>(s.issued) / static_cast<double>(s.cycles) : 0.0;
+    const double slots = static_cast<double>(sms.size()) * params.sm.sub_partitions * static_cast<double>(s.cycles);
+    s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
+    const double max_warps = static_cast<double>(params.sm.limits.max_warps);
+    s.achieved_occupancy = busy ? static_cast<double>(warp_cycles) / (max_warps * static_cast<double>(busy)) : 0.0;
+    return s;
+}
+
+KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
+                   const SimtParams& params, GlobalMemoryPort* port, const LaunchOptions& options) {
+    if (params.sms < 1) throw SimtError("launch: sms must be at least 1");
+    if (dims.grid == 0 || dims.block == 0) throw SimtError("launch: grid and block must be positive");
+    std::unique_ptr<FixedLatencyMemory> own_memory;
+    if (!port) {
+        own_memory = std::make_unique<FixedLatencyMemory>(params.sm.global_latency);
+        port = own_memory.get();
+    }
+    WarpExecutor executor(kernel, memory, dims, args, options.skip_fp_payload);
+    std::vector<std::unique_ptr<SmCore>> owned;
+    std::vector<SmCore*> sms;
+    for (int i = 0; i < params.sms; ++i) {
+        owned.push_back(std::make_unique<SmCore>(params.sm, i, executor, *port));
+        sms.push_back(owned.back().get());
+    }
+    BlockDispatcher dispatcher(dims.grid);
+    dispatcher.initial_fill(sms);
+    // Each SM runs on its own until one of its blocks completes; SMs do not interact except through
+    // the dispatcher, so serving completions in (cycle, SM index) order is exact.
+    std::vector<bool> stopped(sms.size(), false);
+    for (std::size_t i = 0; i < sms.size(); ++i) stopped[i] = sms[i]->busy() && sms[i]->run_until_block_completes();
+    for (;;) {
+        std::size_t best = sms.size();
+        for (std::size_t i = 0; i < sms.size(); ++i)
+            if (stopped[i] && (best == sms.size() || sms[i]->now() < sms[best]->now())) best = i;
+        if (best == sms.size()) break;
+        dispatcher.refill(*sms[best]);
+        stopped[best] = sms[best]->busy() && sms[best]->run_until_block_completes();
+    }
+    return collect_stats(sms, executor, params);
+}
+
+}  // namespace accelsim::simt

@@ -1,0 +1,136 @@
+#pragma once
+// Cycle-level timing of one SM, in plain C++ (the SystemC module in simt_module.h is a thin wrapper
+// that runs one of these per SM). Per sub-partition: a warp scheduler, an instruction buffer entry
+// per warp, a scoreboard (RAW and WAW on registers and predicates, kept as ready cycles) and
+// pipelines with latency and initiation interval. Blocks are admitted up to the occupancy limit.
+// Every scheduler-cycle that issues nothing is classified (idle, scoreboard, pipeline, barrier);
+// stretches where no scheduler can issue are skipped in one step.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/simt/execution.h"
+#include "models/simt/memory_access.h"
+#include "models/simt/occupancy.h"
+#include "models/simt/warp_scheduler.h"
+
+namespace accelsim::simt {
+
+struct PipelineTiming {
+    int latency = 4;              // cycles from issue until the result can be read
+    int initiation_interval = 2;  // cycles before the pipeline accepts the next warp instruction
+};
+
+struct SmParams {
+    OccupancyLimits limits;            // resident warps, blocks, registers, shared memory
+    int sub_partitions = 4;            // each with one warp scheduler issuing <= 1 instruction per cycle
+    std::string warp_scheduler = "gto";  // lrr | gto | two_level
+    int two_level_active_warps = 4;    // active-set size per sub-partition (two_level)
+    // Per sub-partition (A100-like: 16 INT32 and 16 FP32 lanes, 4 SFU lanes per sub-partition, a
+    // 256-MAC/cycle fp16 tensor core, so m16n8k16 = 2048 MACs every 8 cycles).
+    PipelineTiming int_alu{4, 2};
+    PipelineTiming fp32{4, 2};
+    PipelineTiming sfu{21, 8};
+    PipelineTiming tensor{32, 8};
+    int shared_latency = 23;           // ld.shared / shfl, conflict-free
+    int shuffle_initiation_interval = 2;
+    int global_sectors_per_cycle = 4;  // L1 <-> LSU: 128 B per cycle per sub-partition
+    int global_latency = 400;          // used only when launch() makes its own FixedLatencyMemory
+    int branch_refetch_cycles = 2;     // instruction buffer refill after a redirect
+    int smem_banks = 32, smem_bank_bytes = 4;
+    bool record_issue_order = false;   // keep (cycle, warp) of every issue (tests of schedulers)
+    std::uint64_t max_cycles = 10'000'000'000ULL;  // a kernel still running then is stopped (endless loop)
+};
+
+enum class Stall : std::uint8_t { issued, idle, scoreboard, pipeline, barrier };
+
+struct IssueRecord {
+    std::uint64_t cycle;
+    int sub_partition;
+    int warp;      // SM warp slot
+    std::uint32_t block;
+    int warp_in_block;
+    int pc;
+};
+
+struct SmStats {
+    std::uint64_t busy_cycles = 0;         // cycles with at least one resident warp
+    std::uint64_t active_warp_cycles = 0;  // resident warps summed over cycles (achieved occupancy)
+    std::array<std::uint64_t, 5> scheduler_cycles{};  // by Stall
+    std::uint64_t global_sectors = 0, global_requests = 0;
+    std::uint64_t shared_requests = 0, shared_wavefronts = 0;  // wavefronts - requests = conflict cost
+    std::uint64_t blocks_completed = 0;
+    std::uint64_t last_memory_cycle = 0;   // last store accepted / load back
+};
+
+class SmCore {
+public:
+    SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, GlobalMemoryPort& memory);
+
+    int blocks_per_sm() const { return occupancy_.blocks_per_sm; }
+    const Occupancy& occupancy() const { return occupancy_; }
+    bool can_accept_block() const { return resident_blocks_ < occupancy_.blocks_per_sm; }
+    bool busy() const { return resident_warps_ > 0; }
+    // Makes block `block_id` resident, its warps ready at the current cycle.
+    void add_block(std::uint32_t block_id);
+    // Runs cycles until a block completes (then returns true with now() the cycle after) or no
+    // warp is left (returns false).
+    bool run_until_block_completes();
+    std::uint64_t now() const { return now_; }
+    void set_now(std::uint64_t cycle) { now_ = cycle; }
+    const SmStats& stats() const { return stats_; }
+    const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
+
+private:
+    struct WarpTiming {
+        std::vector<std::uint64_t> reg_ready;
+        std::array<std::uint64_t, kPredicateRegisters> pred_ready{};
+        std::uint64_t ibuffer_ready = 0;
+        int sub_partition = 0;
+    };
+    struct IssueScan {
+        unsigned reasons = 0;  // bit per Stall value seen among the warps that could not issue
+    };
+    Stall try_issue(int sp, std::uint64_t& next_change);
+    bool check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_change);
+    void issue(int sp, int slot);
+    void release_barrier(Block& block);
+    void finish_warp(int slot);
+
+    SmParams params_;
+    int sm_index_;
+    WarpExecutor& executor_;
+    GlobalMemoryPort& memory_;
+    const Kernel& kernel_;
+    Occupancy occupancy_;
+    int warps_per_block_;
+    std::vector<Warp> warps_;
+    std::vector<WarpTiming> timing_;
+    // Per warp slot, dense for the scheduler scan: the last failed issue check's result, "cannot
+    // issue before blocked_until_ because of blocked_reason_" (a barrier waits forever until
+    // released). Exact: until then only the warp's own issue or a barrier release could change
+    // it, and pipelines only get busier.
+    std::vector<std::uint64_t> blocked_until_;
+    std::vector<Stall> blocked_reason_;
+    std::vector<Block> blocks_;
+    std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
+    std::vector<std::array<std::uint64_t, kUnitCount>> pipe_free_;  // [sub-partition][unit]
+    std::uint64_t now_ = 0;
+    int resident_blocks_ = 0;
+    int resident_warps_ = 0;
+    int next_sub_partition_ = 0;
+    bool block_completed_ = false;
+    std::vector<Stall> classes_;  // per sub-partition, this cycle
+    // A sub-partition that could not issue stays unable until sp_blocked_until_ (same class),
+    // unless a barrier release or a new block changes its warps: then the cache is cleared.
+    std::vector<std::uint64_t> sp_blocked_until_;
+    std::vector<Stall> sp_blocked_class_;
+    StepResult step_;
+    std::array<std::uint32_t, 32> sectors_{};
+    SmStats stats_;
+    std::vector<IssueRecord> issue_order_;
+};
+
+}  // namespace accelsim::simt

@@ -1,0 +1,180 @@
+// End-to-end tests of the accelsim executable: exit codes, messages, report contents.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+fs::path scratch_dir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    fs::path dir = fs::path(::testing::TempDir()) /
+                   (std::string("accelsim_cli_") + info->test_suite_name() + "_" + info->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// Runs accelsim with `args` from the source tree, capturing stdout, stderr and the exit code.
+Result run(const std::string& args) {
+    const fs::path dir = scratch_dir() / "io";
+    fs::create_directories(dir);
+    const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY +
+                            "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
+                            (dir / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(dir / "out");
+    r.err = slurp(dir / "err");
+    return r;
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+    std::ofstream f(p, std::ios::binary);
+    f << text;
+}
+
+bool contains(const std::string& hay, const std::string& needle) {
+    return hay.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(Cli, BertBaseOnTpuV4JsonReport) {
+    const fs::path dir = scratch_dir();
+    const fs::path json_path = dir / "r.json";
+    const Result r = run("--config configs/tpu_v4.json --trace traces/bert_base.trace --json '" +
+                         json_path.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json_path));
+    EXPECT_EQ(j["schema"], "accelsim.report/1");
+    // 12 layers x 13 ops.
+    EXPECT_EQ(j["ops"].size(), 156u);
+    // Per layer: QKV 128*2304*768 + 2 bmm 12*128*128*64 + out 128*768*768 + FFN 2*128*3072*768
+    // = 931,135,488 MACs; x 12 layers = 11,173,625,856.
+    EXPECT_EQ(j["totals"]["macs"].get<std::int64_t>(), 11173625856LL);
+    EXPECT_TRUE(contains(r.out, "L0.attn.qkv")) << r.out;
+    EXPECT_TRUE(contains(r.out, "totals:")) << r.out;
+}
+
+TEST(Cli, SameInputsGiveByteIdenticalJsonAndCsv) {
+    const fs::path dir = scratch_dir();
+    for (const char* name : {"a", "b"}) {
+        const Result r = run("--quiet --config configs/tpu_v4.json --trace traces/bert_base.trace --json '" +
+                             (dir / (std::string(name) + ".json")).string() + "' --csv '" +
+                             (dir / (std::string(name) + ".csv")).string() + "'");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_TRUE(r.out.empty()) << "--quiet printed: " << r.out;
+    }
+    EXPECT_EQ(slurp(dir / "a.json"), slurp(dir / "b.json"));
+    EXPECT_EQ(slurp(dir / "a.csv"), slurp(dir / "b.csv"));
+    // CSV: a header and one row per op.
+    const std::string csv = slurp(dir / "a.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 157);
+}
+
+TEST(Cli, MisspeltKeyOnCommandLineSuggestsTheNearest) {
+    const Result r = run("--config configs/tpu_v4.json --trace traces/bert_base.trace --set mxu.rwos=64");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "mxu.rwos")) << r.err;
+    EXPECT_TRUE(contains(r.err, "rows")) << r.err;
+}
+
+TEST(Cli, MisspeltKeyInAConfigFileNamesFileAndKey) {
+    const fs::path dir = scratch_dir();
+    const fs::path cfg = dir / "bad.json";
+    write_file(cfg, std::string("{ \"extends\": \"") + ACCELSIM_SOURCE_DIR +
+                        "/configs/tpu_v4.json\", \"mxu\": { \"rwos\": 64 } }\n");
+    const Result r = run("--config '" + cfg.string() + "' --trace traces/bert_base.trace");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "bad.json")) << r.err;
+    EXPECT_TRUE(contains(r.err, "mxu.rwos")) << r.err;
+    EXPECT_TRUE(contains(r.err, "did you mean 'mxu.rows'")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one clear error line: " << r.err;
+}
+
+TEST(Cli, MalformedJsonNamesTheLine) {
+    const fs::path dir = scratch_dir();
+    const fs::path cfg = dir / "broken.json";
+    write_file(cfg, "{\n  \"name\": \"x\",\n  \"kind\": \"systolic\"\n  \"clock_mhz\": 100\n}\n");
+    const Result r = run("--config '" + cfg.string() + "' --trace traces/bert_base.trace");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "broken.json:4")) << r.err;  // the missing comma shows on line 4
+}
+
+TEST(Cli, BadTraceLinesAreReportedCompilerStyle) {
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "bad.trace";
+    write_file(trace, "# accelsim-trace 1\nmatmul ok m=8 n=8 k=8\nmatmull oops m=8 n=8 k=8\n");
+    Result r = run("--config configs/tpu_v4.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "bad.trace:3:")) << r.err;
+    EXPECT_TRUE(contains(r.err, "matmul")) << r.err;
+
+    write_file(trace, "# accelsim-trace 1\nmatmul zero m=0 n=8 k=8\n");
+    r = run("--config configs/tpu_v4.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "bad.trace:2:")) << r.err;
+
+    write_file(trace, "matmul noheader m=8 n=8 k=8\n");
+    r = run("--config configs/tpu_v4.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "bad.trace:1:")) << r.err;
+
+    // 2^32 x 2^32 x 2 overflows 64-bit MAC counts.
+    write_file(trace, "# accelsim-trace 1\nmatmul huge m=4294967296 n=4294967296 k=2\n");
+    r = run("--config configs/tpu_v4.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "bad.trace:2:")) << r.err;
+}
+
+TEST(Cli, MissingFilesAndBadUsageExitTwo) {
+    Result r = run("--config configs/nope.json --trace traces/bert_base.trace");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "configs/nope.json")) << r.err;
+    r = run("--config configs/tpu_v4.json --trace traces/nope.trace");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "traces/nope.trace")) << r.err;
+    r = run("--config configs/tpu_v4.json");
+    EXPECT_EQ(r.exit_code, 2);
+    r = run("--frobnicate");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "frobnicate")) << r.err;
+    r = run("--help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(contains(r.out, "--config")) << r.out;
+    r = run("--version");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(contains(r.out, "accelsim ")) << r.out;
+}
+
+TEST(Cli, KernelOpOnASystolicChipIsABadInput) {
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "k.trace";
+    write_file(dir / "k.sasm", "");
+    write_file(trace, "# accelsim-trace 1\nkernel k file=k.sasm grid=1 block=32\n");
+    const Result r = run("--config configs/tpu_v4.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "k.trace:2:")) << r.err;
+}

@@ -1,0 +1,746 @@
+// Tests of the strict config loader: every error names the file (or --set) and the key, and the
+// shipped configs reproduce the published peak figures they cite.
+#include "sim/config/config_loader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/config/config_schema.h"
+
+namespace accelsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kConfigDir = std::string(ACCELSIM_SOURCE_DIR) + "/configs/";
+
+// A fresh directory per test for hand-written (mostly bad) config files.
+class ConfigFiles : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        dir_ = fs::temp_directory_path() /
+               ("accelsim_config_" + std::string(info->name()) + "_" + std::to_string(getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string write(const std::string& name, const std::string& text) {
+        const fs::path path = dir_ / name;
+        fs::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+        return path.string();
+    }
+
+    // The InputError message of loading `path`, or "" if it loaded.
+    static std::string error_of(const std::string& path,
+                                const std::vector<std::string>& overrides = {}) {
+        try {
+            load_config(path, overrides);
+        } catch (const InputError& e) {
+            return e.what();
+        }
+        return "";
+    }
+
+    fs::path dir_;
+};
+
+const char* const kMinimalSystolic = R"({ "kind": "systolic", "clock_mhz": 1000 })";
+
+std::string with_mxu(const std::string& mxu_body) {
+    return R"({ "kind": "systolic", "clock_mhz": 1000, "mxu": { )" + mxu_body + " } }";
+}
+
+std::vector<fs::path> shipped_configs() {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(kConfigDir))
+        if (entry.path().extension() == ".json") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// ---------- shipped configs ----------
+
+TEST(ShippedConfigs, TheIssueListIsShipped) {
+    for (const char* name : {"tpu_v1", "tpu_v3", "tpu_v4", "tpu_v5e", "v100", "a100", "h100", "t4",
+                             "a10g", "systolic_8x8", "simt_1sm"})
+        EXPECT_TRUE(fs::is_regular_file(kConfigDir + name + ".json")) << name;
+}
+
+TEST(ShippedConfigs, EveryOneLoadsAndIsNamedAfterItsFile) {
+    const auto files = shipped_configs();
+    ASSERT_GE(files.size(), 11u);
+    for (const fs::path& file : files) {
+        SCOPED_TRACE(file.string());
+        const ChipConfig c = load_config(file.string());
+        EXPECT_EQ(c.name, file.stem().string());
+        EXPECT_EQ(c.file, file.string());
+        EXPECT_FALSE(c.effective.contains("extends"));
+        EXPECT_TRUE(c.effective.contains("source"));
+    }
+}
+
+// Flattens the figures a file writes into "a.b.c" paths (citations and prose excluded).
+void collect_figures(const nlohmann::json& object, const std::string& prefix,
+                     std::vector<std::string>& out) {
+    for (const auto& [key, value] : object.items()) {
+        const std::string path = prefix.empty() ? key : prefix + "." + key;
+        if (path == "source" || path == "extends" || path == "name" || path == "kind" ||
+            path == "description" || path == "memory" || path == "default_dtype")
+            continue;
+        if (value.is_object())
+            collect_figures(value, path, out);
+        else
+            out.push_back(path);
+    }
+}
+
+TEST(ShippedConfigs, EveryFigureWrittenInAFileIsCitedInThatFile) {
+    for (const fs::path& file : shipped_configs()) {
+        SCOPED_TRACE(file.string());
+        std::ifstream in(file);
+        const nlohmann::json raw = nlohmann::json::parse(in);
+        ASSERT_TRUE(raw.contains("source") && raw["source"].is_object());
+        std::vector<std::string> figures;
+        collect_figures(raw, "", figures);
+        for (const std::string& figure : figures) {
+            ASSERT_TRUE(raw["source"].contains(figure)) << "no citation for " << figure;
+            EXPECT_FALSE(raw["source"][figure].get<std::string>().empty()) << figure;
+        }
+        // A citation of a key the file does not write would be stale (inherited values are cited
+        // in the file that writes them).
+        for (const auto& [cited, text] : raw["source"].items())
+            EXPECT_NE(std::find(figures.begin(), figures.end(), cited), figures.end())
+                << "stale citation " << cited;
+    }
+}
+
+// Peak MACs/s of the systolic chip for one dtype: cores x MXUs x PEs x rate x clock.
+double mxu_peak_ops(const ChipConfig& c, DType t) {
+    return 2.0 * c.tpu.cores * c.tpu.mxus_per_core * c.mxu.rows * c.mxu.cols *
+           c.mxu.macs_per_pe_per_cycle.of(t) * c.clock_hz();
+}
+double tensor_peak_ops(const ChipConfig& c, DType t) {
+    return 2.0 * c.gpu.sms * c.sm.tensor_macs_per_cycle.of(t) * c.clock_hz();
+}
+
+#define EXPECT_WITHIN_1_PERCENT(actual, published) EXPECT_NEAR((actual) / (published), 1.0, 0.01)
+
+TEST(ShippedConfigs, SystolicPeaksMatchPublishedFigures) {
+    // Published peaks (Google Cloud TPU system architecture pages; Jouppi et al. ISCA 2017 for v1).
+    // Hand check for v4: 2 cores x 4 MXUs x 128 x 128 PEs x 2 FLOP x 1.05e9 Hz = 275.25e12.
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v4.json"), DType::bf16),
+                            275e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v4.json"), DType::int8),
+                            275e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v3.json"), DType::bf16),
+                            123e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5e.json"), DType::bf16),
+                            197e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5e.json"), DType::int8),
+                            394e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::int8),
+                            92e12);
+    EXPECT_EQ(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::bf16), 0);
+}
+
+TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
+    // NVIDIA whitepapers/datasheets, dense. Hand check for A100: 108 SMs x 1024 MACs x 2 x 1.41e9 =
+    // 311.9e12.
+    const ChipConfig a100 = load_config(kConfigDir + "a100.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(a100, DType::fp16), 312e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(a100, DType::bf16), 312e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(a100, DType::int8), 624e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(a100, DType::fp32), 156e12);  // TF32
+    EXPECT_WITHIN_1_PERCENT(2.0 * a100.gpu.sms * a100.sm.fp32_lanes * a100.clock_hz(), 19.5e12);
+    const ChipConfig h100 = load_config(kConfigDir + "h100.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(h100, DType::bf16), 989.4e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(h100, DType::int8), 1979e12);
+    const ChipConfig v100 = load_config(kConfigDir + "v100.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(v100, DType::fp16), 125e12);
+    EXPECT_WITHIN_1_PERCENT(2.0 * v100.gpu.sms * v100.sm.fp32_lanes * v100.clock_hz(), 15.7e12);
+    EXPECT_EQ(tensor_peak_ops(v100, DType::bf16), 0);
+    const ChipConfig t4 = load_config(kConfigDir + "t4.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::fp16), 65e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
+}
+
+TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
+    // channels x bus width x data rate must give the published peak (bytes/s).
+    const std::pair<const char*, double> published[] = {
+        {"tpu_v1", 34e9},   {"tpu_v3", 900e9}, {"tpu_v4", 1200e9},
+        {"tpu_v5e", 819e9}, {"v100", 900e9},   {"a100", 2039e9},
+        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}};
+    for (const auto& [name, bytes_per_second] : published) {
+        SCOPED_TRACE(name);
+        EXPECT_WITHIN_1_PERCENT(
+            load_config(kConfigDir + name + ".json").hbm.peak_bytes_per_second(), bytes_per_second);
+    }
+}
+
+TEST(ShippedConfigs, StructuralFiguresOfTheIssue) {
+    const ChipConfig v4 = load_config(kConfigDir + "tpu_v4.json");
+    EXPECT_EQ(v4.kind, ChipKind::systolic);
+    EXPECT_EQ(v4.tpu.vmem_bytes, 16 * 1024 * 1024);
+    EXPECT_EQ(v4.tpu.cmem_bytes, 128 * 1024 * 1024);
+    EXPECT_EQ(v4.tpu.vector_lanes * v4.tpu.vector_sublanes, 1024);
+    EXPECT_EQ(v4.default_dtype, DType::bf16);
+    EXPECT_EQ(v4.hbm.preset, "HBM2");
+    const ChipConfig v1 = load_config(kConfigDir + "tpu_v1.json");
+    EXPECT_EQ(v1.tpu.vmem_bytes, 24 * 1024 * 1024);
+    EXPECT_EQ(v1.hbm.preset, "DDR3");
+    EXPECT_EQ(v1.default_dtype, DType::int8);
+    const ChipConfig a100 = load_config(kConfigDir + "a100.json");
+    EXPECT_EQ(a100.kind, ChipKind::simt);
+    EXPECT_EQ(a100.gpu.sms, 108);
+    EXPECT_EQ(a100.sm.max_warps, 64);
+    EXPECT_EQ(a100.sm.max_threads, 2048);
+    EXPECT_EQ(a100.sm.max_blocks, 32);
+    EXPECT_EQ(a100.sm.registers, 65536);
+    EXPECT_EQ(a100.sm.shared_memory_bytes, 164 * 1024);
+    EXPECT_EQ(a100.sm.shared_memory_reserved_per_block, 1024);
+    EXPECT_EQ(a100.l2.size_bytes, 40 * 1024 * 1024);
+    const ChipConfig h100 = load_config(kConfigDir + "h100.json");
+    EXPECT_EQ(h100.sm.compute_capability, "sm_90");
+    EXPECT_EQ(h100.gpu.sms, 132);
+    EXPECT_EQ(h100.sm.shared_memory_bytes, 228 * 1024);
+    EXPECT_EQ(h100.l2.size_bytes, 50 * 1024 * 1024);
+    const ChipConfig a10g = load_config(kConfigDir + "a10g.json");
+    EXPECT_EQ(a10g.sm.compute_capability, "sm_86");
+    EXPECT_EQ(a10g.sm.max_warps, 48);
+    EXPECT_EQ(a10g.sm.max_blocks, 16);
+    EXPECT_EQ(a10g.sm.shared_memory_bytes, 100 * 1024);
+    const ChipConfig teach = load_config(kConfigDir + "systolic_8x8.json");
+    EXPECT_EQ(teach.memory, "ideal");
+    EXPECT_EQ(teach.tpu.cores * teach.tpu.mxus_per_core, 1);
+    EXPECT_EQ(teach.mxu.rows * teach.mxu.cols, 64);
+    EXPECT_EQ(load_config(kConfigDir + "simt_1sm.json").gpu.sms, 1);
+}
+
+TEST(ShippedConfigs, NullRemovesAnInheritedValue) {
+    // tpu_v5e extends tpu_v4 (tdp 192 W) but Google publishes no v5e power figure.
+    EXPECT_TRUE(load_config(kConfigDir + "tpu_v4.json").tdp_w.has_value());
+    const ChipConfig v5e = load_config(kConfigDir + "tpu_v5e.json");
+    EXPECT_FALSE(v5e.tdp_w.has_value());
+    EXPECT_FALSE(v5e.effective.contains("tdp_w"));
+    EXPECT_FALSE(load_config(kConfigDir + "simt_1sm.json").cost_per_hour_usd.has_value());
+}
+
+TEST(ShippedConfigs, LoadingIsDeterministic) {
+    for (const fs::path& file : shipped_configs())
+        EXPECT_EQ(load_config(file.string()).effective.dump(),
+                  load_config(file.string()).effective.dump());
+}
+
+// ---------- defaults ----------
+
+TEST_F(ConfigFiles, DefaultsAreFilledForTheChipKindOnly) {
+    const std::string path = write("tiny_chip.json", kMinimalSystolic);
+    const ChipConfig c = load_config(path);
+    const ChipConfig defaults;
+    EXPECT_EQ(c.name, "tiny_chip");
+    EXPECT_EQ(c.mxu.rows, defaults.mxu.rows);
+    EXPECT_EQ(c.mxu.dataflow, defaults.mxu.dataflow);
+    EXPECT_EQ(c.hbm.channels, defaults.hbm.channels);
+    EXPECT_EQ(c.effective["mxu"]["rows"], 128);
+    EXPECT_EQ(c.effective["mxu"]["macs_per_pe_per_cycle"]["fp32"], 0);
+    EXPECT_EQ(c.effective["hbm"]["preset"], "HBM2");
+    EXPECT_EQ(c.effective["memory"], "hierarchy");
+    EXPECT_FALSE(c.effective.contains("sm"));
+    EXPECT_FALSE(c.effective.contains("gpu"));
+    EXPECT_FALSE(c.effective.contains("tdp_w"));  // optional with no default
+}
+
+TEST_F(ConfigFiles, MissingRequiredKey) {
+    const std::string path = write("a.json", R"({ "kind": "systolic" })");
+    EXPECT_EQ(error_of(path), path + ": missing required key 'clock_mhz' (number in (0, 10000])");
+}
+
+// ---------- unknown keys ----------
+
+TEST_F(ConfigFiles, MisspeltKeySuggestsTheSibling) {
+    const std::string path = write("a.json", with_mxu(R"("rwos": 128)"));
+    EXPECT_EQ(error_of(path), path + ": unknown key 'mxu.rwos' (did you mean 'mxu.rows'?)");
+}
+
+TEST_F(ConfigFiles, KeyInTheWrongSectionSuggestsItsHome) {
+    const std::string path = write("a.json", with_mxu(R"("sublanes": 8)"));
+    EXPECT_EQ(error_of(path),
+              path + ": unknown key 'mxu.sublanes' (did you mean 'tpu.vector.sublanes'?)");
+}
+
+TEST_F(ConfigFiles, UnknownKeyWithNothingCloseListsTheValidKeys) {
+    const std::string path =
+        write("a.json",
+              R"({ "kind": "systolic", "clock_mhz": 1000, "interconnect": { "zzzzzzzz": 1 } })");
+    EXPECT_EQ(error_of(path), path +
+                                  ": unknown key 'interconnect.zzzzzzzz' (valid keys here: "
+                                  "latency_cycles, bytes_per_cycle_per_port)");
+}
+
+TEST_F(ConfigFiles, UnknownTimingParameterSuggestsTheNearest) {
+    const std::string path =
+        write("a.json",
+              R"({ "kind": "systolic", "clock_mhz": 1000, "hbm": { "timing": { "tRDC": 14 } } })");
+    EXPECT_EQ(error_of(path),
+              path + ": unknown key 'hbm.timing.tRDC' (did you mean 'hbm.timing.tRCD'?)");
+}
+
+TEST_F(ConfigFiles, DuplicateKeyIsAnError) {
+    const std::string path = write("a.json", with_mxu(R"("rows": 8, "rows": 16)"));
+    EXPECT_EQ(error_of(path), path + ": duplicate key 'mxu.rows'");
+}
+
+// ---------- types, ranges, choices ----------
+
+TEST_F(ConfigFiles, WrongTypeNamesKeyValueAndAllowed) {
+    const std::string quoted = write("a.json", with_mxu(R"("rows": "128")"));
+    EXPECT_EQ(error_of(quoted),
+              quoted + ": mxu.rows = \"128\" has the wrong type (allowed: integer in [1, 512])");
+    const std::string fraction = write("b.json", with_mxu(R"("rows": 1.5)"));
+    EXPECT_EQ(error_of(fraction),
+              fraction + ": mxu.rows = 1.5 has the wrong type (allowed: integer in [1, 512])");
+    const std::string flag = write("c.json", with_mxu(R"("overlap_folds": 1)"));
+    EXPECT_EQ(error_of(flag),
+              flag + ": mxu.overlap_folds = 1 has the wrong type (allowed: true or false)");
+    const std::string section =
+        write("d.json", R"({ "kind": "systolic", "clock_mhz": 1000, "mxu": 5 })");
+    EXPECT_EQ(error_of(section), section + ": mxu = 5 has the wrong type (allowed: object)");
+}
+
+TEST_F(ConfigFiles, OutOfRangeNamesKeyValueAndRange) {
+    const std::string zero = write("a.json", with_mxu(R"("rows": 0)"));
+    EXPECT_EQ(error_of(zero),
+              zero + ": mxu.rows = 0 is out of range (allowed: integer in [1, 512])");
+    const std::string big = write("b.json", with_mxu(R"("cols": 513)"));
+    EXPECT_EQ(error_of(big),
+              big + ": mxu.cols = 513 is out of range (allowed: integer in [1, 512])");
+    const std::string clock = write("c.json", R"({ "kind": "systolic", "clock_mhz": 0 })");
+    EXPECT_EQ(error_of(clock),
+              clock + ": clock_mhz = 0 is out of range (allowed: number in (0, 10000])");
+    const std::string bandwidth = write(
+        "d.json",
+        R"({ "kind": "simt", "clock_mhz": 1000, "l2": { "bytes_per_cycle_per_slice": -64 } })");
+    EXPECT_EQ(error_of(bandwidth), bandwidth +
+                                       ": l2.bytes_per_cycle_per_slice = -64 is out of range "
+                                       "(allowed: number in (0, 1000000])");
+}
+
+TEST_F(ConfigFiles, BadChoiceListsTheChoices) {
+    const std::string path = write("a.json", with_mxu(R"("dataflow": "wss")"));
+    EXPECT_EQ(error_of(path), path +
+                                  ": mxu.dataflow = \"wss\" is not a valid choice (allowed: one of "
+                                  "ws, os, is) (did you mean 'ws'?)");
+    const std::string kind = write("b.json", R"({ "kind": "vector", "clock_mhz": 1000 })");
+    EXPECT_EQ(error_of(kind),
+              kind + ": kind = \"vector\" is not a valid choice (allowed: one of systolic, simt)");
+}
+
+TEST_F(ConfigFiles, SectionOfTheOtherKindIsAnError) {
+    const std::string path =
+        write("a.json", R"({ "kind": "systolic", "clock_mhz": 1000, "sm": { "max_warps": 64 } })");
+    EXPECT_EQ(error_of(path),
+              path +
+                  ": section 'sm' does not apply to a systolic chip (kind is \"systolic\"; "
+                  "sections 'sm' belong to simt chips)");
+}
+
+TEST_F(ConfigFiles, ImpossibleSizesAreErrors) {
+    // 1000 bytes cannot be divided into 1 slice x 16 ways x 128-byte lines (= 2048 bytes per set).
+    const std::string l2 =
+        write("a.json", R"({ "kind": "simt", "clock_mhz": 1000, "l2": { "size_bytes": 1000 } })");
+    EXPECT_EQ(error_of(l2), l2 + ": l2.size_bytes = 1000 is not a multiple of slices × ways × "
+                                 "line_bytes = 1 × 16 × 128 = 2048");
+    const std::string threads = write(
+        "b.json",
+        R"({ "kind": "simt", "clock_mhz": 1000, "sm": { "max_warps": 32, "max_threads": 2048 } })");
+    EXPECT_EQ(error_of(threads),
+              threads + ": sm.max_threads = 2048 exceeds 32 × sm.max_warps = 1024");
+    const std::string smem = write("c.json", R"({ "kind": "simt", "clock_mhz": 1000,
+        "sm": { "shared_memory_bytes": 1024, "shared_memory_per_block_bytes": 2048 } })");
+    EXPECT_EQ(
+        error_of(smem),
+        smem + ": sm.shared_memory_per_block_bytes = 2048 exceeds sm.shared_memory_bytes = 1024");
+    const std::string rates = write(
+        "d.json",
+        with_mxu(R"("macs_per_pe_per_cycle": { "int8": 0, "fp16": 0, "bf16": 0, "fp32": 0 })"));
+    EXPECT_EQ(error_of(rates),
+              rates + ": mxu.macs_per_pe_per_cycle: every rate is 0, so the MXU could run nothing");
+}
+
+// ---------- files and syntax ----------
+
+TEST_F(ConfigFiles, MissingFile) {
+    const std::string path = (dir_ / "nowhere.json").string();
+    EXPECT_EQ(error_of(path), path + ": cannot open");
+}
+
+TEST_F(ConfigFiles, SyntaxErrorGivesLineAndColumn) {
+    // The trailing comma is on line 4; the '}' after it is the 23rd character of that line:
+    // 2 spaces + "\"mxu\":" (6) + " { " (3) + "\"rows\":" (7) + " 8," (3) + " " = 22, then '}'.
+    const std::string path = write("a.json",
+                                   "{\n"
+                                   "  \"kind\": \"systolic\",\n"
+                                   "  \"clock_mhz\": 1000,\n"
+                                   "  \"mxu\": { \"rows\": 8, }\n"
+                                   "}\n");
+    const std::string message = error_of(path);
+    EXPECT_EQ(message.rfind(path + ":4:23: ", 0), 0u) << message;
+    EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+}
+
+TEST_F(ConfigFiles, TopLevelMustBeAnObject) {
+    const std::string path = write("a.json", "[1, 2]");
+    EXPECT_EQ(error_of(path), path + ": the top level must be a JSON object");
+}
+
+// ---------- extends ----------
+
+const char* const kBase = R"({
+  "kind": "systolic", "clock_mhz": 1000, "tdp_w": 100,
+  "mxu": { "rows": 16, "cols": 32, "macs_per_pe_per_cycle": { "int8": 2 } },
+  "source": { "mxu.rows": "base citation", "mxu.cols": "base citation" }
+})";
+
+TEST_F(ConfigFiles, ExtendsDeepMergesRelativeToTheExtendingFile) {
+    write("base.json", kBase);
+    const std::string child = write("variants/child.json", R"({
+      "extends": "../base.json",
+      "mxu": { "rows": 64, "macs_per_pe_per_cycle": { "bf16": 0.5 } },
+      "tdp_w": null,
+      "source": { "mxu.rows": "child citation" }
+    })");
+    const ChipConfig c = load_config(child);
+    EXPECT_EQ(c.name, "child");
+    EXPECT_EQ(c.mxu.rows, 64);                         // replaced by the child
+    EXPECT_EQ(c.mxu.cols, 32);                         // kept from the base (objects merge)
+    EXPECT_EQ(c.mxu.macs_per_pe_per_cycle.int8, 2);    // nested merge keeps the base's int8
+    EXPECT_EQ(c.mxu.macs_per_pe_per_cycle.bf16, 0.5);  // and takes the child's bf16
+    EXPECT_EQ(c.clock_mhz, 1000);
+    EXPECT_FALSE(c.tdp_w.has_value());  // null removed the inherited value
+    EXPECT_EQ(c.effective["source"]["mxu.rows"], "child citation");
+    EXPECT_EQ(c.effective["source"]["mxu.cols"], "base citation");
+}
+
+TEST_F(ConfigFiles, ErrorInTheBaseNamesTheBase) {
+    const std::string base = write("base.json", with_mxu(R"("rwos": 1)"));
+    const std::string child =
+        write("child.json", R"({ "extends": "base.json", "clock_mhz": 900 })");
+    EXPECT_EQ(error_of(child), base + ": unknown key 'mxu.rwos' (did you mean 'mxu.rows'?)");
+}
+
+TEST_F(ConfigFiles, IrrelevantSectionNamesTheFileThatWroteIt) {
+    const std::string base = write("base.json", kBase);
+    const std::string child = write("child.json", R"({ "extends": "base.json", "kind": "simt" })");
+    EXPECT_EQ(error_of(child).rfind(base + ": section 'mxu' does not apply to a simt chip", 0), 0u)
+        << error_of(child);
+}
+
+TEST_F(ConfigFiles, ExtendsCycleIsDetected) {
+    const std::string a =
+        write("a.json", R"({ "extends": "b.json", "kind": "systolic", "clock_mhz": 1000 })");
+    const std::string b = write("b.json", R"({ "extends": "a.json" })");
+    EXPECT_EQ(error_of(a), b + ": \"extends\" cycle: " + a + " -> " + b + " -> " + a);
+    const std::string self =
+        write("self.json", R"({ "extends": "self.json", "kind": "systolic", "clock_mhz": 1 })");
+    EXPECT_EQ(error_of(self), self + ": \"extends\" cycle: " + self + " -> " + self);
+}
+
+TEST_F(ConfigFiles, ExtendsOfAMissingFile) {
+    const std::string a =
+        write("a.json", R"({ "extends": "gone.json", "kind": "systolic", "clock_mhz": 1000 })");
+    EXPECT_EQ(error_of(a),
+              a + ": extends 'gone.json': " + (dir_ / "gone.json").string() + ": cannot open");
+}
+
+// ---------- --set ----------
+
+TEST_F(ConfigFiles, SetOverridesAreTypedAndEndUpInTheEffectiveConfig) {
+    const std::string path = write("a.json", kBase);
+    const ChipConfig c =
+        load_config(path, {"mxu.rows=128", "mxu.overlap_folds=false", "hbm.data_rate_gbps=3.2",
+                           "mxu.dataflow=os", "hbm.timing.tRCD=20", "name=renamed",
+                           "mxu.macs_per_pe_per_cycle.fp32=0.25"});
+    EXPECT_EQ(c.mxu.rows, 128);
+    EXPECT_EQ(c.mxu.cols, 32);
+    EXPECT_FALSE(c.mxu.overlap_folds);
+    EXPECT_DOUBLE_EQ(c.hbm.data_rate_gbps, 3.2);
+    EXPECT_EQ(c.mxu.dataflow, "os");
+    EXPECT_EQ(c.hbm.timing.at("tRCD"), 20);
+    EXPECT_EQ(c.name, "renamed");
+    EXPECT_EQ(c.mxu.macs_per_pe_per_cycle.fp32, 0.25);
+    EXPECT_EQ(c.effective["mxu"]["rows"], 128);
+    EXPECT_EQ(c.effective["mxu"]["overlap_folds"], false);
+    EXPECT_EQ(c.effective["hbm"]["timing"]["tRCD"], 20.0);
+}
+
+TEST_F(ConfigFiles, SetErrors) {
+    const std::string path = write("a.json", kBase);
+    EXPECT_EQ(error_of(path, {"mxu.rwos=3"}),
+              "--set: unknown key 'mxu.rwos' (did you mean 'mxu.rows'?)");
+    EXPECT_EQ(error_of(path, {"mxu.rows=abc"}),
+              "--set: mxu.rows = abc is not valid (allowed: integer in [1, 512])");
+    EXPECT_EQ(error_of(path, {"mxu.rows=12.5"}),
+              "--set: mxu.rows = 12.5 is not valid (allowed: integer in [1, 512])");
+    EXPECT_EQ(error_of(path, {"mxu.rows=0"}),
+              "--set: mxu.rows = 0 is out of range (allowed: integer in [1, 512])");
+    EXPECT_EQ(error_of(path, {"mxu.overlap_folds=yes"}),
+              "--set: mxu.overlap_folds = yes is not valid (allowed: true or false)");
+    EXPECT_EQ(error_of(path, {"mxu.mode=quick"}),
+              "--set: mxu.mode = \"quick\" is not a valid choice (allowed: one of fast, stepped)");
+    EXPECT_EQ(error_of(path, {"mxu.rows"}), "--set 'mxu.rows': expected key.path=value");
+    EXPECT_EQ(error_of(path, {"mxu=1"}),
+              "--set: 'mxu' is a section, not a value; set one of its keys, e.g. 'mxu.rows'");
+}
+
+TEST_F(ConfigFiles, SetIsValidatedTogetherWithTheFile) {
+    // Applied after extends and before the cross-key checks, so an override can break a size rule.
+    const std::string path = write("a.json", R"({ "kind": "simt", "clock_mhz": 1000 })");
+    EXPECT_EQ(error_of(path, {"l2.size_bytes=1000"}),
+              "--set: l2.size_bytes = 1000 is not a multiple of slices × ways × line_bytes = 1 × "
+              "16 × 128 = 2048");
+    EXPECT_EQ(load_config(path, {"l2.size_bytes=4096", "l2.ways=2", "l2.slices=1"}).l2.size_bytes,
+              4096);
+    // Switching the kind makes the file's systolic sections irrelevant.
+    const std::string systolic = write("b.json", kBase);
+    EXPECT_EQ(
+        error_of(systolic, {"kind=simt"}).rfind(systolic + ": section 'mxu' does not apply", 0),
+        0u);
+}
+
+// ---------- every key reaches its own field ----------
+
+// Every typed field, read back by hand under the key path that should fill it (written
+// independently of the schema table, so a row wired to the wrong field is caught).
+std::map<std::string, std::string> fields_of(const ChipConfig& c) {
+    auto num = [](double v) {
+        std::ostringstream out;
+        out.precision(17);
+        out << v;
+        return out.str();
+    };
+    auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string("none"); };
+    return {
+        {"name", c.name},
+        {"description", c.description},
+        {"clock_mhz", num(c.clock_mhz)},
+        {"default_dtype", std::string(to_string(c.default_dtype))},
+        {"memory", c.memory},
+        {"seed", std::to_string(c.seed)},
+        {"cost_per_hour_usd", opt(c.cost_per_hour_usd)},
+        {"tdp_w", opt(c.tdp_w)},
+        {"tpu.cores", num(c.tpu.cores)},
+        {"tpu.mxus_per_core", num(c.tpu.mxus_per_core)},
+        {"tpu.vmem_bytes", num(c.tpu.vmem_bytes)},
+        {"tpu.cmem_bytes", num(c.tpu.cmem_bytes)},
+        {"tpu.vector.lanes", num(c.tpu.vector_lanes)},
+        {"tpu.vector.sublanes", num(c.tpu.vector_sublanes)},
+        {"tpu.dma.bytes_per_cycle", num(c.tpu.dma_bytes_per_cycle)},
+        {"tpu.dma.latency_cycles", num(c.tpu.dma_latency_cycles)},
+        {"compiler.fuse_elementwise", num(c.tpu.fuse_elementwise)},
+        {"mxu.rows", num(c.mxu.rows)},
+        {"mxu.cols", num(c.mxu.cols)},
+        {"mxu.dataflow", c.mxu.dataflow},
+        {"mxu.overlap_folds", num(c.mxu.overlap_folds)},
+        {"mxu.mode", c.mxu.mode},
+        {"mxu.macs_per_pe_per_cycle.int8", num(c.mxu.macs_per_pe_per_cycle.int8)},
+        {"mxu.macs_per_pe_per_cycle.fp16", num(c.mxu.macs_per_pe_per_cycle.fp16)},
+        {"mxu.macs_per_pe_per_cycle.bf16", num(c.mxu.macs_per_pe_per_cycle.bf16)},
+        {"mxu.macs_per_pe_per_cycle.fp32", num(c.mxu.macs_per_pe_per_cycle.fp32)},
+        {"gpu.sms", num(c.gpu.sms)},
+        {"gpu.launch_overhead_cycles", num(c.gpu.launch_overhead_cycles)},
+        {"sm.compute_capability", c.sm.compute_capability},
+        {"sm.schedulers", num(c.sm.schedulers)},
+        {"sm.warp_scheduler", c.sm.warp_scheduler},
+        {"sm.max_warps", num(c.sm.max_warps)},
+        {"sm.max_threads", num(c.sm.max_threads)},
+        {"sm.max_blocks", num(c.sm.max_blocks)},
+        {"sm.registers", num(c.sm.registers)},
+        {"sm.register_alloc_unit", num(c.sm.register_alloc_unit)},
+        {"sm.max_registers_per_thread", num(c.sm.max_registers_per_thread)},
+        {"sm.shared_memory_bytes", num(c.sm.shared_memory_bytes)},
+        {"sm.shared_memory_per_block_bytes", num(c.sm.shared_memory_per_block_bytes)},
+        {"sm.shared_memory_alloc_unit", num(c.sm.shared_memory_alloc_unit)},
+        {"sm.shared_memory_reserved_per_block", num(c.sm.shared_memory_reserved_per_block)},
+        {"sm.smem_banks", num(c.sm.smem_banks)},
+        {"sm.smem_bank_bytes", num(c.sm.smem_bank_bytes)},
+        {"sm.l1_bytes", num(c.sm.l1_bytes)},
+        {"sm.fp32_lanes", num(c.sm.fp32_lanes)},
+        {"sm.int_lanes", num(c.sm.int_lanes)},
+        {"sm.sfu_lanes", num(c.sm.sfu_lanes)},
+        {"sm.tensor_macs_per_cycle.int8", num(c.sm.tensor_macs_per_cycle.int8)},
+        {"sm.tensor_macs_per_cycle.fp16", num(c.sm.tensor_macs_per_cycle.fp16)},
+        {"sm.tensor_macs_per_cycle.bf16", num(c.sm.tensor_macs_per_cycle.bf16)},
+        {"sm.tensor_macs_per_cycle.fp32", num(c.sm.tensor_macs_per_cycle.fp32)},
+        {"hbm.preset", c.hbm.preset},
+        {"hbm.channels", num(c.hbm.channels)},
+        {"hbm.pseudo_channels", num(c.hbm.pseudo_channels)},
+        {"hbm.bus_width_bits", num(c.hbm.bus_width_bits)},
+        {"hbm.data_rate_gbps", num(c.hbm.data_rate_gbps)},
+        {"hbm.bank_groups", num(c.hbm.bank_groups)},
+        {"hbm.banks_per_group", num(c.hbm.banks_per_group)},
+        {"hbm.row_bytes", num(c.hbm.row_bytes)},
+        {"hbm.address_map", c.hbm.address_map},
+        {"hbm.scheduler", c.hbm.scheduler},
+        {"hbm.page_policy", c.hbm.page_policy},
+        {"hbm.queue_depth", num(c.hbm.queue_depth)},
+        {"hbm.controller_latency_ns", num(c.hbm.controller_latency_ns)},
+        {"l2.size_bytes", num(c.l2.size_bytes)},
+        {"l2.slices", num(c.l2.slices)},
+        {"l2.ways", num(c.l2.ways)},
+        {"l2.line_bytes", num(c.l2.line_bytes)},
+        {"l2.sector_bytes", num(c.l2.sector_bytes)},
+        {"l2.mshrs_per_slice", num(c.l2.mshrs_per_slice)},
+        {"l2.bytes_per_cycle_per_slice", num(c.l2.bytes_per_cycle_per_slice)},
+        {"l2.hit_latency_cycles", num(c.l2.hit_latency_cycles)},
+        {"interconnect.latency_cycles", num(c.interconnect.latency_cycles)},
+        {"interconnect.bytes_per_cycle_per_port", num(c.interconnect.bytes_per_cycle_per_port)},
+    };
+}
+
+nlohmann::json::json_pointer pointer_to(const std::string& dotted_path) {
+    std::string pointer = "/" + dotted_path;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    return nlohmann::json::json_pointer(pointer);
+}
+
+// Values a key could take other than `current`, in order of preference.
+std::vector<std::string> other_values(const KeySpec& key, const nlohmann::json& current) {
+    switch (key.type) {
+        case KeyType::boolean:
+            return {current.get<bool>() ? "false" : "true"};
+        case KeyType::string:
+            return {"changed"};
+        case KeyType::choice: {
+            std::vector<std::string> out;
+            for (const std::string& c : key.choices)
+                if (c != current.get<std::string>()) out.push_back(c);
+            return out;
+        }
+        default: {
+            const double v = current.get<double>();
+            std::vector<std::string> out;
+            for (double candidate : {v * 2, std::floor(v / 2), v + 1, 1.0, 4096.0, 1048576.0})
+                if (candidate != v && candidate >= key.min && candidate <= key.max)
+                    out.push_back(std::to_string(static_cast<std::int64_t>(candidate)));
+            return out;
+        }
+    }
+}
+
+TEST_F(ConfigFiles, EveryKeyFillsExactlyItsOwnField) {
+    const std::string systolic = write("systolic.json", kMinimalSystolic);
+    const std::string simt =
+        write("simt.json",
+              R"({ "kind": "simt", "clock_mhz": 1000, "sm": { "shared_memory_bytes": 65536 } })");
+    const ChipConfig base_systolic = load_config(systolic), base_simt = load_config(simt);
+    std::size_t keys_checked = 0;
+    for (const KeySpec& key : config_schema()) {
+        if (!key.apply || key.is_object() || key.path == "kind") continue;
+        SCOPED_TRACE(key.path);
+        const std::string top = key.path.substr(0, key.path.find('.'));
+        const bool is_simt = top == "gpu" || top == "sm";
+        const ChipConfig& base = is_simt ? base_simt : base_systolic;
+        const auto before = fields_of(base);
+        ASSERT_TRUE(before.count(key.path)) << "the test's field list lacks " << key.path;
+        const nlohmann::json current =
+            base.effective.value(pointer_to(key.path), nlohmann::json(0));
+        bool changed = false;
+        for (const std::string& value : other_values(key, current)) {
+            ChipConfig c;
+            try {
+                c = load_config(is_simt ? simt : systolic, {key.path + "=" + value});
+            } catch (const InputError&) {
+                continue;  // this value breaks a rule between keys; try the next
+            }
+            const auto after = fields_of(c);
+            for (const auto& [path, text] : after) {
+                if (path != key.path) {
+                    EXPECT_EQ(text, before.at(path)) << "--set " << key.path << " changed " << path;
+                }
+            }
+            EXPECT_NE(after.at(key.path), before.at(key.path));
+            changed = true;
+            break;
+        }
+        EXPECT_TRUE(changed) << "no value of " << key.path << " could be set";
+        ++keys_checked;
+    }
+    EXPECT_EQ(keys_checked, fields_of(ChipConfig{}).size());
+}
+
+// ---------- robustness: bad input is always an InputError, never another exception ----------
+
+TEST_F(ConfigFiles, EveryTruncationOfAShippedConfigIsAnInputError) {
+    std::ifstream in(kConfigDir + "tpu_v1.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string full = text.str();
+    const std::string path = (dir_ / "cut.json").string();
+    for (std::size_t length = 0; length + 2 < full.size(); length += 7) {
+        std::ofstream(path, std::ios::trunc) << full.substr(0, length);
+        const std::string message = error_of(path);  // any other exception type fails the test
+        EXPECT_EQ(message.rfind(path + ":", 0), 0u) << "length " << length << ": " << message;
+    }
+}
+
+TEST_F(ConfigFiles, EveryKeyRejectsAValueOfTheWrongType) {
+    for (const KeySpec& key : config_schema()) {
+        if (key.path == "source" || key.path == "kind")
+            continue;  // free-form; kind decides relevance
+        SCOPED_TRACE(key.path);
+        // Build {"kind": ..., "clock_mhz": 1000, <key path>: [1]} with the key's own kind.
+        nlohmann::json config = {{"kind", "systolic"}, {"clock_mhz", 1000}};
+        const std::string top = key.path.substr(0, key.path.find('.'));
+        if (top == "gpu" || top == "sm") config["kind"] = "simt";
+        config[pointer_to(key.path)] = nlohmann::json::array({1});
+        const std::string path = write("wrong.json", config.dump());
+        EXPECT_EQ(error_of(path), path + ": " + key.path + " = [1] has the wrong type (allowed: " +
+                                      describe_allowed(key) + ")");
+        // The same key given by --set with a value no type accepts (strings are taken as written).
+        if (!key.is_object() && key.type != KeyType::string) {
+            const std::string message =
+                error_of(write("ok.json", R"({ "kind": ")" + config["kind"].get<std::string>() +
+                                              R"(", "clock_mhz": 1000 })"),
+                         {key.path + "=[1]"});
+            EXPECT_EQ(message.rfind("--set: " + key.path + " = ", 0), 0u) << message;
+        }
+    }
+}
+
+// ---------- documentation ----------
+
+TEST(ConfigDocs, KeyTableIsTheSchemaTable) {
+    std::ifstream in(std::string(ACCELSIM_SOURCE_DIR) + "/docs/config.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const std::string begin = "<!-- keys:begin -->\n", end = "<!-- keys:end -->";
+    const auto from = doc.find(begin), to = doc.find(end);
+    ASSERT_NE(from, std::string::npos);
+    ASSERT_NE(to, std::string::npos);
+    EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), config_keys_markdown())
+        << "regenerate the key table of docs/config.md from config_keys_markdown()";
+}
+
+TEST(ConfigDocs, EveryShippedConfigIsListed) {
+    std::ifstream in(std::string(ACCELSIM_SOURCE_DIR) + "/docs/config.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const fs::path& file : shipped_configs())
+        EXPECT_NE(text.str().find("`" + file.filename().string() + "`"), std::string::npos) << file;
+}
+
+}  // namespace
+}  // namespace accelsim

@@ -1,0 +1,290 @@
+// HBM / DRAM model: stream bandwidth vs peak, random and strided traffic, unloaded latency,
+// scheduling, refresh, and the HbmConfig -> DramParams mapping.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/memory/dram.h"
+#include "models/memory/traffic.h"
+#include "sim/membench/memory_params_from_config.h"
+
+namespace accelsim::memory {
+namespace {
+
+// Enough requests in flight to keep every controller queue full (twice the queue capacity, so
+// requests that left the queue but still await their data do not starve it).
+DriverParams saturating(const DramParams& p) { return DriverParams{2 * p.units() * p.queue_depth, 0}; }
+
+// Long enough to cover `refresh_periods` x tREFI, so refresh is paid for in the average.
+std::uint64_t bytes_for(const DramParams& p, double refresh_periods) {
+    const double seconds = refresh_periods * p.timing.tREFI * p.timing.tCK * 1e-9;
+    const auto bytes = static_cast<std::uint64_t>(p.peak_bytes_per_second() * seconds);
+    return (bytes / 4096 + 1) * 4096;
+}
+
+struct QueuedRun {
+    DriveResult result;
+    DramStats stats;
+};
+
+QueuedRun run_queued(const DramParams& p, const TrafficParams& t) {
+    Dram dram(p);
+    TrafficGenerator gen(t);
+    QueuedRun r{drive_dram_queued(dram, gen, saturating(p)), DramStats{}};
+    r.stats = dram.stats();
+    return r;
+}
+
+TrafficParams stream(std::uint64_t bytes, std::uint32_t size = 64) {
+    TrafficParams t;
+    t.pattern = TrafficPattern::stream;
+    t.request_bytes = size;
+    t.total_bytes = bytes;
+    return t;
+}
+
+TEST(Dram, SequentialReadsReachNinetyPercentOfPeakOnEveryPreset) {
+    for (const auto& name : dram_preset_names()) {
+        const DramParams p = dram_preset(name);
+        // Peak = channels x bus width x data rate: HBM2 8 x 16 B x 2 Gb/s = 256 GB/s;
+        // HBM2E 8 x 16 B x 3.2 = 409.6 GB/s; HBM3 16 x 8 B x 6.4 = 819.2 GB/s;
+        // DDR3-1600 1 x 8 B x 1.6 = 12.8 GB/s; DDR4-2400 1 x 8 B x 2.4 = 19.2 GB/s.
+        const double peak = p.channels * (p.bus_width_bits / 8.0) * p.data_rate_gbps * 1e9;
+        ASSERT_DOUBLE_EQ(p.peak_bytes_per_second(), peak) << name;
+        const QueuedRun r = run_queued(p, stream(bytes_for(p, 10)));
+        // All-bank refresh alone costs tRFC/tREFI (260/3900 = 416/6240 = 6.7% on HBM); row switches
+        // and bank-group turnarounds must be hidden by the queue.
+        EXPECT_GE(r.result.achieved_bytes_per_second(), 0.90 * peak) << name;
+        EXPECT_LE(r.result.achieved_bytes_per_second(), peak) << name;
+        EXPECT_GT(r.stats.bursts.refreshes, 0u) << name;
+        EXPECT_GT(r.stats.bursts.row_hits, 10 * (r.stats.bursts.row_misses + r.stats.bursts.row_conflicts)) << name;
+    }
+}
+
+struct ChipMemory {
+    const char* chip;
+    double peak_gbps;
+    HbmConfig hbm;
+};
+
+// The chip memory systems of the shipped configs, built here from their public figures:
+//  TPU v4: 32 GiB HBM2, 1200 GB/s = 4 stacks x 8 channels x 128 bit x 2.34375 Gb/s.
+//  A100 80GB: HBM2e, 2039 GB/s = 5 stacks x 8 channels x 128 bit x 3.186 Gb/s (2 pseudo-channels).
+//  H100 SXM5: HBM3, 3.35 TB/s = 5 stacks x 16 channels x 64 bit x 5.234375 Gb/s (2 pseudo-channels).
+std::vector<ChipMemory> chip_memories() {
+    std::vector<ChipMemory> v;
+    HbmConfig tpu;
+    tpu.preset = "HBM2"; tpu.channels = 32; tpu.bus_width_bits = 128; tpu.data_rate_gbps = 2.34375;
+    tpu.row_bytes = 1024;
+    v.push_back({"tpu_v4", 1200, tpu});
+    HbmConfig a100;
+    a100.preset = "HBM2E"; a100.channels = 40; a100.pseudo_channels = 2; a100.bus_width_bits = 128;
+    a100.data_rate_gbps = 3.186; a100.row_bytes = 1024;
+    v.push_back({"a100", 2039.04, a100});
+    HbmConfig h100;
+    h100.preset = "HBM3"; h100.channels = 80; h100.pseudo_channels = 2; h100.bus_width_bits = 64;
+    h100.data_rate_gbps = 5.234375; h100.row_bytes = 1024;
+    v.push_back({"h100", 3350, h100});
+    return v;
+}
+
+TEST(Dram, SequentialReadsReachNinetyPercentOfPeakOnChipMemorySystems) {
+    for (const auto& c : chip_memories()) {
+        const DramParams p = dram_params_from_config(c.hbm);
+        EXPECT_NEAR(p.peak_bytes_per_second() / 1e9, c.peak_gbps, 1e-6) << c.chip;
+        const QueuedRun r = run_queued(p, stream(bytes_for(p, 5)));
+        EXPECT_GE(r.result.achieved_bytes_per_second(), 0.90 * p.peak_bytes_per_second()) << c.chip;
+    }
+}
+
+TEST(Dram, RandomSmallReadsFallFarBelowPeakBecauseOfRowMisses) {
+    const DramParams p = dram_preset("HBM2");
+    TrafficParams t;
+    t.pattern = TrafficPattern::random;
+    t.request_bytes = 32;
+    t.total_bytes = 32 * 100000;
+    t.footprint_bytes = 1ull << 32;
+    const QueuedRun r = run_queued(p, t);
+    const auto& b = r.stats.bursts;
+    // Almost every burst opens a row: 4 GiB / (1 KiB rows) gives 4M rows over 128 banks, so the
+    // chance that the next burst to a bank finds its row open is negligible.
+    EXPECT_GT(b.row_misses + b.row_conflicts, 0.95 * static_cast<double>(b.reads));
+    // Every ACT of a channel obeys tFAW (4 per 30 ns) and tRRD_S (4 ns): at most 4 ACTs / 30 ns,
+    // each bringing one 32 B request: 8 channels x 32 B x 4 / 30 ns = 34.1 GB/s = 13.3% of peak.
+    const double act_bound = 8 * 32.0 * 4 / 30e-9;
+    EXPECT_LE(r.result.achieved_bytes_per_second(), act_bound * 1.001);
+    EXPECT_GE(r.result.achieved_bytes_per_second(), 0.7 * act_bound);  // and that is what limits it
+    EXPECT_LT(r.result.achieved_bytes_per_second(), 0.2 * p.peak_bytes_per_second());
+}
+
+TEST(Dram, UnloadedReadLatencyIsTheClosedForm) {
+    DramParams p = dram_preset("HBM2");  // tCK 1 ns, tRCD 14, CL 14, BL 4 at 2 Gb/s = 2 ns
+    p.controller_latency_ns = 5;
+    Dram dram(p);
+    // Closed bank: controller 5 + tRCD 14 + CL 14 + burst 2 = 35 ns.
+    EXPECT_EQ(dram.access(0, 64, false, 0), 35000u);
+    // Same row later (row open): 5 + CL 14 + burst 2 = 21 ns.
+    EXPECT_EQ(dram.access(0, 64, false, 1000000) - 1000000, 21000u);
+    // Another row of the same bank (channel_low: next row = row_bytes x units x groups x banks
+    // = 1024 x 8 x 4 x 4): 5 + tRP 14 + tRCD 14 + CL 14 + burst 2 = 49 ns.
+    const std::uint64_t next_row = 1024ull * 8 * 4 * 4;
+    EXPECT_EQ(dram.access(next_row, 64, false, 2000000) - 2000000, 49000u);
+    const DramStats s = dram.stats();
+    EXPECT_EQ(s.bursts.row_misses, 1u);
+    EXPECT_EQ(s.bursts.row_hits, 1u);
+    EXPECT_EQ(s.bursts.row_conflicts, 1u);
+    EXPECT_DOUBLE_EQ(s.latency.average_ns(), (35.0 + 21.0 + 49.0) / 3);
+}
+
+TEST(Dram, StridedSameBankDifferentRowsConflictsAndCrawls) {
+    const DramParams p = dram_preset("HBM2");
+    TrafficParams t;
+    t.pattern = TrafficPattern::strided;
+    t.request_bytes = 64;
+    t.stride_bytes = 1024ull * 8 * 4 * 4;  // same channel, group and bank, next row
+    t.total_bytes = 64 * 2000;
+    const QueuedRun r = run_queued(p, t);
+    EXPECT_EQ(r.stats.bursts.row_conflicts, 1999u);  // every access but the first
+    EXPECT_EQ(r.stats.bursts.row_hits, 0u);
+    // One bank serves one row per tRC = 48 ns: 64 B / 48 ns = 1.33 GB/s, 0.5% of the 256 GB/s peak.
+    const double bank_bound = 64 / 48e-9;
+    EXPECT_LE(r.result.achieved_bytes_per_second(), bank_bound * 1.001);
+    EXPECT_GE(r.result.achieved_bytes_per_second(), 0.9 * bank_bound);
+}
+
+TEST(Dram, FrFcfsServesRowHitsFirstWhereFcfsThrashes) {
+    // Sixteen bursts alternating between two rows of one bank, all queued at time 0.
+    for (auto sched : {DramScheduler::fcfs, DramScheduler::fr_fcfs}) {
+        DramParams p = dram_preset("HBM2");
+        p.scheduler = sched;
+        p.timing.tREFI = 0;
+        DramController c(p);
+        for (std::uint32_t i = 0; i < 16; ++i) {
+            DramCoordinates w;
+            w.row = i % 2;
+            w.column = i / 2;
+            c.enqueue({w, false, 0, i});
+        }
+        while (!c.empty()) c.decide();
+        if (sched == DramScheduler::fcfs) {
+            EXPECT_EQ(c.stats().row_conflicts, 15u);  // every switch closes the other row
+        } else {
+            EXPECT_EQ(c.stats().row_conflicts, 1u);  // all of row 0, then all of row 1
+            EXPECT_EQ(c.stats().row_hits, 14u);
+        }
+    }
+}
+
+TEST(Dram, ClosedPagePolicyNeverHits) {
+    DramParams p = dram_preset("HBM2");
+    p.page_policy = PagePolicy::closed;
+    const QueuedRun r = run_queued(p, stream(64 * 4096));
+    EXPECT_EQ(r.stats.bursts.row_hits, 0u);
+    EXPECT_EQ(r.stats.bursts.row_misses, 4096u);
+}
+
+TEST(Dram, RefreshHappensEveryTrefiEvenWhenIdle) {
+    DramParams p = dram_preset("HBM2");  // tREFI 3900 ns, tRFC 260 ns
+    p.channels = 1;
+    Dram dram(p);
+    dram.access(0, 64, false, 0);
+    // Arriving at 10.5 tREFI, after ten refreshes; the last ends at 39 us + 260 ns < 40.95 us, so
+    // the read sees a closed bank: tRCD + CL + burst = 30 ns.
+    const Picoseconds t = 40950000;
+    EXPECT_EQ(dram.access(0, 64, false, t) - t, 30000u);
+    EXPECT_EQ(dram.stats().bursts.refreshes, 10u);
+}
+
+TEST(Dram, AddressMapsPlaceConsecutiveBurstsAsDocumented) {
+    DramParams p = dram_preset("HBM2");  // 64 B bursts, 8 channels, 4 groups, 16 columns per row
+    DramAddressMapper low(p);
+    EXPECT_EQ(low.map(64).unit, 1);
+    EXPECT_EQ(low.map(64 * 8).bank_group, 1);
+    EXPECT_EQ(low.map(64 * 8 * 4).column, 1);
+    p.address_map = DramAddressMap::row_bank_col;
+    DramAddressMapper rbc(p);
+    EXPECT_EQ(rbc.map(64).column, 1);
+    EXPECT_EQ(rbc.map(64).unit, 0);
+    EXPECT_EQ(rbc.map(1024).bank_group, 1);
+    p.address_map = DramAddressMap::bank_xor;
+    DramAddressMapper xr(p);
+    const std::uint64_t next_row = 1024ull * 8 * 4 * 4;
+    EXPECT_EQ(low.map(next_row).bank_group, 0);
+    EXPECT_EQ(xr.map(next_row).bank_group, 1);  // row 1 XORed into the group bits
+}
+
+TEST(Dram, BankXorTurnsTheSameBankStrideIntoParallelBanks) {
+    DramParams p = dram_preset("HBM2");
+    TrafficParams t;
+    t.pattern = TrafficPattern::strided;
+    t.stride_bytes = 1024ull * 8 * 4 * 4;
+    t.total_bytes = 64 * 2000;
+    const QueuedRun plain = run_queued(p, t);
+    p.address_map = DramAddressMap::bank_xor;
+    const QueuedRun xored = run_queued(p, t);
+    // The XOR spreads consecutive rows over all 16 banks of the channel: no longer one tRC per
+    // access, but tFAW-bound (4 ACTs per 30 ns), several times faster.
+    EXPECT_GT(xored.result.achieved_bytes_per_second(), 3 * plain.result.achieved_bytes_per_second());
+    EXPECT_LT(xored.stats.bursts.row_conflicts, plain.stats.bursts.row_conflicts);
+}
+
+TEST(DramConfig, PresetThenOverridesThenValidation) {
+    HbmConfig c;
+    c.preset = "HBM2";
+    c.channels = 1;
+    c.timing["tRCD"] = 20;
+    DramParams p = dram_params_from_config(c);
+    EXPECT_EQ(p.timing.tRCD, 20);
+    EXPECT_EQ(p.timing.CL, 14);          // from the preset
+    EXPECT_DOUBLE_EQ(p.timing.tCK, 1.0);  // 2 Gb/s as in the preset
+    Dram dram(p);
+    EXPECT_EQ(dram.access(0, 64, false, 0), (20 + 14 + 2) * 1000u);
+
+    c.data_rate_gbps = 2.5;  // the memory clock follows the data rate: 1 ns x 2 / 2.5
+    EXPECT_DOUBLE_EQ(dram_params_from_config(c).timing.tCK, 0.8);
+
+    HbmConfig bad = c;
+    bad.preset = "HBM9";
+    EXPECT_THROW(
+        {
+            try {
+                dram_params_from_config(bad);
+            } catch (const InputError& e) {
+                EXPECT_NE(std::string(e.what()).find("hbm.preset"), std::string::npos);
+                EXPECT_NE(std::string(e.what()).find("HBM2E"), std::string::npos);  // lists valid ones
+                throw;
+            }
+        },
+        InputError);
+    bad = c;
+    bad.timing["tRCDX"] = 3;
+    try {
+        dram_params_from_config(bad);
+        ADD_FAILURE() << "unknown timing accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("hbm.timing.tRCDX"), std::string::npos);
+    }
+    bad = c;
+    bad.address_map = "diagonal";
+    EXPECT_THROW(dram_params_from_config(bad), InputError);
+    bad = c;
+    bad.row_bytes = 100;  // not a multiple of the 64 B burst
+    EXPECT_THROW(dram_params_from_config(bad), InputError);
+    bad = c;
+    bad.timing["CL"] = 14.5;
+    EXPECT_THROW(dram_params_from_config(bad), InputError);
+}
+
+TEST(Dram, SameInputsSameOutputs) {
+    TrafficParams t;
+    t.pattern = TrafficPattern::random;
+    t.total_bytes = 64 * 20000;
+    const DramParams p = dram_preset("HBM3");
+    const QueuedRun a = run_queued(p, t), b = run_queued(p, t);
+    EXPECT_EQ(a.result.last_completion, b.result.last_completion);
+    EXPECT_EQ(a.stats.bursts.row_conflicts, b.stats.bursts.row_conflicts);
+    EXPECT_EQ(a.result.latency.average_ns(), b.result.latency.average_ns());
+}
+
+}  // namespace
+}  // namespace accelsim::memory

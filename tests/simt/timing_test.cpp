@@ -1,0 +1,329 @@
+// SM timing against closed forms worked out by hand from SmParams' defaults (INT pipe latency 4,
+// initiation interval 2; ld.shared latency 23 + degree - 1, one wavefront per cycle; instruction
+// buffer refilled the cycle after an issue), scheduler orders against their definitions, GEMM
+// kernels against Eigen, and the timing-only mode against full computation.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <random>
+
+#include "models/simt/simt_gpu.h"
+#include "models/simt/simt_module.h"
+
+namespace accelsim::simt {
+namespace {
+
+const std::string kKernels = std::string(ACCELSIM_SOURCE_DIR) + "/models/simt/kernels/";
+
+SimtParams a100_like(int sms = 1) {
+    SimtParams p;
+    p.sms = sms;
+    p.sm.limits = *published_limits("sm_80");
+    return p;
+}
+
+std::uint32_t float_bits(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+TEST(SmTiming, DependentChainPaysTheLatency) {
+    // 10 dependent adds on r1: issue at 0, 4, ..., 36 (RAW, latency 4); exit at 37; done at 38.
+    // Sub-partition 0: 11 issue cycles + 9 gaps x 3 scoreboard cycles = 38; the other three idle.
+    std::string src = ".reg 2\n";
+    for (int i = 0; i < 10; ++i) src += "add r1, r1, 1\n";
+    src += "exit\n";
+    const Kernel k = assemble(src, "chain.sasm");
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {1, 32}, {}, mem, a100_like());
+    EXPECT_EQ(s.cycles, 38u);
+    EXPECT_EQ(s.issued, 11u);
+    EXPECT_EQ(s.issue_cycles, 11u);
+    EXPECT_EQ(s.scoreboard_cycles, 27u);
+    EXPECT_EQ(s.idle_cycles, 3u * 38u);
+    EXPECT_EQ(s.pipeline_cycles, 0u);
+}
+
+TEST(SmTiming, IndependentChainPaysTheInitiationInterval) {
+    // 10 independent adds: the INT pipe takes one every 2 cycles: issue at 0, 2, ..., 18; exit at
+    // 19 (no pipe); done at 20. The 9 odd cycles in between are pipeline stalls.
+    std::string src = ".reg 12\n";
+    for (int i = 1; i <= 10; ++i) src += "add r" + std::to_string(i) + ", r0, 1\n";
+    src += "exit\n";
+    const Kernel k = assemble(src, "independent.sasm");
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {1, 32}, {}, mem, a100_like());
+    EXPECT_EQ(s.cycles, 20u);
+    EXPECT_EQ(s.pipeline_cycles, 9u);
+    EXPECT_EQ(s.scoreboard_cycles, 0u);
+}
+
+TEST(SmTiming, GlobalLoadsWaitForTheMemoryPort) {
+    // saxpy.sasm, one warp, n = 32, fixed 400-cycle memory; INT latency 4 / II 2, FP32 latency 4.
+    //   0 mov r0 | 2 mov r1 (INT II) | 6 mad (r1 ready 6) | 10 setp (r0 ready 10) | 14 @p0 exit
+    //   (p0 ready 14; no lane exits) | 15 shl r1 | 19 add r2 | 21 add r3 (INT II) | 23 ld r4 (4
+    //   sectors, back at 423) | 25 ld r5 (back at 425) | 425 ffma (ready 429) | 429 st (accepted
+    //   at 829) | 430 exit -> SM done at 431; the kernel ends when the store is accepted: 829.
+    const Kernel k = assemble_file(kKernels + "saxpy.sasm");
+    GlobalMemory mem;
+    const std::uint32_t x = mem.allocate(128), y = mem.allocate(128);
+    FixedLatencyMemory port(400);
+    const KernelStats s = launch(k, {1, 32}, {32, float_bits(1.0f), x, y}, mem, a100_like(), &port);
+    EXPECT_EQ(s.cycles, 829u);
+    EXPECT_EQ(s.issued, 13u);
+    EXPECT_EQ(port.read_sectors(), 8u);
+    EXPECT_EQ(port.write_sectors(), 4u);
+}
+
+TEST(SmTiming, BankConflictsCostTheirDegree) {
+    // bank_conflict.sasm: mov (0), mul (4, RAW), shl (8, RAW), then 16 loads from 12 on; exit one
+    // cycle after the last load, done one cycle later.
+    //   stride 33: conflict-free, a load every cycle: 12..27, exit 28, done 29.
+    //   stride 32: 32-way, each load holds the LD/ST pipe 32 cycles: 12 + 32*15 = 492, exit 493, done 494.
+    // Slower by (degree - 1) * (loads - 1) = 31 * 15 = 465 cycles; 32x the wavefronts.
+    const Kernel k = assemble_file(kKernels + "bank_conflict.sasm");
+    GlobalMemory mem;
+    const KernelStats s33 = launch(k, {1, 32}, {33}, mem, a100_like());
+    const KernelStats s32 = launch(k, {1, 32}, {32}, mem, a100_like());
+    EXPECT_EQ(s33.cycles, 29u);
+    EXPECT_EQ(s32.cycles, 494u);
+    EXPECT_EQ(s32.cycles - s33.cycles, 31u * 15u);
+    EXPECT_EQ(s33.shared_wavefronts, 16u);
+    EXPECT_EQ(s32.shared_wavefronts, 16u * 32u);
+    EXPECT_EQ(shared_bank_conflict_degree({0, 4, 4, 8}, 0xf), 1);      // same word: broadcast
+    EXPECT_EQ(shared_bank_conflict_degree({0, 128, 256, 4}, 0xf), 3);  // 3 words in bank 0
+}
+
+TEST(SmTiming, CoalescingCountsSectors) {
+    std::array<std::uint32_t, 32> a{}, sectors{};
+    for (int l = 0; l < 32; ++l) a[static_cast<std::size_t>(l)] = 4096 + 4 * static_cast<std::uint32_t>(l);
+    EXPECT_EQ(coalesce_sectors(a, 0xffffffffu, 32, sectors), 4);  // 128 consecutive bytes
+    for (int l = 0; l < 32; ++l) a[static_cast<std::size_t>(l)] = 4096 + 128 * static_cast<std::uint32_t>(l);
+    EXPECT_EQ(coalesce_sectors(a, 0xffffffffu, 32, sectors), 32);  // one sector per lane
+    EXPECT_EQ(coalesce_sectors(a, 0x5u, 32, sectors), 2);
+    EXPECT_EQ(sectors[0], 4096u);
+    EXPECT_EQ(sectors[1], 4096u + 256u);
+}
+
+std::vector<int> issue_warps(const std::string& scheduler) {
+    // 4 warps on one sub-partition, each 4 nops + exit: nothing ever stalls, so the order is the
+    // policy alone.
+    const Kernel k = assemble(".reg 1\nnop\nnop\nnop\nnop\nexit\n", "order.sasm");
+    SimtParams p = a100_like();
+    p.sm.sub_partitions = 1;
+    p.sm.warp_scheduler = scheduler;
+    p.sm.two_level_active_warps = 2;
+    p.sm.record_issue_order = true;
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {1, 128}, {}, mem, p);
+    std::vector<int> order;
+    for (const IssueRecord& r : s.issue_order) order.push_back(r.warp);
+    EXPECT_EQ(s.cycles, 20u) << scheduler;  // one issue per cycle whatever the policy
+    return order;
+}
+
+TEST(WarpSchedulers, IssueOrdersFollowTheirDefinitions) {
+    // lrr: the warp after the last issuer, every cycle.
+    EXPECT_EQ(issue_warps("lrr"), (std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}));
+    // gto: stay on the last issuer while it can issue; then the oldest.
+    EXPECT_EQ(issue_warps("gto"), (std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3}));
+    // two_level (active set 2): round-robin inside {0,1}; finished warps are replaced by pending 2, 3.
+    EXPECT_EQ(issue_warps("two_level"), (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3}));
+}
+
+TEST(WarpSchedulers, TwoLevelDemotesOnLongLatency) {
+    // Warps 0,1 active, 2,3 pending. Cycle 0: w0 issues ld.global (long latency) and is demoted,
+    // w2 promoted: active {1,2}. Cycle 1: w1 ld.global -> demoted, w3 promoted: active {2,3}.
+    // Cycles 2, 3: w2, w3 issue their loads and return behind 0 and 1.
+    const Kernel k = assemble(".param x\n.reg 2\nld.global r1, [x]\nnop\nexit\n", "tl.sasm");
+    SimtParams p = a100_like();
+    p.sm.sub_partitions = 1;
+    p.sm.warp_scheduler = "two_level";
+    p.sm.two_level_active_warps = 2;
+    p.sm.record_issue_order = true;
+    GlobalMemory mem;
+    const std::uint32_t x = mem.allocate(4);
+    const KernelStats s = launch(k, {1, 128}, {x}, mem, p);
+    ASSERT_GE(s.issue_order.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(s.issue_order[static_cast<std::size_t>(i)].warp, i);
+        EXPECT_EQ(s.issue_order[static_cast<std::size_t>(i)].pc, 0);
+    }
+    EXPECT_THROW(make_warp_scheduler("fifo", 2), std::invalid_argument);
+}
+
+TEST(SmTiming, TimingOnlyRunsGiveIdenticalCycles) {
+    for (const char* file : {"saxpy.sasm", "gemm_smem.sasm", "gemm_mma.sasm", "reduce.sasm"}) {
+        const Kernel k = assemble_file(kKernels + file);
+        EXPECT_TRUE(k.fp_payload_skippable) << file << ": " << k.fp_dependence;
+    }
+    const Kernel k = assemble_file(kKernels + "gemm_smem.sasm");
+    const int M = 32, N = 32, K = 64;
+    auto run = [&](bool skip) {
+        GlobalMemory mem;
+        const std::uint32_t A = mem.allocate(4 * M * K), B = mem.allocate(4 * K * N), C = mem.allocate(4 * M * N);
+        for (int i = 0; i < M * K; ++i) mem.store_f32(A + 4 * static_cast<std::uint32_t>(i), static_cast<float>(i % 7));
+        for (int i = 0; i < K * N; ++i) mem.store_f32(B + 4 * static_cast<std::uint32_t>(i), static_cast<float>(i % 5));
+        LaunchOptions o;
+        o.skip_fp_payload = skip;
+        return launch(k, {(M / 16) * (N / 16), 256}, {M, N, K, A, B, C}, mem, a100_like(2), nullptr, o);
+    };
+    const KernelStats full = run(false), fast = run(true);
+    EXPECT_EQ(full.cycles, fast.cycles);
+    EXPECT_EQ(full.issued, fast.issued);
+    EXPECT_EQ(full.scoreboard_cycles, fast.scoreboard_cycles);
+    // A kernel whose branch depends on a float cannot skip.
+    const Kernel bad = assemble(".reg 2\nfadd r1, r1, 1.0\nsetp.gt.f32 p0, r1, 0.0\n@p0 exit\nexit\n", "bad.sasm");
+    GlobalMemory mem;
+    LaunchOptions o;
+    o.skip_fp_payload = true;
+    EXPECT_THROW(launch(bad, {1, 32}, {}, mem, a100_like(), nullptr, o), SimtError);
+}
+
+TEST(Kernels, SaxpyComputesAndCoalesces) {
+    // n = 1000 in blocks of 128: 8 blocks, the last with 104 live threads (1000 - 7*128).
+    const Kernel k = assemble_file(kKernels + "saxpy.sasm");
+    GlobalMemory mem;
+    const int n = 1000;
+    const std::uint32_t x = mem.allocate(4 * n), y = mem.allocate(4 * n);
+    for (int i = 0; i < n; ++i) {
+        mem.store_f32(x + 4 * static_cast<std::uint32_t>(i), static_cast<float>(i));
+        mem.store_f32(y + 4 * static_cast<std::uint32_t>(i), 1.0f);
+    }
+    const KernelStats s = launch(k, {8, 128}, {n, float_bits(2.0f), x, y}, mem, a100_like(2));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(mem.load_f32(y + 4 * static_cast<std::uint32_t>(i)), 2.0f * i + 1.0f) << i;
+    // 32 warps; the 4th warp of the last block holds threads 992..1023: 8 live (992..999), 24 exit.
+    // Global requests: 31 full warps x 3 (2 loads + 1 store) of 4 sectors each + 1 warp x 3 of 1 sector.
+    EXPECT_EQ(s.global_requests, 32u * 3u);
+    EXPECT_EQ(s.global_sectors, 31u * 3u * 4u + 3u * 1u);
+    EXPECT_EQ(s.blocks, 8u);
+    EXPECT_GT(s.cycles, 400u);  // at least one global round trip
+    EXPECT_LE(s.achieved_occupancy, s.theoretical.occupancy);
+}
+
+TEST(Kernels, ReductionWithDivergentTail) {
+    const Kernel k = assemble_file(kKernels + "reduce.sasm");
+    GlobalMemory mem;
+    const int n = 1000, blocks = 4;
+    const std::uint32_t in = mem.allocate(4 * n), out = mem.allocate(4 * blocks);
+    for (int i = 0; i < n; ++i) mem.store_f32(in + 4 * static_cast<std::uint32_t>(i), static_cast<float>(i % 13));
+    const KernelStats s = launch(k, {blocks, 256}, {n, in, out}, mem, a100_like());
+    for (int b = 0; b < blocks; ++b) {
+        double expected = 0;
+        for (int i = b * 256; i < std::min(n, (b + 1) * 256); ++i) expected += i % 13;
+        EXPECT_FLOAT_EQ(mem.load_f32(out + 4 * static_cast<std::uint32_t>(b)), static_cast<float>(expected)) << b;
+    }
+    // The tail (s = 16, 8, 4, 2, 1) runs warp 0 with 16, 8, 4, 2 and 1 active lanes.
+    for (int w : {1, 2, 4, 8, 16}) EXPECT_GT(s.lanes_histogram[static_cast<std::size_t>(w)], 0u) << w;
+    EXPECT_LT(s.simd_efficiency, 1.0);
+    EXPECT_GT(s.barrier_cycles, 0u);
+}
+
+TEST(Kernels, SharedMemoryGemmMatchesEigen) {
+    const Kernel k = assemble_file(kKernels + "gemm_smem.sasm");
+    const int M = 32, N = 48, K = 64;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> a(M, K), b(K, N);
+    for (int i = 0; i < a.size(); ++i) a.data()[i] = dist(rng);
+    for (int i = 0; i < b.size(); ++i) b.data()[i] = dist(rng);
+    GlobalMemory mem;
+    const std::uint32_t A = mem.allocate(4 * M * K), B = mem.allocate(4 * K * N), C = mem.allocate(4 * M * N);
+    mem.write(A, a.data(), 4 * M * K);
+    mem.write(B, b.data(), 4 * K * N);
+    const KernelStats s = launch(k, {(M / 16) * (N / 16), 256}, {M, N, K, A, B, C}, mem, a100_like(2));
+    const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> c = a * b;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j)
+            EXPECT_NEAR(mem.load_f32(C + 4 * static_cast<std::uint32_t>(i * N + j)), c(i, j), 1e-4f) << i << "," << j;
+    EXPECT_DOUBLE_EQ(s.simd_efficiency, 1.0);  // no divergence anywhere
+    EXPECT_EQ(s.blocks, 6u);
+}
+
+TEST(Kernels, TensorCoreGemmMatchesEigen) {
+    const Kernel k = assemble_file(kKernels + "gemm_mma.sasm");
+    const int M = 32, N = 16, K = 64;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<Eigen::half> a_h(M * K), bt_h(N * K);
+    Eigen::MatrixXf a(M, K), b(K, N);
+    for (int i = 0; i < M; ++i)
+        for (int kk = 0; kk < K; ++kk) {
+            a_h[static_cast<std::size_t>(i * K + kk)] = Eigen::half(dist(rng));
+            a(i, kk) = static_cast<float>(a_h[static_cast<std::size_t>(i * K + kk)]);
+        }
+    for (int j = 0; j < N; ++j)
+        for (int kk = 0; kk < K; ++kk) {
+            bt_h[static_cast<std::size_t>(j * K + kk)] = Eigen::half(dist(rng));
+            b(kk, j) = static_cast<float>(bt_h[static_cast<std::size_t>(j * K + kk)]);
+        }
+    GlobalMemory mem;
+    const std::uint32_t A = mem.allocate(2 * M * K), Bt = mem.allocate(2 * N * K), C = mem.allocate(4 * M * N);
+    mem.write(A, a_h.data(), 2 * M * K);
+    mem.write(Bt, bt_h.data(), 2 * N * K);
+    launch(k, {(M / 16) * (N / 8), 32}, {M, N, K, A, Bt, C}, mem, a100_like());
+    const Eigen::MatrixXf c = a * b;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j)
+            EXPECT_NEAR(mem.load_f32(C + 4 * static_cast<std::uint32_t>(i * N + j)), c(i, j), 1e-4f) << i << "," << j;
+}
+
+TEST(Occupancy, AchievedOccupancyOfOneResidentWarp) {
+    // One warp resident for the whole run on a 64-warp SM: achieved = 1/64 exactly.
+    const Kernel k = assemble(".reg 2\nadd r1, r1, 1\nadd r1, r1, 1\nexit\n", "one.sasm");
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {1, 32}, {}, mem, a100_like());
+    EXPECT_DOUBLE_EQ(s.achieved_occupancy, 1.0 / 64.0);
+    // Unlaunchable: 1024 threads x 128 registers.
+    const Kernel big = assemble(".reg 128\nexit\n", "big.sasm");
+    EXPECT_THROW(launch(big, {1, 1024}, {}, mem, a100_like()), SimtError);
+}
+
+TEST(SmTiming, EndlessLoopsAndFaultsStopWithTheLine) {
+    const Kernel loop = assemble(".reg 1\nspin:\nbra spin\n", "spin.sasm");
+    GlobalMemory mem;
+    SimtParams p = a100_like();
+    p.sm.max_cycles = 10000;
+    EXPECT_THROW(launch(loop, {1, 32}, {}, mem, p), SimtError);
+    EXPECT_THROW(run_functional(loop, mem, {1, 32}, {}, 1000), SimtError);
+    const Kernel wild = assemble(".reg 2\nmov r0, 0x7ffffff0\nld.global r1, [r0]\nexit\n", "wild.sasm");
+    try {
+        launch(wild, {1, 32}, {}, mem, a100_like());
+        ADD_FAILURE() << "no fault";
+    } catch (const SimtError& e) {
+        EXPECT_NE(std::string(e.what()).find("wild.sasm:3: ld.global: lane 0 address"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SystemC, OneProcessPerSmGivesTheSameCyclesAsLaunch) {
+    const Kernel k = assemble_file(kKernels + "saxpy.sasm");
+    const int n = 4096;
+    auto fill = [&](GlobalMemory& mem, std::uint32_t& x, std::uint32_t& y) {
+        x = mem.allocate(4 * n);
+        y = mem.allocate(4 * n);
+        for (int i = 0; i < n; ++i) mem.store_f32(x + 4 * static_cast<std::uint32_t>(i), 1.0f * static_cast<float>(i));
+    };
+    // Blocks of 96 threads (3 warps) leave an uneven tail so that dispatch order matters.
+    const Dim dims{(n + 95) / 96, 96};
+    GlobalMemory m1;
+    std::uint32_t x1, y1;
+    fill(m1, x1, y1);
+    const KernelStats reference = launch(k, dims, {n, float_bits(3.0f), x1, y1}, m1, a100_like(3));
+
+    GlobalMemory m2;
+    std::uint32_t x2, y2;
+    fill(m2, x2, y2);
+    FixedLatencyMemory port(a100_like().sm.global_latency);
+    SimtChipModule chip("chip", k, dims, {n, float_bits(3.0f), x2, y2}, m2, a100_like(3), port);
+    sc_core::sc_start();
+    ASSERT_TRUE(chip.done());
+    const KernelStats s = chip.stats();
+    EXPECT_EQ(s.cycles, reference.cycles);
+    EXPECT_EQ(s.issued, reference.issued);
+    EXPECT_EQ(sc_core::sc_time_stamp(), sc_core::sc_time(static_cast<double>(s.cycles), sc_core::SC_NS));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(m2.load_f32(y2 + 4 * static_cast<std::uint32_t>(i)), 3.0f * i) << i;
+}
+
+}  // namespace
+}  // namespace accelsim::simt
