@@ -42,11 +42,11 @@ int main(int argc, char** argv) {
     hbm2.data_rate_gbps = 2.34375;  // TPU v4-like: 1200 GB/s
     hbm2.timing.tCK = 2.0 / 2.34375;
 
-    report("HBM2 x32 blocking access (FCFS), window 512", [&] {
+    report("HBM2 x32 blocking access (FCFS), window 2048", [&] {
         Dram dram(hbm2);
         TrafficGenerator gen(stream(bytes));
         return drive_blocking([&](const MemoryRequest& q, Picoseconds t) { return dram.access(q.address, q.bytes, q.write, t); },
-                              gen, DriverParams{512, 0});
+                              gen, DriverParams{2048, 0});
     });
     report("HBM2 x32 queued controllers (FR-FCFS)", [&] {
         Dram dram(hbm2);
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         std::uint64_t i = 0;
         return drive_blocking(
             [&](const MemoryRequest& q, Picoseconds t) { return h.access(static_cast<int>(i++ % 108), q.address, q.bytes, q.write, t); },
-            gen, DriverParams{4096, 0});
+            gen, DriverParams{16384, 0});
     });
     return 0;
 }

@@ -226,7 +226,6 @@ DramController::DramController(const DramParams& p)
     turnaround_ = 2 * tCK_;
     starvation_ps_ = 32 * tRC_;  // a safety net; FR-FCFS rarely holds a burst this long  // read-to-write bus turnaround (as in ramulator2: CL + BL + 2 - CWL)
     next_refresh_ = tREFI_ ? tREFI_ : kNeverPs;
-    queue_.reserve(static_cast<std::size_t>(queue_depth_));
 }
 
 void DramController::refresh_until(Picoseconds now) {
@@ -362,7 +361,7 @@ DramController::Issued DramController::serve(const Burst& burst) {
     // Commands go out in call order, at most one decision per tCK.
     Picoseconds ready = std::max(burst.arrival, decide_at_);
     Issued done = issue(burst, ready);
-    decide_at_ = std::max(ready + tCK_, done.column_command + tCK_);
+    decide_at_ = std::max(ready + tCK_, std::min(done.first_command, done.column_command) + tCK_);
     return done;
 }
 
@@ -425,6 +424,8 @@ DramController::Issued DramController::decide() {
                 best = col;
                 best_hit = hit;
                 pick = i;
+                // No burst can beat the channel's own limit; older ones win ties, so stop here.
+                if (hit && col == std::max(now, col_allowed_)) break;
             }
         }
     }

@@ -9,6 +9,7 @@
 // docs/memory.md for the rules and the preset sources.
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -173,7 +174,7 @@ private:
     bool faw_seen_[4] = {false, false, false, false};
     Picoseconds next_refresh_;
 
-    std::vector<Burst> queue_;  // in arrival order
+    std::deque<Burst> queue_;  // in arrival order; FR-FCFS mostly takes the front
     Picoseconds decide_at_ = 0;
 
     DramUnitStats stats_;

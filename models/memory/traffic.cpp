@@ -161,8 +161,10 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
                 const auto u = static_cast<std::size_t>(burst.where.unit);
                 ++slots[s].remaining;
                 if (ctrls[u].has_space() && waiting[u].empty()) {
+                    // A non-empty queue's next decision does not move when a burst joins it.
+                    const bool was_empty = ctrls[u].empty();
                     ctrls[u].enqueue(burst);
-                    decisions.emplace(ctrls[u].next_decision_time(), burst.where.unit);
+                    if (was_empty) decisions.emplace(ctrls[u].next_decision_time(), burst.where.unit);
                 } else {
                     waiting[u].push_back(burst);
                 }

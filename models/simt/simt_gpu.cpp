@@ -29,7 +29,7 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
     s.lanes_histogram = c.lanes_histogram;
     std::uint64_t busy = 0, warp_cycles = 0;
     for (const SmCore* sm : sms) {
-        const SmStats& st = sm->stats();
+        const SmStats st = sm->stats();
         s.cycles = std::max({s.cycles, sm->now(), st.last_memory_cycle});
         busy += st.busy_cycles;
         warp_cycles += st.active_warp_cycles;
@@ -43,6 +43,8 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
         s.shared_requests += st.shared_requests;
         s.shared_wavefronts += st.shared_wavefronts;
         s.blocks += st.blocks_completed;
+        s.l1_hits += st.l1_hits;
+        s.l1_misses += st.l1_misses;
     }
     if (!sms.empty()) {
         s.theoretical = sms.front()->occupancy();

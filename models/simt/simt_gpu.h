@@ -41,6 +41,7 @@ struct KernelStats {
     std::uint64_t issue_cycles = 0, idle_cycles = 0, scoreboard_cycles = 0, pipeline_cycles = 0, barrier_cycles = 0;
     std::uint64_t global_requests = 0, global_sectors = 0;
     std::uint64_t shared_requests = 0, shared_wavefronts = 0;
+    std::uint64_t l1_hits = 0, l1_misses = 0;  // global load sectors, when SmParams::l1 is on
     std::uint64_t blocks = 0;
     std::vector<IssueRecord> issue_order;  // SM 0, when params.sm.record_issue_order
 };

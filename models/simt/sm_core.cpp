@@ -10,7 +10,12 @@ constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
 }
 
 SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, GlobalMemoryPort& memory)
-    : params_(params), sm_index_(sm_index), executor_(executor), memory_(memory), kernel_(executor.kernel()) {
+    : params_(params),
+      sm_index_(sm_index),
+      executor_(executor),
+      l1_(params.l1.bytes > 0 ? std::make_unique<L1Cache>(params.l1, memory) : nullptr),
+      memory_(l1_ ? static_cast<GlobalMemoryPort&>(*l1_) : memory),
+      kernel_(executor.kernel()) {
     const Dim dims = executor.dims();
     occupancy_ = compute_occupancy(params_.limits, {static_cast<int>(dims.block), kernel_.registers, kernel_.shared_bytes});
     if (occupancy_.blocks_per_sm == 0)
@@ -222,6 +227,15 @@ void SmCore::finish_warp(int slot) {
     } else if (block.arrived > 0 && block.arrived == block.live_warps) {
         release_barrier(block);
     }
+}
+
+SmStats SmCore::stats() const {
+    SmStats s = stats_;
+    if (l1_) {
+        s.l1_hits = l1_->hits();
+        s.l1_misses = l1_->misses();
+    }
+    return s;
 }
 
 bool SmCore::run_until_block_completes() {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/simt/execution.h"
+#include "models/simt/l1_cache.h"
 #include "models/simt/memory_access.h"
 #include "models/simt/occupancy.h"
 #include "models/simt/warp_scheduler.h"
@@ -40,6 +41,7 @@ struct SmParams {
     int global_latency = 400;          // used only when launch() makes its own FixedLatencyMemory
     int branch_refetch_cycles = 2;     // instruction buffer refill after a redirect
     int smem_banks = 32, smem_bank_bytes = 4;
+    L1Params l1;                       // per SM; l1.bytes = 0: sectors go straight to the port
     bool record_issue_order = false;   // keep (cycle, warp) of every issue (tests of schedulers)
     std::uint64_t max_cycles = 10'000'000'000ULL;  // a kernel still running then is stopped (endless loop)
 };
@@ -62,6 +64,7 @@ struct SmStats {
     std::uint64_t global_sectors = 0, global_requests = 0;
     std::uint64_t shared_requests = 0, shared_wavefronts = 0;  // wavefronts - requests = conflict cost
     std::uint64_t blocks_completed = 0;
+    std::uint64_t l1_hits = 0, l1_misses = 0;  // sectors (global loads), with an L1
     std::uint64_t last_memory_cycle = 0;   // last store accepted / load back
 };
 
@@ -80,7 +83,7 @@ public:
     bool run_until_block_completes();
     std::uint64_t now() const { return now_; }
     void set_now(std::uint64_t cycle) { now_ = cycle; }
-    const SmStats& stats() const { return stats_; }
+    SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
 
 private:
@@ -102,7 +105,8 @@ private:
     SmParams params_;
     int sm_index_;
     WarpExecutor& executor_;
-    GlobalMemoryPort& memory_;
+    std::unique_ptr<L1Cache> l1_;
+    GlobalMemoryPort& memory_;  // the L1 when there is one, else the port given
     const Kernel& kernel_;
     Occupancy occupancy_;
     int warps_per_block_;

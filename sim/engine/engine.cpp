@@ -1,5 +1,6 @@
 #include "sim/engine/engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -41,6 +42,7 @@ RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
     report.config = &config;
     report.trace = trace_path;
     auto chip = make_chip(config, options);
+    if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     std::uint64_t now = 0;
     report.ops.reserve(ops.size());
     for (const Op& op : ops) {
@@ -55,6 +57,13 @@ RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
         r.start_cycle = now;
         now += r.cycles;
         r.end_cycle = now;
+        if (r.numerics && report.numerics) {
+            NumericsSummary& total = *report.numerics;
+            total.checked += r.numerics->checked;
+            total.max_abs_err = std::max(total.max_abs_err, r.numerics->max_abs_err);
+            total.max_rel_err = std::max(total.max_rel_err, r.numerics->max_rel_err);
+            total.passed = total.passed && r.numerics->passed;
+        }
         report.ops.push_back(std::move(r));
     }
     return report;

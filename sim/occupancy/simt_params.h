@@ -19,6 +19,7 @@ inline simt::SimtParams simt_params_from(const ChipConfig& config) {
     p.sm.warp_scheduler = sm.warp_scheduler;
     p.sm.smem_banks = sm.smem_banks;
     p.sm.smem_bank_bytes = sm.smem_bank_bytes;
+    p.sm.l1.bytes = sm.l1_bytes;  // 0 = no L1
     const int parts = p.sm.sub_partitions;
     auto interval = [parts](double per_sm, double work) {
         const double per_part = per_sm / parts;

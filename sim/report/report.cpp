@@ -136,6 +136,11 @@ json op_json(const OpReport& r) {
             stats[s.name] = {{"value", s.value}, {"unit", s.unit}, {"description", s.description}};
         o["stats"] = stats;
     }
+    if (r.numerics)
+        o["numerics"] = {{"checked", r.numerics->checked},
+                         {"max_abs_err", r.numerics->max_abs_err},
+                         {"max_rel_err", r.numerics->max_rel_err},
+                         {"passed", r.numerics->passed}};
     if (!r.op.file.empty()) o["source"] = r.op.file + ":" + std::to_string(r.op.line);
     return o;
 }

@@ -19,6 +19,12 @@ namespace accelsim {
 
 inline constexpr const char* kReportSchema = "accelsim.report/1";
 
+struct NumericsSummary {
+    std::int64_t checked = 0;
+    double max_abs_err = 0, max_rel_err = 0;
+    bool passed = true;
+};
+
 struct OpReport {
     Op op;
     std::string model;  // which model produced the cycles: "roofline" means no cycle model ran
@@ -28,12 +34,7 @@ struct OpReport {
     std::optional<double> occupancy_theoretical, occupancy_achieved, simd_efficiency;
     Roofline roofline;
     std::vector<StatValue> stats;  // model-specific counters
-};
-
-struct NumericsSummary {
-    std::int64_t checked = 0;
-    double max_abs_err = 0, max_rel_err = 0;
-    bool passed = true;
+    std::optional<NumericsSummary> numerics;  // with --validate, for ops whose data was checked
 };
 
 struct RunReport {

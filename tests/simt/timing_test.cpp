@@ -76,6 +76,24 @@ TEST(SmTiming, GlobalLoadsWaitForTheMemoryPort) {
     EXPECT_EQ(port.write_sectors(), 4u);
 }
 
+TEST(SmTiming, L1HitsAfterTheFirstMiss) {
+    // x[0] = 0, so the second load's address (x + loaded value) depends on the first load.
+    //   no L1:  ld 0 -> 400 | add 400 -> 404 | ld 404 -> 804 | add 804 | exit 805 | done 806
+    //   L1 (hit 33): ld 0 misses -> 33 + 400 = 433 | add 433 -> 437 | ld 437 hits -> 470 |
+    //                add 470 | exit 471 | done 472
+    const Kernel k = assemble(".param x\n.reg 5\nld.global r1, [x]\nadd r3, r1, x\nld.global r2, [r3]\n"
+                              "add r4, r2, 1\nexit\n", "l1.sasm");
+    GlobalMemory mem;
+    const std::uint32_t x = mem.allocate(128);
+    SimtParams p = a100_like();
+    EXPECT_EQ(launch(k, {1, 32}, {x}, mem, p).cycles, 806u);
+    p.sm.l1.bytes = 128 * 1024;
+    const KernelStats s = launch(k, {1, 32}, {x}, mem, p);
+    EXPECT_EQ(s.cycles, 472u);
+    EXPECT_EQ(s.l1_hits, 1u);
+    EXPECT_EQ(s.l1_misses, 1u);
+}
+
 TEST(SmTiming, BankConflictsCostTheirDegree) {
     // bank_conflict.sasm: mov (0), mul (4, RAW), shl (8, RAW), then 16 loads from 12 on; exit one
     // cycle after the last load, done one cycle later.
