@@ -18,6 +18,13 @@ Crossbar::Crossbar(const CrossbarParams& p) : params_(p) {
     output_free_.assign(static_cast<std::size_t>(p.targets), 0);
 }
 
+void Crossbar::register_stats(StatsRegistry& r, const std::string& prefix) const {
+    r.add(prefix + ".transfers", "transfers", "transfers through the crossbar", &stats_.transfers);
+    r.add(prefix + ".bytes", "bytes", "bytes through the crossbar", &stats_.bytes);
+    r.add(prefix + ".input_wait_ps", "ps", "time lost waiting for busy input ports", &stats_.input_wait_ps);
+    r.add(prefix + ".output_wait_ps", "ps", "time lost waiting for busy output ports", &stats_.output_wait_ps);
+}
+
 Picoseconds Crossbar::traverse(int requester, int target, std::uint32_t bytes, Picoseconds arrival) {
     if (requester < 0 || requester >= params_.requesters || target < 0 || target >= params_.targets)
         throw std::out_of_range("crossbar port out of range: requester " + std::to_string(requester) + ", target " +

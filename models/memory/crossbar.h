@@ -2,8 +2,10 @@
 // Crossbar between N requesters (cores, SMs) and M targets (L2 slices): every input and output
 // port moves bytes_per_cycle_per_port, modelled as busy-until on both ports, plus a fixed latency.
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -30,6 +32,7 @@ public:
     Picoseconds traverse(int requester, int target, std::uint32_t bytes, Picoseconds arrival);
 
     const CrossbarStats& stats() const { return stats_; }
+    void register_stats(StatsRegistry& registry, const std::string& prefix) const;
     const CrossbarParams& params() const { return params_; }
 
 private:

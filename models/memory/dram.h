@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -142,6 +143,8 @@ public:
     Issued decide();  // picks one burst (FR-FCFS: oldest row hit, else oldest) and issues it
 
     const DramUnitStats& stats() const { return stats_; }
+    // Registers this controller's counters as prefix.reads, prefix.row_hits, ...
+    void register_stats(StatsRegistry& registry, const std::string& prefix) const;
     static constexpr Picoseconds kNeverPs = ~Picoseconds{0};
 
 private:
@@ -200,6 +203,8 @@ public:
     const DramParams& params() const { return params_; }
     const DramAddressMapper& mapper() const { return mapper_; }
     DramStats stats() const;  // aggregates the controllers' counters
+    // prefix.reads, prefix.bytes_read, ... and prefix.ch<N>.<counter> per (pseudo-)channel.
+    void register_stats(StatsRegistry& registry, const std::string& prefix) const;
 
     // Used by the queued driver (DramStreamDriver) and by tests.
     std::vector<DramController>& controllers() { return controllers_; }

@@ -40,6 +40,21 @@ L2Cache::L2Cache(const L2Params& params, NextLevel next_level)
     }
 }
 
+void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const {
+    r.add(prefix + ".accesses", "requests", "requests (split at line boundaries)", &stats_.accesses);
+    r.add(prefix + ".hits", "requests", "all requested sectors present", &stats_.hits);
+    r.add(prefix + ".misses", "requests", "line, sector or in-flight misses", &stats_.misses);
+    r.add(prefix + ".sector_misses", "requests", "line present, some sectors missing", &stats_.sector_misses);
+    r.add(prefix + ".mshr_merges", "requests", "misses merged into a fill in flight", &stats_.mshr_merges);
+    r.add(prefix + ".evictions", "lines", "valid lines replaced", &stats_.evictions);
+    r.add(prefix + ".writebacks", "lines", "dirty lines written back", &stats_.writebacks);
+    r.add(prefix + ".bytes_read", "bytes", "bytes read by requesters", &stats_.bytes_read);
+    r.add(prefix + ".bytes_written", "bytes", "bytes written by requesters", &stats_.bytes_written);
+    r.add(prefix + ".fill_bytes", "bytes", "bytes fetched from the next level", &stats_.fill_bytes);
+    r.add(prefix + ".writeback_bytes", "bytes", "bytes written to the next level", &stats_.writeback_bytes);
+    r.add(prefix + ".busy_ps", "ps", "slice port occupancy, summed over slices", &stats_.busy_ps);
+}
+
 int L2Cache::slice_of(std::uint64_t address) const {
     // XOR-fold of the line address so that power-of-two strides still spread over the slices.
     std::uint64_t line = address / line_bytes_;

@@ -5,8 +5,10 @@
 // the next level through a blocking callback, so the cache composes with any memory behind it.
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -48,6 +50,7 @@ public:
     int slice_of(std::uint64_t address) const;
     std::int64_t sets_per_slice() const { return sets_; }
     const L2Stats& stats() const { return stats_; }
+    void register_stats(StatsRegistry& registry, const std::string& prefix) const;
     const L2Params& params() const { return params_; }
 
 private:

@@ -60,6 +60,14 @@ void Scratchpad::free(std::int64_t offset) {
     free_blocks_[start] = size;
 }
 
+void Scratchpad::register_stats(StatsRegistry& r, const std::string& prefix) const {
+    r.add(prefix + ".reads", "accesses", "read accesses", &stats_.reads);
+    r.add(prefix + ".writes", "accesses", "write accesses", &stats_.writes);
+    r.add(prefix + ".bytes_read", "bytes", "bytes read", &stats_.bytes_read);
+    r.add(prefix + ".bytes_written", "bytes", "bytes written", &stats_.bytes_written);
+    r.add(prefix + ".busy_ps", "ps", "bank array occupancy, summed over ports", &stats_.busy_ps);
+}
+
 std::int64_t Scratchpad::access_cycles(std::int64_t address, std::int64_t bytes) const {
     if (bytes <= 0) return 0;
     // Words of bank_bytes, interleaved over the banks: n consecutive words put ceil(n / banks) on

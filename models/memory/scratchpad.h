@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -50,6 +51,7 @@ public:
     Picoseconds access(std::int64_t address, std::int64_t bytes, bool write, Picoseconds arrival);
 
     const ScratchpadStats& stats() const { return stats_; }
+    void register_stats(StatsRegistry& registry, const std::string& prefix) const;
     const ScratchpadParams& params() const { return params_; }
 
 private:

@@ -478,6 +478,24 @@ private:
                 return;
             }
         }
+        // Safe to skip: every instruction whose results are all payload computes nothing that
+        // control flow or an address can see; loads and stores of payload keep their addresses.
+        for (Instruction& in : kernel_.code) {
+            if (in.op == Opcode::ld_global || in.op == Opcode::ld_shared) {
+                in.payload_data = reg[in.dst.value];
+                continue;
+            }
+            if (in.op == Opcode::st_global || in.op == Opcode::st_shared) {
+                in.payload_data = in.src[1].kind == Operand::Kind::reg && reg[in.src[1].value];
+                continue;
+            }
+            if (in.writes_count == 0 && in.predicates_written == 0) continue;
+            bool all_payload = true;
+            for (int i = 0; i < in.writes_count; ++i) all_payload &= reg[in.writes[i]];
+            for (int p = 0; p < kPredicateRegisters; ++p)
+                if ((in.predicates_written >> p) & 1) all_payload &= pred[static_cast<std::size_t>(p)];
+            if (all_payload) in.fp_payload = true;
+        }
     }
 
     Kernel kernel_;

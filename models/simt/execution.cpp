@@ -271,6 +271,7 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 const std::uint32_t* value = load ? nullptr : fetch(in.src[1], w, s1);
                 std::uint8_t* bytes = global ? memory_.data() : block.shared.data();
                 const std::size_t size = global ? memory_.size() : block.shared.size();
+                const bool move_data = !(skip_fp_payload_ && in.payload_data);
                 for (int l = 0; l < 32; ++l) {
                     if (!((exec >> l) & 1)) continue;
                     const std::uint32_t address = base[l] + static_cast<std::uint32_t>(in.offset);
@@ -280,6 +281,14 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                                        std::string(global ? "global" : "shared") + " memory of " +
                                        std::to_string(size) + " bytes"));
                     r.addresses[static_cast<std::size_t>(l)] = address;
+                }
+                if (!move_data) {
+                    write_result = false;
+                    break;
+                }
+                for (int l = 0; l < 32; ++l) {
+                    if (!((exec >> l) & 1)) continue;
+                    const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
                     if (load) std::memcpy(&result[l], bytes + address, 4);
                     else std::memcpy(bytes + address, &value[l], 4);
                 }

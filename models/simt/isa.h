@@ -54,7 +54,9 @@ struct Instruction {
     std::int32_t offset = 0;        // memory: byte offset added to the address operand (src[0])
     std::int32_t target = -1;       // bra: instruction index of the label
     std::int32_t reconverge = -1;   // bra: immediate post-dominator; == code size when it is kernel exit
-    bool fp_payload = false;        // computes floating-point data only (skippable in timing-only runs)
+    bool fp_payload = false;        // computes payload only: skipped in timing-only runs
+    bool payload_data = false;      // a load/store moving payload: timing-only runs check and time
+                                    // the addresses but do not copy the data
     int line = 0;                   // source line, for messages
     // Scoreboard: registers read / written (mma touches register ranges), predicates as bit masks.
     std::uint8_t reads_count = 0, writes_count = 0;

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 #include <systemc>
 
+#include "sim/cli/vcd_option.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
@@ -51,6 +52,7 @@ void open_output(std::ofstream& f, const std::string& path, const char* option) 
 int run_simulation(int argc, char* argv[]) {
     std::string config_path, trace_path, trace_format = "auto", json_path, csv_path;
     std::vector<std::string> sets;
+    VcdRequest vcd;
     po::options_description options("options");
     options.add_options()
         ("help,h", "print this help")
@@ -61,6 +63,10 @@ int run_simulation(int argc, char* argv[]) {
         ("set", po::value(&sets)->composing(), "override a config value: key.path=value (repeatable)")
         ("json", po::value(&json_path), "write the report as JSON to FILE")
         ("csv", po::value(&csv_path), "write one CSV row per operator to FILE")
+        ("vcd", po::value(&vcd.path), "write a waveform (VCD) of one GEMM on one MXU (systolic chips)")
+        ("vcd-op", po::value(&vcd.op_name), "op for --vcd (default: the first matmul/bmm/conv2d)")
+        ("vcd-cycles", po::value(&vcd.cycles), "cycle window FIRST:LAST for --vcd (default 0:63)")
+        ("vcd-pes", po::value(&vcd.pes), "PE rectangle R0:R1,C0:C1 for --vcd (default 0:7,0:7)")
         ("validate", "run real data through the datapaths and check it against Eigen")
         ("quiet,q", "do not print the table");
     po::variables_map vm;
@@ -87,6 +93,7 @@ int run_simulation(int argc, char* argv[]) {
     if (!json_path.empty()) open_output(json_file, json_path, "--json");
     if (!csv_path.empty()) open_output(csv_file, csv_path, "--csv");
 
+    if (!vcd.path.empty()) write_vcd(config, ops, vcd);
     const RunReport report = run_trace(config, trace_path, ops, run_options);
     if (!vm.count("quiet")) write_table(std::cout, report);
     if (json_file.is_open()) write_json(json_file, report);
@@ -102,6 +109,8 @@ int run_simulation(int argc, char* argv[]) {
 }  // namespace
 
 int cli_main(int argc, char* argv[]) {
+    // SystemC's informational messages (e.g. the VCD timescale notice) would mix into the report.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     try {
         if (argc > 1) {
             const std::string first = argv[1];

@@ -26,10 +26,15 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-fs::path scratch_dir() {
+fs::path test_dir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    fs::path dir = fs::path(::testing::TempDir()) /
-                   (std::string("accelsim_cli_") + info->test_suite_name() + "_" + info->name());
+    return fs::path(::testing::TempDir()) /
+           (std::string("accelsim_cli_") + info->test_suite_name() + "_" + info->name());
+}
+
+// A fresh, empty folder for this test's files.
+fs::path scratch_dir() {
+    const fs::path dir = test_dir();
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -37,7 +42,7 @@ fs::path scratch_dir() {
 
 // Runs accelsim with `args` from the source tree, capturing stdout, stderr and the exit code.
 Result run(const std::string& args) {
-    const fs::path dir = scratch_dir() / "io";
+    const fs::path dir = test_dir() / "io";
     fs::create_directories(dir);
     const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY +
                             "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
@@ -177,4 +182,34 @@ TEST(Cli, KernelOpOnASystolicChipIsABadInput) {
     const Result r = run("--config configs/tpu_v4.json --trace '" + trace.string() + "'");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_TRUE(contains(r.err, "k.trace:2:")) << r.err;
+}
+
+TEST(Cli, TraceSubcommandRegeneratesTheShippedBertTrace) {
+    const fs::path dir = scratch_dir();
+    const Result r = run("trace bert --size base --seq 128 --batch 1 --layers 12 -o '" +
+                         (dir / "bert.trace").string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(slurp(dir / "bert.trace"), slurp(fs::path(ACCELSIM_SOURCE_DIR) / "traces/bert_base.trace"));
+    EXPECT_EQ(run("trace bert --size huge").exit_code, 2);
+}
+
+TEST(Cli, VcdRecordsTheChosenPeRectangle) {
+    const fs::path dir = scratch_dir();
+    const fs::path vcd = dir / "mxu.vcd";
+    const Result r = run("--quiet --config configs/systolic_8x8.json --trace traces/tiny_gemm.trace --vcd '" +
+                         vcd.string() + "' --vcd-op exact_tile --vcd-cycles 0:30 --vcd-pes 0:1,0:1");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    const std::string text = slurp(vcd);
+    // 2 x 2 PEs, each with left operand, top operand and partial sum, plus the cycle counter.
+    std::size_t vars = 0;
+    for (std::size_t at = text.find("$var"); at != std::string::npos; at = text.find("$var", at + 1)) ++vars;
+    EXPECT_EQ(vars, 2u * 2u * 3u + 1u);
+    EXPECT_TRUE(contains(text, "pe_r1_c1_psum")) << text.substr(0, 400);
+    EXPECT_FALSE(contains(text, "pe_r2_c0_psum"));
+    // A rectangle outside the 8x8 array and an op that is not a GEMM are bad input.
+    EXPECT_EQ(run("--config configs/systolic_8x8.json --trace traces/tiny_gemm.trace --vcd '" + vcd.string() +
+                  "' --vcd-pes 0:8,0:1").exit_code, 2);
+    EXPECT_EQ(run("--config configs/systolic_8x8.json --trace traces/tiny_mixed.trace --vcd '" + vcd.string() +
+                  "' --vcd-op nosuchop").exit_code, 2);
 }

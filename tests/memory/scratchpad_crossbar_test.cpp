@@ -87,3 +87,25 @@ TEST(Crossbar, PortsSerialiseAndLatencyAdds) {
 
 }  // namespace
 }  // namespace accelsim::memory
+
+namespace accelsim::memory {
+namespace {
+
+TEST(MemoryStats, CountersAreRegisteredOnceAndReadLive) {
+    Scratchpad s(vmem());
+    StatsRegistry registry;
+    s.register_stats(registry, "chip.core0.vmem");
+    s.access(0, 4096, false, 0);
+    s.access(0, 100, true, 0);
+    const auto snap = registry.snapshot();
+    ASSERT_EQ(snap.size(), 5u);
+    EXPECT_EQ(snap[0].name, "chip.core0.vmem.reads");
+    EXPECT_EQ(snap[0].value, 1);
+    EXPECT_EQ(snap[3].name, "chip.core0.vmem.bytes_written");
+    EXPECT_EQ(snap[3].value, 100);
+    // Busy: 4096 B = 64 words over 16 banks = 4 cycles; 100 B = 2 words in 2 banks = 1 cycle; 1 ns each.
+    EXPECT_EQ(snap[4].value, 5000);
+}
+
+}  // namespace
+}  // namespace accelsim::memory

@@ -1,0 +1,100 @@
+#include "sim/cli/vcd_option.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+#include "models/mxu/mxu_sc.h"
+#include "sim/engine/mxu_params.h"
+#include "sim/input_error.h"
+
+namespace accelsim {
+
+namespace {
+
+// "A:B" with 0 <= A <= B.
+std::pair<std::int64_t, std::int64_t> parse_range(const std::string& text, const char* option) {
+    long long a = 0, b = 0;
+    char extra = 0;
+    if (std::sscanf(text.c_str(), "%lld:%lld%c", &a, &b, &extra) != 2 || a < 0 || b < a)
+        throw InputError(std::string(option) + " '" + text + "': expected FIRST:LAST with 0 <= FIRST <= LAST");
+    return {a, b};
+}
+
+}  // namespace
+
+void write_vcd(const ChipConfig& config, const std::vector<Op>& ops, const VcdRequest& request) {
+    if (config.kind != ChipKind::systolic)
+        throw InputError("--vcd: waveforms are recorded from an MXU; config '" + config.name +
+                         "' is not a systolic chip");
+    const Op* chosen = nullptr;
+    for (const Op& op : ops) {
+        if (request.op_name.empty() ? is_gemm_like(op.kind) : op.name == request.op_name) {
+            chosen = &op;
+            break;
+        }
+    }
+    if (!chosen)
+        throw InputError(request.op_name.empty() ? "--vcd: the trace has no matmul, bmm or conv2d op"
+                                                 : "--vcd-op: no op named '" + request.op_name + "'");
+    if (!is_gemm_like(chosen->kind))
+        throw InputError("--vcd-op: op '" + chosen->name + "' is a " + std::string(to_string(chosen->kind)) +
+                         "; only matmul, bmm and conv2d run on the MXU");
+
+    const MxuParams params = mxu_params_from_config(config.mxu);
+    VcdWindow window;
+    if (!request.cycles.empty()) {
+        const auto [first, last] = parse_range(request.cycles, "--vcd-cycles");
+        window.first_cycle = first;
+        window.last_cycle = last;
+    }
+    window.row1 = std::min(window.row1, params.rows - 1);
+    window.col1 = std::min(window.col1, params.cols - 1);
+    if (!request.pes.empty()) {
+        const auto comma = request.pes.find(',');
+        if (comma == std::string::npos)
+            throw InputError("--vcd-pes '" + request.pes + "': expected R0:R1,C0:C1");
+        const auto rows = parse_range(request.pes.substr(0, comma), "--vcd-pes");
+        const auto cols = parse_range(request.pes.substr(comma + 1), "--vcd-pes");
+        window.row0 = static_cast<int>(rows.first);
+        window.row1 = static_cast<int>(rows.second);
+        window.col0 = static_cast<int>(cols.first);
+        window.col1 = static_cast<int>(cols.second);
+    }
+    try {
+        window.validate(params);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(std::string("--vcd: ") + e.what());
+    }
+    {  // the output must be writable: fail here, with exit 2, not inside the child
+        std::FILE* f = std::fopen(request.path.c_str(), "ab");
+        if (!f) throw InputError("--vcd " + request.path + ": cannot open for writing");
+        std::fclose(f);
+    }
+
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("--vcd: fork failed");
+    if (pid == 0) {
+        int code = 0;
+        try {
+            write_mxu_vcd(params, chosen->as_gemm(), chosen->dtype, request.path, window);
+        } catch (const std::exception& e) {
+            std::cerr << "accelsim: --vcd failed: " << e.what() << "\n";
+            code = 1;
+        }
+        std::cerr.flush();
+        _exit(code);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("--vcd: writing the waveform failed");
+}
+
+}  // namespace accelsim
