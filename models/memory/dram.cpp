@@ -400,11 +400,14 @@ DramController::Issued DramController::decide() {
     std::size_t pick = 0;
     // Starvation cap: once the oldest burst has waited starvation_ps_, it goes first.
     if (fr_fcfs_ && now - std::min(now, queue_.front().arrival) < starvation_ps_) {
-        // First ready: the queued burst whose column command could go out soonest (a row hit, or a
-        // miss whose bank can be opened in time); row hits win ties, then the oldest. Picking the
-        // earliest rather than any hit keeps bursts alternating over bank groups (tCCD_S < tCCD_L).
+        // First ready: the queued burst whose data could move soonest (a row hit, or a miss whose
+        // bank can be opened in time, after any bus turnaround); row hits win ties, then the
+        // oldest. Picking the earliest rather than any hit keeps bursts alternating over bank
+        // groups (tCCD_S < tCCD_L) and groups reads and writes (turnarounds are paid once per batch).
         Picoseconds best = kNeverPs;
         bool best_hit = false;
+        const Picoseconds floor_read = std::max({now + CL_, bus_free_, write_data_end_ + tWTR_ + CL_});
+        const Picoseconds floor_write = std::max({now + CWL_, bus_free_, read_data_end_ ? read_data_end_ + turnaround_ : 0});
         for (std::size_t i = 0; i < queue_.size(); ++i) {
             const Burst& b = queue_[i];
             if (b.arrival > now) break;
@@ -420,12 +423,13 @@ DramController::Issued DramController::decide() {
                 act = std::max({act, bank.act_ready, act_allowed_, group.act_allowed});
                 col = std::max(col, act + tRCD_);
             }
-            if (col < best || (col == best && hit && !best_hit)) {
-                best = col;
+            const Picoseconds data = b.write ? std::max(col + CWL_, floor_write) : std::max(col + CL_, floor_read);
+            if (data < best || (data == best && hit && !best_hit)) {
+                best = data;
                 best_hit = hit;
                 pick = i;
-                // No burst can beat the channel's own limit; older ones win ties, so stop here.
-                if (hit && col == std::max(now, col_allowed_)) break;
+                // Nothing can beat the bus's own limit; older bursts win ties, so stop here.
+                if (hit && data == std::min(floor_read, floor_write)) break;
             }
         }
     }

@@ -35,7 +35,10 @@ L2Cache::L2Cache(const L2Params& params, NextLevel next_level)
       hit_latency_ps_(cycles_to_ps(params.hit_latency_cycles, params.clock_hz)),
       slices_(static_cast<std::size_t>(params.slices)) {
     for (auto& s : slices_) {
-        s.lines.resize(static_cast<std::size_t>(sets_ * params_.ways));
+        const auto n = static_cast<std::size_t>(sets_ * params_.ways);
+        s.tags.assign(n, 0);
+        s.last_use.assign(n, 0);
+        s.lines.resize(n);
         s.mshr_free.assign(static_cast<std::size_t>(params_.mshrs_per_slice), 0);
     }
 }
@@ -77,7 +80,10 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
     // Lines are spread over slices by the hash, so the set index uses the line address above it.
     const auto set = static_cast<std::size_t>((line_addr / static_cast<std::uint64_t>(params_.slices)) %
                                               static_cast<std::uint64_t>(sets_));
-    Line* ways = &slice.lines[set * static_cast<std::size_t>(params_.ways)];
+    const std::size_t base = set * static_cast<std::size_t>(params_.ways);
+    std::uint64_t* tags = &slice.tags[base];
+    std::uint64_t* last_use = &slice.last_use[base];
+    Line* ways = &slice.lines[base];
     const std::uint8_t want = sector_mask(address, bytes);
 
     // Slice port: start = max(arrival, free_at); occupancy = bytes / bandwidth, whole cycles.
@@ -91,8 +97,9 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
 
     Line* line = nullptr;
     for (int w = 0; w < params_.ways; ++w)
-        if (ways[w].present && ways[w].tag == line_addr) {
+        if (tags[w] == line_addr + 1) {
             line = &ways[w];
+            last_use[w] = ++use_clock_;
             break;
         }
     // A write of whole sectors needs no data from below (write-allocate without fetch).
@@ -120,7 +127,6 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
     };
 
     if (line) {
-        line->last_use = ++use_clock_;
         const auto missing = static_cast<std::uint8_t>(want & ~line->valid);
         if (write) line->dirty |= want;
         if (missing == 0) {
@@ -142,30 +148,34 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
 
     ++stats_.misses;
     // Victim: an empty way, else the least recently used.
-    Line* victim = &ways[0];
+    int v = 0;
     for (int w = 0; w < params_.ways; ++w) {
-        if (!ways[w].present) {
-            victim = &ways[w];
+        if (tags[w] == 0) {
+            v = w;
             break;
         }
-        if (ways[w].last_use < victim->last_use) victim = &ways[w];
+        if (last_use[w] < last_use[v]) v = w;
     }
-    if (victim->present) {
+    Line* victim = &ways[v];
+    if (tags[v] != 0) {
         ++stats_.evictions;
         if (victim->dirty) {
             ++stats_.writebacks;
-            for (int s = 0; s < sectors_per_line_; ++s)
-                if ((victim->dirty >> s) & 1u) {
-                    next_(victim->tag * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_,
-                          static_cast<std::uint32_t>(sector_bytes_), true, start);
-                    stats_.writeback_bytes += sector_bytes_;
-                }
+            const std::uint64_t victim_line = tags[v] - 1;
+            for (int s = 0; s < sectors_per_line_; ++s) {
+                if (!((victim->dirty >> s) & 1u)) continue;
+                int e = s;  // contiguous dirty sectors go out as one write
+                while (e + 1 < sectors_per_line_ && ((victim->dirty >> (e + 1)) & 1u)) ++e;
+                const auto n = static_cast<std::uint32_t>((e - s + 1) * params_.sector_bytes);
+                next_(victim_line * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n, true, start);
+                stats_.writeback_bytes += n;
+                s = e;
+            }
         }
     }
     *victim = Line{};
-    victim->present = true;
-    victim->tag = line_addr;
-    victim->last_use = ++use_clock_;
+    tags[v] = line_addr + 1;
+    last_use[v] = ++use_clock_;
     const auto fetch = static_cast<std::uint8_t>(want & ~written_whole);
     victim->valid = static_cast<std::uint8_t>(want & written_whole);
     if (write) victim->dirty = want;

@@ -54,16 +54,17 @@ public:
     const L2Params& params() const { return params_; }
 
 private:
-    struct Line {
-        std::uint64_t tag = 0;        // line address
-        std::uint64_t last_use = 0;   // LRU stamp
+    struct Line {                     // state of a present line; its tag lives in Slice::tags
         Picoseconds ready = 0;        // when the latest fill of this line lands
         std::uint8_t valid = 0, dirty = 0;  // sector masks
-        bool present = false;
     };
     struct Slice {
-        std::vector<Line> lines;             // sets_ * ways, set-major
-        std::vector<Picoseconds> mshr_free;  // busy-until per MSHR
+        // Tags and LRU stamps in their own arrays: a lookup scans one set's tags (16 x 8 B), not
+        // whole line records, which keeps a 40 MB cache's host-cache footprint small.
+        std::vector<std::uint64_t> tags;      // sets_ * ways, set-major; line address + 1, 0 = empty
+        std::vector<std::uint64_t> last_use;  // LRU stamps
+        std::vector<Line> lines;
+        std::vector<Picoseconds> mshr_free;   // busy-until per MSHR
         Picoseconds port_free = 0;
     };
     std::uint8_t sector_mask(std::uint64_t address, std::uint32_t bytes) const;       // sectors touched

@@ -140,8 +140,7 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     int next_pc = pc + 1;
 
     if (skip || exec == 0) {
-        write_result = false;
-        if (in.op == Opcode::bra || in.op == Opcode::exit || in.op == Opcode::bar) goto control;  // guard false
+        write_result = false;  // skipped payload, or every lane's guard false: only control below
     } else {
         switch (in.op) {
             case Opcode::mov: {
@@ -311,7 +310,6 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
         else for (int l = 0; l < 32; ++l) dst[l] = ((exec >> l) & 1) ? result[l] : dst[l];
     }
 
-control:
     // SIMT stack update. `top` is still valid: nothing above pushed or popped yet.
     switch (in.op) {
         case Opcode::bra: {

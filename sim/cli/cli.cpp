@@ -9,6 +9,7 @@
 #include <systemc>
 
 #include "sim/cli/vcd_option.h"
+#include "sim/compare/compare_command.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
@@ -139,7 +140,8 @@ namespace {
 std::vector<Subcommand> subcommands() {
     return {{"trace", run_trace_command},
             {"membench", run_membench_command},
-            {"occupancy", run_occupancy_command}};
+            {"occupancy", run_occupancy_command},
+            {"compare", run_compare_command}};
 }
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "sim/engine/engine.h"
+#include "sim/engine/systolic_chip.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +33,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions&) {
+std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions& options) {
+    if (config.kind == ChipKind::systolic) return std::make_unique<SystolicChip>(config, options);
     return std::make_unique<RooflineChip>(config);
 }
 

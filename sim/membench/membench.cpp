@@ -131,7 +131,10 @@ MembenchReport run_membench(const ChipConfig& chip, const MembenchOptions& o) {
     r.stride_bytes = t.pattern == memory::TrafficPattern::strided ? t.stride_bytes : 0;
     memory::TrafficGenerator traffic(t);
     memory::DriverParams driver;
-    driver.max_outstanding = o.outstanding > 0 ? o.outstanding : 2 * dp.units() * dp.queue_depth;
+    // Default: enough requests in flight to cover the latency at peak bandwidth (Little's law) -
+    // twice the controllers' queues at the HBM, four times behind the L2's extra latency.
+    const int depth_factor = r.level == "hbm" ? 2 : 4;
+    driver.max_outstanding = o.outstanding > 0 ? o.outstanding : depth_factor * dp.units() * dp.queue_depth;
 
     memory::DriveResult result;
     memory::DramStats dram_stats;

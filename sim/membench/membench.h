@@ -20,7 +20,7 @@ struct MembenchOptions {
     std::uint32_t request_bytes = 64;       // --size: 32 | 64 | 128
     std::optional<std::uint64_t> stride_bytes;  // default: same bank, next row (see docs/memory.md)
     std::string level;                      // "l2" | "hbm"; empty: l2 when the chip has one
-    int outstanding = 0;                    // requests in flight; 0: 2 x controllers x queue_depth
+    int outstanding = 0;                    // requests in flight; 0: 2 (hbm) or 4 (l2) x controllers x queue_depth
     std::uint64_t seed = 1;
     std::string json_path;
     std::vector<std::string> overrides;     // --set k=v, handed to load_config

@@ -178,3 +178,42 @@ TEST(SimtParamsFromConfig, LanesBecomeInitiationIntervals) {
 
 }  // namespace
 }  // namespace accelsim
+
+#include <fstream>
+
+namespace accelsim {
+namespace {
+
+// The shipped GPU configs must carry NVIDIA's published limits. Reads the JSON directly (the
+// "extends" chain merged key by key) so that this check does not depend on the config loader.
+nlohmann::json sm_section(const std::string& file) {
+    const std::string dir = std::string(ACCELSIM_SOURCE_DIR) + "/configs/";
+    std::ifstream in(dir + file);
+    EXPECT_TRUE(in.good()) << file;
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, true, true);
+    nlohmann::json sm = j.contains("extends") ? sm_section(j["extends"].get<std::string>()) : nlohmann::json::object();
+    if (j.contains("sm"))
+        for (const auto& [key, value] : j["sm"].items()) sm[key] = value;
+    return sm;
+}
+
+TEST(PublishedLimits, ShippedGpuConfigsCarryThem) {
+    for (const auto& [file, arch] : std::vector<std::pair<std::string, std::string>>{
+             {"v100.json", "sm_70"}, {"a100.json", "sm_80"}, {"a10g.json", "sm_86"}, {"h100.json", "sm_90"}}) {
+        const nlohmann::json sm = sm_section(file);
+        const simt::OccupancyLimits l = *simt::published_limits(arch);
+        EXPECT_EQ(sm.value("compute_capability", ""), arch) << file;
+        EXPECT_EQ(sm.value("max_warps", 0), l.max_warps) << file;
+        EXPECT_EQ(sm.value("max_threads", 0), l.max_threads) << file;
+        EXPECT_EQ(sm.value("max_blocks", 0), l.max_blocks) << file;
+        EXPECT_EQ(sm.value("registers", 0), l.registers) << file;
+        EXPECT_EQ(sm.value("max_registers_per_thread", 0), l.max_registers_per_thread) << file;
+        EXPECT_EQ(sm.value("shared_memory_bytes", std::int64_t{0}), l.shared_memory_bytes) << file;
+        EXPECT_EQ(sm.value("shared_memory_per_block_bytes", std::int64_t{0}), l.shared_memory_per_block_bytes) << file;
+        EXPECT_EQ(sm.value("shared_memory_alloc_unit", 0), l.shared_memory_alloc_unit) << file;
+        EXPECT_EQ(sm.value("shared_memory_reserved_per_block", -1), l.shared_memory_reserved_per_block) << file;
+    }
+}
+
+}  // namespace
+}  // namespace accelsim

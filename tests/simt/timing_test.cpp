@@ -191,6 +191,28 @@ TEST(SmTiming, TimingOnlyRunsGiveIdenticalCycles) {
     EXPECT_EQ(full.cycles, fast.cycles);
     EXPECT_EQ(full.issued, fast.issued);
     EXPECT_EQ(full.scoreboard_cycles, fast.scoreboard_cycles);
+    // The other shipped kernels, with an L1 so that hits and misses are compared too.
+    auto same = [&](const char* file, Dim dims, int words, auto make_args) {
+        const Kernel kk = assemble_file(kKernels + file);
+        KernelStats r[2];
+        for (int skip = 0; skip < 2; ++skip) {
+            GlobalMemory mem;
+            const std::uint32_t base = mem.allocate(4 * static_cast<std::size_t>(words));
+            for (int i = 0; i < words; ++i) mem.store_f32(base + 4 * static_cast<std::uint32_t>(i), 0.5f * static_cast<float>(i % 9));
+            SimtParams p = a100_like(2);
+            p.sm.l1.bytes = 64 * 1024;
+            LaunchOptions o;
+            o.skip_fp_payload = skip == 1;
+            r[skip] = launch(kk, dims, make_args(base), mem, p, nullptr, o);
+        }
+        EXPECT_EQ(r[0].cycles, r[1].cycles) << file;
+        EXPECT_EQ(r[0].issued, r[1].issued) << file;
+        EXPECT_EQ(r[0].l1_hits, r[1].l1_hits) << file;
+        EXPECT_EQ(r[0].pipeline_cycles, r[1].pipeline_cycles) << file;
+    };
+    same("saxpy.sasm", {5, 128}, 2048, [](std::uint32_t b) { return std::vector<std::uint32_t>{600, float_bits(2.0f), b, b + 4096}; });
+    same("reduce.sasm", {3, 256}, 1024, [](std::uint32_t b) { return std::vector<std::uint32_t>{700, b, b + 3200}; });
+    same("gemm_mma.sasm", {4, 32}, 4096, [](std::uint32_t b) { return std::vector<std::uint32_t>{32, 16, 64, b, b + 4096, b + 8192}; });
     // A kernel whose branch depends on a float cannot skip.
     const Kernel bad = assemble(".reg 2\nfadd r1, r1, 1.0\nsetp.gt.f32 p0, r1, 0.0\n@p0 exit\nexit\n", "bad.sasm");
     GlobalMemory mem;
@@ -312,6 +334,29 @@ TEST(SmTiming, EndlessLoopsAndFaultsStopWithTheLine) {
     } catch (const SimtError& e) {
         EXPECT_NE(std::string(e.what()).find("wild.sasm:3: ld.global: lane 0 address"), std::string::npos) << e.what();
     }
+}
+
+TEST(Occupancy, DispatcherAdmitsBlocksAsTheCalculatorSays) {
+    // The 38-cycle dependent chain of DependentChainPaysTheLatency, 2 blocks of one warp, 1 SM.
+    //   no shared memory: both resident (warp slots 0 and 1 -> sub-partitions 0 and 1): 38 cycles,
+    //     2 warps resident throughout: achieved 2/64.
+    //   .shared 100000 (+1 KB reserve -> 101120 B; 167936 / 101120 = 1 block per SM): the second
+    //     block starts when the first ends: 76 cycles, 1 warp resident throughout: achieved 1/64.
+    std::string chain;
+    for (int i = 0; i < 10; ++i) chain += "add r1, r1, 1\n";
+    chain += "exit\n";
+    GlobalMemory mem;
+    const KernelStats both = launch(assemble(".reg 2\n" + chain, "a.sasm"), {2, 32}, {}, mem, a100_like());
+    EXPECT_EQ(both.theoretical.blocks_per_sm, 32);
+    EXPECT_EQ(both.cycles, 38u);
+    EXPECT_DOUBLE_EQ(both.achieved_occupancy, 2.0 / 64.0);
+    const KernelStats serial = launch(assemble(".reg 2\n.shared 100000\n" + chain, "b.sasm"), {2, 32}, {}, mem, a100_like());
+    EXPECT_EQ(serial.theoretical.blocks_per_sm, 1);
+    EXPECT_EQ(serial.theoretical.limiters, (std::vector<std::string>{"shared_memory"}));
+    EXPECT_EQ(serial.cycles, 76u);
+    EXPECT_DOUBLE_EQ(serial.achieved_occupancy, 1.0 / 64.0);
+    // Two SMs take one block each: back to 38.
+    EXPECT_EQ(launch(assemble(".reg 2\n.shared 100000\n" + chain, "b.sasm"), {2, 32}, {}, mem, a100_like(2)).cycles, 38u);
 }
 
 TEST(SystemC, OneProcessPerSmGivesTheSameCyclesAsLaunch) {

@@ -1,0 +1,151 @@
+#include "models/tpu/tpu_chip.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/tpu/gemm_split.h"
+
+namespace accelsim::tpu {
+
+GemmShape mxu_timing_shape(const GemmShape& g, double rate) {
+    GemmShape t = g;
+    if (rate > 0 && rate != 1.0) t.k = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(g.k / rate - 1e-9)));
+    return t;
+}
+
+int VectorUnitParams::reduction_latency_cycles() const {
+    int stages = 0;
+    while ((1 << stages) < lanes) ++stages;
+    return stages;
+}
+
+struct TpuChip::Hierarchy {};
+
+TpuChip::TpuChip(const TpuChipParams& params) : params_(params) {
+    params_.mxu.validate();
+    if (params_.cores < 1) throw std::invalid_argument("tpu.cores must be >= 1");
+    if (params_.mxus_per_core < 1) throw std::invalid_argument("tpu.mxus_per_core must be >= 1");
+    if (params_.vector.lanes < 1 || params_.vector.sublanes < 1)
+        throw std::invalid_argument("tpu.vector.lanes and tpu.vector.sublanes must be >= 1");
+    if (!params_.ideal_memory) {
+        if (!params_.memory) throw std::invalid_argument("tpu: a hierarchy chip needs memory parameters");
+    }
+}
+
+TpuChip::~TpuChip() = default;
+
+TpuOpResult TpuChip::run(const Op& op, bool validate) {
+    const std::int64_t index = op_index_++;
+    TpuOpResult r;
+    if (params_.ideal_memory) {
+        // Ideal memory covers the MXU alone: GEMMs in a dtype the MXU runs. Everything else keeps
+        // its roofline row (empty model), as the engine reports ops no cycle model covers.
+        if (is_gemm_like(op.kind) && params_.mxu_rates.of(op.dtype) > 0) r = run_gemm_ideal(op, validate, index);
+    } else {
+        r = run_hierarchy(op, validate, index);
+    }
+    previous_gemm_output_elements_ = 0;
+    if (is_gemm_like(op.kind)) {
+        const GemmShape g = op.as_gemm();
+        previous_gemm_output_elements_ = g.batch * g.m * g.n;
+    }
+    return r;
+}
+
+TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t index) {
+    const GemmShape g = op.as_gemm();
+    const double rate = params_.mxu_rates.of(op.dtype);
+    const MxuParams& mxu = params_.mxu;
+    // Split over every MXU of the chip (the roofline assumes all of them), whole column tiles per
+    // unit; the op ends with its slowest unit.
+    const std::vector<GemmPart> parts = split_gemm(g, units(), mxu.cols, [&](const GemmShape& s) {
+        return mxu_gemm_timing(mxu, mxu_timing_shape(s, rate), op.dtype).cycles;
+    });
+
+    GemmData data;
+    ConvData conv;  // conv2d: the tensors before lowering, for the direct-convolution check
+    std::vector<double> c;
+    if (validate) {
+        if (op.kind == OpKind::conv2d) {
+            conv = random_conv_data(op.conv, op.dtype, op_seed(params_.seed, index));
+            data = lower_conv_to_gemm(op.conv, conv);
+        } else {
+            data = random_gemm_data(g, op.dtype, op_seed(params_.seed, index));
+        }
+        c.assign(static_cast<std::size_t>(g.batch * g.m * g.n), 0.0);
+    }
+
+    TpuOpResult r;
+    r.model = "tpu.ideal";
+    std::int64_t slowest = 0, compute = 0, fill_drain = 0, weight_stall = 0, drain_stall = 0, folds = 0;
+    double mapping_weighted = 0;
+    std::vector<float> a_part, b_part;
+    for (std::size_t u = 0; u < parts.size(); ++u) {
+        const GemmPart& p = parts[u];
+        const GemmShape shape = p.shape(g.k);
+        MxuStats stats;
+        if (validate) {
+            // Gather the unit's operands, run the array on real data, scatter C back.
+            a_part.resize(static_cast<std::size_t>(p.batch * p.m * g.k));
+            b_part.resize(static_cast<std::size_t>(p.batch * g.k * p.n));
+            for (std::int64_t b = 0; b < p.batch; ++b) {
+                const float* a_src = data.a.data() + ((p.b0 + b) * g.m + p.m0) * g.k;
+                std::copy(a_src, a_src + p.m * g.k, a_part.data() + b * p.m * g.k);
+                for (std::int64_t k = 0; k < g.k; ++k) {
+                    const float* b_src = data.b.data() + ((p.b0 + b) * g.k + k) * g.n + p.n0;
+                    std::copy(b_src, b_src + p.n, b_part.data() + (b * g.k + k) * p.n);
+                }
+            }
+            const MxuOperands ops{a_part.data(), b_part.data()};
+            const MxuGemmResult res = run_mxu_gemm(mxu, shape, op.dtype, &ops);
+            for (std::int64_t b = 0; b < p.batch; ++b)
+                for (std::int64_t i = 0; i < p.m; ++i)
+                    for (std::int64_t j = 0; j < p.n; ++j)
+                        c[static_cast<std::size_t>(((p.b0 + b) * g.m + p.m0 + i) * g.n + p.n0 + j)] =
+                            res.c((b * p.m + i) * p.n + j);
+            stats = rate == 1.0 ? res.stats : run_mxu_gemm(mxu, mxu_timing_shape(shape, rate), op.dtype).stats;
+        } else {
+            stats = run_mxu_gemm(mxu, mxu_timing_shape(shape, rate), op.dtype).stats;
+        }
+        const int core = static_cast<int>(u) / params_.mxus_per_core, unit = static_cast<int>(u) % params_.mxus_per_core;
+        const std::string prefix = "chip.core" + std::to_string(core) + ".mxu" + std::to_string(unit) + ".";
+        r.stats.push_back({prefix + "busy_cycles", "cycles", "cycles this MXU ran its part", double(stats.cycles)});
+        if (stats.cycles > slowest) {
+            slowest = stats.cycles;
+            compute = stats.compute_cycles;
+            fill_drain = stats.fill_drain_cycles;
+            weight_stall = stats.weight_load_stall_cycles;
+            drain_stall = stats.drain_stall_cycles;
+        }
+        folds += stats.folds;
+        mapping_weighted += stats.mapping_efficiency * static_cast<double>(stats.folds);
+    }
+    r.cycles = static_cast<std::uint64_t>(std::max<std::int64_t>(1, slowest));
+    const double peak = static_cast<double>(units()) * mxu.rows * mxu.cols * rate;
+    r.mxu_utilization = static_cast<double>(g.macs()) / (peak * static_cast<double>(r.cycles));
+    r.utilization = r.mxu_utilization;
+    r.stats.push_back({"chip.mxus_used", "units", "MXUs the op was split over", double(parts.size())});
+    r.stats.push_back({"chip.slowest_mxu.compute_cycles", "cycles", "slowest MXU: operands entering the array", double(compute)});
+    r.stats.push_back({"chip.slowest_mxu.fill_drain_cycles", "cycles", "slowest MXU: wavefront filling/draining", double(fill_drain)});
+    r.stats.push_back({"chip.slowest_mxu.weight_load_stall_cycles", "cycles", "slowest MXU: waiting for a weight tile", double(weight_stall)});
+    r.stats.push_back({"chip.slowest_mxu.drain_stall_cycles", "cycles", "slowest MXU: waiting for result buses (os)", double(drain_stall)});
+    r.stats.push_back({"chip.mxu.folds", "tiles", "weight tiles mapped on all MXUs", double(folds)});
+    r.stats.push_back({"chip.mxu.mapping_efficiency", "ratio", "mean share of PEs holding useful work per fold",
+                       folds > 0 ? mapping_weighted / static_cast<double>(folds) : 0.0});
+    if (validate) {
+        if (op.kind == OpKind::conv2d) {
+            r.numerics = check_conv(op.conv, op.dtype, conv, c);
+        } else {
+            r.numerics = check_gemm(g, op.dtype, data, c);
+        }
+    }
+    return r;
+}
+
+}  // namespace accelsim::tpu
+
+namespace accelsim::tpu {
+TpuOpResult TpuChip::run_hierarchy(const Op&, bool, std::int64_t) { return {}; }
+}  // namespace accelsim::tpu

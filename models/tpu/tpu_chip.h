@@ -1,0 +1,71 @@
+#pragma once
+// The TPU-like chip (docs/tpu.md): N TensorCores x M MXUs, a vector unit, a DMA engine and a VMEM
+// scratchpad per core, optional CMEM, HBM through models/memory. Runs one Op at a time to
+// completion and says how many cycles it took and where the time and the bytes went.
+//
+// Two memory modes:
+//   ideal_memory: operands are always ready; a GEMM is split over every MXU of the chip and takes
+//                 the cycles of its slowest MXU (compute effects alone).
+//   hierarchy:    the lowering (tpu_lowering.h) tiles each op to fit VMEM, the DMA engines bring
+//                 tiles from HBM double-buffered, the MXUs / vector unit compute, results go back.
+// No SystemC and no JSON here: plain C++ with busy-until timestamps.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/common/op.h"
+#include "models/common/stats.h"
+#include "models/tpu/tpu_numerics.h"
+#include "models/tpu/tpu_params.h"
+
+namespace accelsim::tpu {
+
+struct TpuOpResult {
+    std::string model;      // "tpu.ideal" or "tpu.hierarchy"; empty: no cycle model for this op
+    std::uint64_t cycles = 0;
+    std::map<std::string, std::int64_t> bytes;  // by level: "hbm", "cmem", "scratchpad" (VMEM)
+    std::optional<double> utilization;          // MXU MAC utilization (GEMMs) or vector-unit use
+    std::optional<double> mxu_utilization, vector_utilization;
+    std::int64_t fused_hbm_bytes_saved = 0;     // input read from VMEM instead of HBM (fusion)
+    bool fused = false;                         // this op consumed its producer's output in VMEM
+    std::vector<StatValue> stats;
+    std::optional<NumericsCheck> numerics;      // with validate, for ops whose data was checked
+};
+
+class TpuChip {
+public:
+    // Throws std::invalid_argument naming the bad field (e.g. the MXU's "mxu.rows must be ...").
+    explicit TpuChip(const TpuChipParams& params);
+    ~TpuChip();
+    TpuChip(const TpuChip&) = delete;
+    TpuChip& operator=(const TpuChip&) = delete;
+
+    // Runs `op` (the next op of the trace: ops are numbered in call order for the validation
+    // seeds). With validate, real data goes through the datapaths and is checked.
+    // Throws std::invalid_argument naming the op when it cannot be lowered (a tile that cannot fit).
+    TpuOpResult run(const Op& op, bool validate);
+
+    const TpuChipParams& params() const { return params_; }
+    int units() const { return params_.cores * params_.mxus_per_core; }
+
+private:
+    TpuOpResult run_gemm_ideal(const Op& op, bool validate, std::int64_t index);
+    TpuOpResult run_hierarchy(const Op& op, bool validate, std::int64_t index);
+
+    TpuChipParams params_;
+    std::int64_t op_index_ = 0;
+    struct Hierarchy;  // the memory system and per-core state (tpu_chip.cpp)
+    std::unique_ptr<Hierarchy> hierarchy_;
+    // Output of the previous op kept in VMEM (for fusion): its element count, or 0.
+    std::int64_t previous_gemm_output_elements_ = 0;
+};
+
+// Timing shape of a GEMM on an MXU whose rate for the dtype is `rate` MACs per PE per cycle:
+// the MXU model computes one MAC per PE per cycle, so a rate r packs r K-elements into one PE
+// cycle (int8 at 2x on TPU v5e: K' = ceil(K / 2)) and a rate 1/p takes p passes (K' = ceil(K * p)).
+GemmShape mxu_timing_shape(const GemmShape& g, double rate);
+
+}  // namespace accelsim::tpu

@@ -1,0 +1,56 @@
+#pragma once
+// Validation data and reference checks of the TPU chip (--validate): seeded random operands that
+// are exactly representable in the op's dtype, and comparisons of the chip's outputs with
+// references computed independently (Eigen GEMMs, a direct convolution loop, std:: math).
+//
+// Tolerance for float GEMMs (docs/tpu.md, "Numerics"): an output is a sum of K products; the MXU
+// adds them in fp32 (bf16/fp16 products are exact in fp32), so any order of additions has error
+// at most gamma_K * sum|a_k b_k| with gamma_K = K u / (1 - K u), u = 2^-24 (Higham, Accuracy and
+// Stability of Numerical Algorithms, eq. 3.4-3.5). The fp32 Eigen reference has the same bound,
+// and sum|a_k b_k| <= K max|a| max|b|, so |chip - ref| <= 2 gamma_K K max|a| max|b|.
+// int8 is compared exactly (int32 accumulation; the reference is exact in fp32 while
+// K * 128 * 128 <= 2^24, i.e. K <= 1024, and runs in double beyond).
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "models/common/dtype.h"
+#include "models/common/op.h"
+
+namespace accelsim::tpu {
+
+struct NumericsCheck {
+    std::int64_t checked = 0;
+    double max_abs_err = 0, max_rel_err = 0;
+    bool passed = true;
+    void merge(const NumericsCheck& o);
+};
+
+// Seed of op number `op_index` (0-based position in the trace) under config seed `seed`.
+std::uint64_t op_seed(std::uint64_t seed, std::int64_t op_index);
+
+// n values exactly representable in dtype: int8 integers in [-128, 127]; floats uniform in
+// [-1, 1) rounded to the dtype.
+void fill_random(std::vector<float>& out, std::int64_t n, DType dtype, std::mt19937_64& rng);
+
+struct GemmData {
+    std::vector<float> a;  // [batch][m][k]
+    std::vector<float> b;  // [batch][k][n]
+};
+GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed);
+
+// c is [batch][m][n] as the chip produced it.
+NumericsCheck check_gemm(const GemmShape& g, DType dtype, const GemmData& data, const std::vector<double>& c);
+
+struct ConvData {
+    std::vector<float> input;   // NHWC [n][h][w][c]
+    std::vector<float> filter;  // [k][r][s][c/groups]
+};
+ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed);
+// The implicit-GEMM lowering (docs/tpu.md): per group g, A[g][m][kk] with m = (n, oh, ow) and
+// kk = (r, s, c) (zeros where the window reads padding), B[g][kk][j] = filter[g*K/groups + j][r][s][c].
+GemmData lower_conv_to_gemm(const Conv2dShape& s, const ConvData& data);
+// c is the GEMM output [group][m][j]; compared with a direct convolution loop in double.
+NumericsCheck check_conv(const Conv2dShape& s, DType dtype, const ConvData& data, const std::vector<double>& c);
+
+}  // namespace accelsim::tpu

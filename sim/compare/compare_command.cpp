@@ -1,0 +1,108 @@
+#include "sim/compare/compare_command.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include <boost/program_options.hpp>
+
+#include "sim/compare/comparison.h"
+#include "sim/compare/isolated_run.h"
+#include "sim/config/config_loader.h"
+#include "sim/input_error.h"
+#include "sim/trace/trace_reader.h"
+
+namespace accelsim {
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
+
+const char* kCompareUsage =
+    "usage: accelsim compare --trace FILE --config A [--config B ...] [options]\n"
+    "\n"
+    "Runs one trace on every config (each in its own process) and prints the designs side by side:\n"
+    "per op and in total cycles, time, achieved TFLOP/s and share of peak, utilization or occupancy,\n"
+    "bound and the model that produced the cycles; speedup relative to the first config; cost per\n"
+    "million inferences and energy per inference (upper bound) where the config has\n"
+    "cost_per_hour_usd and tdp_w. One --config is allowed (a single column). See docs/compare.md.\n";
+
+void open_output(std::ofstream& f, const std::string& path, const char* option) {
+    f.open(path, std::ios::binary);
+    if (!f) throw InputError(std::string(option) + " " + path + ": cannot open for writing");
+}
+
+std::string design_name(const std::string& config_path, const ChipConfig& config) {
+    return "config " + config_path + " (" + config.name + ")";
+}
+
+}  // namespace
+
+int run_compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    try {
+        std::string trace_path, trace_format = "auto", json_path, csv_path;
+        std::vector<std::string> config_paths, sets;
+        po::options_description options("compare options");
+        options.add_options()
+            ("help,h", "print this help")
+            ("trace,t", po::value(&trace_path), "operator trace (.trace, or SCALE-Sim topology .csv)")
+            ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim (auto: by extension)")
+            ("config,c", po::value(&config_paths)->composing(), "a design's config (repeat: one per design)")
+            ("set", po::value(&sets)->composing(), "override a value in every config: key.path=value")
+            ("json", po::value(&json_path), "write the comparison (accelsim.compare/1) to FILE")
+            ("csv", po::value(&csv_path), "write one CSV row per op x design to FILE")
+            ("quiet,q", "print neither the table nor progress");
+        po::variables_map vm;
+        po::store(po::command_line_parser(args).options(options).run(), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            out << kCompareUsage << "\n" << options;
+            return kExitOk;
+        }
+        const bool quiet = vm.count("quiet") > 0;
+        if (trace_path.empty()) throw InputError("compare: --trace is required (see accelsim compare --help)");
+        if (config_paths.empty())
+            throw InputError("compare: at least one --config is required (see accelsim compare --help)");
+        const TraceFormat format = parse_trace_format(trace_format);
+
+        // Everything the parent can check is checked before any simulation starts.
+        std::vector<DesignInput> designs;
+        for (const std::string& path : config_paths) designs.push_back(DesignInput{path, load_config(path, sets), {}});
+        read_trace(trace_path, designs.front().config.default_dtype, format);
+        std::ofstream json_file, csv_file;
+        if (!json_path.empty()) open_output(json_file, json_path, "--json");
+        if (!csv_path.empty()) open_output(csv_file, csv_path, "--csv");
+
+        for (DesignInput& d : designs) {
+            if (!quiet) err << "compare: running " << design_name(d.config_file, d.config) << " on " << trace_path << "\n";
+            IsolatedRunResult run = run_design_isolated(d.config_file, sets, trace_path, format);
+            switch (run.status) {
+                case IsolatedRunResult::Status::ok: d.report = std::move(run.report); break;
+                case IsolatedRunResult::Status::input_error:
+                    throw InputError("compare: " + design_name(d.config_file, d.config) + ": " + run.message);
+                case IsolatedRunResult::Status::failed:
+                    err << "accelsim: compare: " << design_name(d.config_file, d.config) << ": " << run.message
+                        << "\n";
+                    return kExitFailure;
+            }
+        }
+
+        const Comparison comparison = build_comparison(trace_path, designs);
+        if (!quiet) write_compare_table(out, comparison);
+        if (json_file.is_open()) write_compare_json(json_file, comparison);
+        if (csv_file.is_open()) write_compare_csv(csv_file, comparison);
+        return kExitOk;
+    } catch (const InputError& e) {
+        err << "accelsim: error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const po::error& e) {
+        err << "accelsim: error: compare: " << e.what() << "\n" << "try 'accelsim compare --help'\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        err << "accelsim: compare failed: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}
+
+}  // namespace accelsim

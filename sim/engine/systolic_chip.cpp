@@ -1,0 +1,91 @@
+#include "sim/engine/systolic_chip.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "sim/input_error.h"
+#include "sim/membench/memory_params_from_config.h"
+
+namespace accelsim {
+
+namespace {
+
+std::string config_where(const ChipConfig& config) { return config.file.empty() ? "config" : config.file; }
+
+std::string op_where(const Op& op) {
+    std::string s;
+    if (!op.file.empty()) s = op.file + ":" + std::to_string(op.line) + ": ";
+    return s + "op '" + op.name + "'";
+}
+
+}  // namespace
+
+tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config) {
+    tpu::TpuChipParams p;
+    p.cores = config.tpu.cores;
+    p.mxus_per_core = config.tpu.mxus_per_core;
+    p.mxu.rows = config.mxu.rows;
+    p.mxu.cols = config.mxu.cols;
+    p.mxu.overlap_folds = config.mxu.overlap_folds;
+    const auto dataflow = parse_mxu_dataflow(config.mxu.dataflow);
+    if (!dataflow) throw InputError(config_where(config) + ": mxu.dataflow = \"" + config.mxu.dataflow + "\" is not ws, os or is");
+    p.mxu.dataflow = *dataflow;
+    const auto mode = parse_mxu_mode(config.mxu.mode);
+    if (!mode) throw InputError(config_where(config) + ": mxu.mode = \"" + config.mxu.mode + "\" is not fast or stepped");
+    p.mxu.mode = *mode;
+    const DTypeRates& rates = config.mxu.macs_per_pe_per_cycle;
+    p.mxu_rates = tpu::MxuRates{rates.int8, rates.fp16, rates.bf16, rates.fp32};
+    p.vector.lanes = config.tpu.vector_lanes;
+    p.vector.sublanes = config.tpu.vector_sublanes;
+    p.dma.bytes_per_cycle = config.tpu.dma_bytes_per_cycle;
+    p.dma.latency_cycles = config.tpu.dma_latency_cycles;
+    p.vmem_bytes = config.tpu.vmem_bytes;
+    p.cmem_bytes = config.tpu.cmem_bytes;
+    p.ideal_memory = config.memory == "ideal";
+    p.fuse_elementwise = config.tpu.fuse_elementwise;
+    p.clock_hz = config.clock_hz();
+    p.seed = config.seed;
+    if (!p.ideal_memory) p.memory = memory_hierarchy_params_from_config(config);
+    return p;
+}
+
+SystolicChip::SystolicChip(const ChipConfig& config, const RunOptions& options)
+    : config_(config), options_(options) {
+    const tpu::TpuChipParams params = tpu_params_from_config(config);
+    try {
+        chip_ = std::make_unique<tpu::TpuChip>(params);
+    } catch (const std::invalid_argument& e) {
+        // MxuParams::validate and the chip's own checks name the key ("mxu.rows must be ...").
+        throw InputError(config_where(config) + ": " + e.what());
+    }
+}
+
+OpReport SystolicChip::run(const Op& op) {
+    tpu::TpuOpResult result;
+    try {
+        result = chip_->run(op, options_.validate);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(op_where(op) + ": " + e.what());
+    }
+    if (result.model.empty()) return roofline_only(op, config_);  // no cycle model for this op yet
+
+    OpReport r;
+    r.op = op;
+    r.model = result.model;
+    r.roofline = compute_roofline(op, config_);
+    r.cycles = result.cycles;
+    r.bytes = result.bytes.empty() ? r.roofline.bytes : result.bytes;
+    r.utilization = result.utilization;
+    r.stats = std::move(result.stats);
+    if (result.numerics) {
+        NumericsSummary n;
+        n.checked = result.numerics->checked;
+        n.max_abs_err = result.numerics->max_abs_err;
+        n.max_rel_err = result.numerics->max_rel_err;
+        n.passed = result.numerics->passed;
+        r.numerics = n;
+    }
+    return r;
+}
+
+}  // namespace accelsim

@@ -1,0 +1,28 @@
+#pragma once
+// The systolic (TPU-like) chip behind the engine's Chip interface: maps the ChipConfig to
+// tpu::TpuChipParams, runs each op on models/tpu's TpuChip and turns the result into an OpReport
+// with its roofline. Ops the chip has no cycle model for keep their roofline rows.
+#include <memory>
+
+#include "models/tpu/tpu_chip.h"
+#include "sim/engine/engine.h"
+
+namespace accelsim {
+
+// ChipConfig -> TpuChipParams. Throws InputError naming the config file and key for values the
+// models reject (MxuParams::validate's std::invalid_argument, bad HBM settings).
+tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config);
+
+class SystolicChip final : public Chip {
+public:
+    SystolicChip(const ChipConfig& config, const RunOptions& options);  // throws InputError
+    OpReport run(const Op& op) override;
+    const tpu::TpuChip& model() const { return *chip_; }
+
+private:
+    const ChipConfig& config_;
+    RunOptions options_;
+    std::unique_ptr<tpu::TpuChip> chip_;
+};
+
+}  // namespace accelsim

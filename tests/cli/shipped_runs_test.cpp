@@ -1,0 +1,84 @@
+// Every shipped trace on every shipped config: the run succeeds and no op's simulated cycles fall
+// below its roofline bound (the engine also enforces this; here it is checked from the outside,
+// on the JSON a user would read).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> shipped(const char* folder, const char* extension) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(fs::path(ACCELSIM_SOURCE_DIR) / folder))
+        if (e.path().extension() == extension) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// A config's "kind", following "extends" when the file itself does not say.
+std::string config_kind(const fs::path& file) {
+    const auto j = nlohmann::json::parse(slurp(file));
+    if (j.contains("kind")) return j["kind"];
+    return config_kind(file.parent_path() / j["extends"].get<std::string>());
+}
+
+bool has_kernel_ops(const fs::path& trace) {
+    std::istringstream lines(slurp(trace));
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("kernel", 0) == 0) return true;
+    return false;
+}
+
+class ShippedConfig : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(ShippedConfig, EveryTraceRunsAtOrAboveItsRoofline) {
+    const std::string config = GetParam();
+    const fs::path dir = fs::path(::testing::TempDir()) / ("accelsim_shipped_" + config);
+    fs::create_directories(dir);
+    std::size_t runs = 0;
+    const fs::path root(ACCELSIM_SOURCE_DIR);
+    const bool systolic = config_kind(root / "configs" / config) == "systolic";
+    for (const std::string& trace : shipped("traces", ".trace")) {
+        if (systolic && has_kernel_ops(root / "traces" / trace)) continue;  // kernels need SIMT cores
+        const fs::path json = dir / (trace + ".json");
+        const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY +
+                                "' --quiet --config configs/" + config + " --trace traces/" + trace +
+                                " --json '" + json.string() + "' 2>'" + (dir / "err").string() + "'";
+        const int status = std::system(cmd.c_str());
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+        std::ifstream f(json);
+        const auto report = nlohmann::json::parse(f);
+        for (const auto& op : report["ops"]) {
+            EXPECT_GE(op["cycles"].get<double>(), op["roofline"]["bound_cycles"].get<double>())
+                << config << " " << trace << " " << op["name"];
+        }
+        ++runs;
+    }
+    EXPECT_GE(runs, 5u);  // bert_base, bert_large, bert_base_s512_b8, resnet50, gpt2_decode at least
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigs, ShippedConfig, ::testing::ValuesIn(shipped("configs", ".json")),
+                         [](const auto& info) {
+                             std::string n = info.param.substr(0, info.param.size() - 5);
+                             for (char& c : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
