@@ -1,6 +1,7 @@
 #include "models/memory/dram.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -77,7 +78,10 @@ double get_dram_timing(const DramTiming& timing, const std::string& name) {
 //        CWL, tCCD, tWR, tWTR, tRTP are the HBM2 ns values at 0.625 ns [derived].
 //  DDR3  DRAMsim3 configs/DDR3_4Gb_x8_1600.ini, JEDEC JESD79-3F DDR3-1600K (11-11-11).
 //  DDR4  DRAMsim3 configs/DDR4_8Gb_x8_2400.ini, JEDEC JESD79-4 DDR4-2400R (16-16-16).
-DramParams dram_preset(const std::string& name) {
+DramParams dram_preset(const std::string& requested) {
+    // Names match case-insensitively ("HBM2e" is HBM2E).
+    std::string name = requested;
+    for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     DramParams p;
     p.preset = name;
     if (name == "HBM2") {
@@ -101,8 +105,8 @@ DramParams dram_preset(const std::string& name) {
         p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 8192; p.rows_per_bank = 65536;
         p.timing = make_timing(5.0 / 6.0, 8, 16, 12, 16, 16, 39, 55, 4, 6, 26, 4, 6, 18, 9, 9, 9360, 420);
     } else {
-        throw std::invalid_argument("unknown DRAM preset '" + name + "' (valid: " + join_names(dram_preset_names()) +
-                                    ")");
+        throw std::invalid_argument("unknown DRAM preset '" + requested + "' (valid: " +
+                                    join_names(dram_preset_names()) + ")");
     }
     return p;
 }
@@ -149,6 +153,10 @@ void validate(const DramParams& p) {
             "bus_width_bits must be a positive multiple of pseudo_channels");
     require(p.data_rate_gbps > 0, "data_rate_gbps must be > 0");
     require(p.bank_groups > 0 && p.banks_per_group > 0, "bank_groups and banks_per_group must be > 0");
+    // Bounds that keep a typo from asking for gigabytes of model state.
+    require(p.units() <= 65536, "channels x pseudo_channels must be at most 65536");
+    require(p.bank_groups * p.banks_per_group <= 1024, "bank_groups x banks_per_group must be at most 1024");
+    require(p.queue_depth <= 65536, "queue_depth must be at most 65536");
     require(p.queue_depth > 0, "queue_depth must be > 0");
     require(p.controller_latency_ns >= 0, "controller_latency_ns must be >= 0");
     require(p.rows_per_bank > 0, "rows_per_bank must be > 0");
@@ -459,6 +467,20 @@ Dram::Dram(const DramParams& params)
       controller_latency_ps_(ns_to_ps(params_.controller_latency_ns)) {
     controllers_.reserve(static_cast<std::size_t>(params_.units()));
     for (int i = 0; i < params_.units(); ++i) controllers_.emplace_back(params_);
+    write_buffers_.resize(controllers_.size());
+    for (auto& b : write_buffers_) b.reserve(static_cast<std::size_t>(params_.queue_depth));
+}
+
+void Dram::drain_unit(std::size_t unit, Picoseconds now) {
+    for (auto burst : write_buffers_[unit]) {
+        burst.arrival = now;
+        controllers_[unit].serve(burst);
+    }
+    write_buffers_[unit].clear();
+}
+
+void Dram::drain_writes(Picoseconds now) {
+    for (std::size_t u = 0; u < write_buffers_.size(); ++u) drain_unit(u, now);
 }
 
 Picoseconds Dram::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival) {
@@ -468,7 +490,13 @@ Picoseconds Dram::access(std::uint64_t address, std::uint32_t bytes, bool write,
     Picoseconds done = at_controller;
     for (std::uint64_t b = address / burst; b <= (address + bytes - 1) / burst; ++b) {
         DramController::Burst req{mapper_.map(b * burst), write, at_controller, 0};
-        done = std::max(done, controllers_[static_cast<std::size_t>(req.where.unit)].serve(req).data_end);
+        const auto unit = static_cast<std::size_t>(req.where.unit);
+        if (write) {
+            write_buffers_[unit].push_back(req);
+            if (static_cast<int>(write_buffers_[unit].size()) >= params_.queue_depth) drain_unit(unit, at_controller);
+        } else {
+            done = std::max(done, controllers_[unit].serve(req).data_end);
+        }
     }
     record_request(write, bytes, done - arrival);
     return done;

@@ -48,7 +48,7 @@ double get_dram_timing(const DramTiming& timing, const std::string& name);
 struct DramParams {
     std::string preset = "HBM2";   // informational: where the defaults came from
     int channels = 8;              // independent channels, each bus_width_bits wide
-    int pseudo_channels = 1;       // per channel; each has half... (1/pseudo_channels) of the bus and its own banks
+    int pseudo_channels = 1;       // per channel; each has 1/pseudo_channels of the bus and its own banks
     int bus_width_bits = 128;      // per channel
     double data_rate_gbps = 2.0;   // per pin
     int bank_groups = 4, banks_per_group = 4;
@@ -70,7 +70,8 @@ struct DramParams {
     std::int64_t columns_per_row() const { return row_bytes / burst_bytes(); }  // in bursts
 };
 
-// Presets with cited public timings (docs/memory.md): "HBM2", "HBM2E", "HBM3", "DDR3", "DDR4".
+// Presets with cited public timings (docs/memory.md): "HBM2", "HBM2E", "HBM3", "DDR3", "DDR4"
+// (case-insensitive).
 // Throws std::invalid_argument naming the valid presets for an unknown name.
 DramParams dram_preset(const std::string& name);
 const std::vector<std::string>& dram_preset_names();
@@ -132,7 +133,8 @@ public:
 
     explicit DramController(const DramParams& params);
 
-    // Timing of one burst served now, FCFS, ready at `ready` (used by the blocking path).
+    // Serves one burst at once, after every burst served or decided before it (the blocking
+    // path: FCFS in call order).
     Issued serve(const Burst& burst);
 
     // Queued operation: enqueue while has_space(); the controller decides at next_decision_time().
@@ -140,7 +142,9 @@ public:
     bool empty() const { return queue_.empty(); }
     void enqueue(const Burst& burst);
     Picoseconds next_decision_time() const;  // kNeverPs when the queue is empty
-    Issued decide();  // picks one burst (FR-FCFS: oldest row hit, else oldest) and issues it
+    // Picks one queued burst and issues it. FR-FCFS: the burst whose data could move first (row
+    // hits win ties, then the oldest; a burst waiting 32 x tRC goes first); FCFS: the oldest.
+    Issued decide();
 
     const DramUnitStats& stats() const { return stats_; }
     // Registers this controller's counters as prefix.reads, prefix.row_hits, ...
@@ -195,10 +199,14 @@ class Dram {
 public:
     explicit Dram(const DramParams& params);  // validates; throws std::invalid_argument
 
-    // Blocking access: the request's bursts are served FCFS in call order on their controllers
-    // (a blocking call must return its completion, so no later request can overtake it).
-    // Returns the time the last data beat leaves the device.
+    // Blocking access. Reads are served FCFS in call order on their controllers (a blocking call
+    // must return its completion, so no later request can overtake it) and return when the last
+    // data beat leaves the device. Writes are posted: they are acknowledged once they reach the
+    // controller and wait in its write buffer, which drains as one batch when queue_depth bursts
+    // have gathered (so the read/write turnaround is paid once per batch).
     Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
+    // Drains every write buffer at time `now` (end of a run, or before reading the counters).
+    void drain_writes(Picoseconds now);
 
     const DramParams& params() const { return params_; }
     const DramAddressMapper& mapper() const { return mapper_; }
@@ -214,6 +222,8 @@ private:
     DramParams params_;
     DramAddressMapper mapper_;
     std::vector<DramController> controllers_;
+    std::vector<std::vector<DramController::Burst>> write_buffers_;  // per controller
+    void drain_unit(std::size_t unit, Picoseconds now);
     Picoseconds controller_latency_ps_;
     std::uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0;
     LatencyHistogram latency_;

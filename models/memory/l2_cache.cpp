@@ -18,7 +18,8 @@ void validate(const L2Params& p) {
     require(p.line_bytes / p.sector_bytes <= 8, "at most 8 sectors per line");
     require(p.size_bytes > 0 && p.size_bytes % (static_cast<std::int64_t>(p.slices) * p.ways * p.line_bytes) == 0,
             "size_bytes must be a positive multiple of slices x ways x line_bytes");
-    require(p.mshrs_per_slice > 0, "mshrs_per_slice must be > 0");
+    require(p.size_bytes / p.line_bytes <= (std::int64_t{1} << 28), "size_bytes must be at most 2^28 lines");
+    require(p.mshrs_per_slice > 0 && p.mshrs_per_slice <= 65536, "mshrs_per_slice must be in 1..65536");
     require(p.bytes_per_cycle_per_slice > 0, "bytes_per_cycle_per_slice must be > 0");
     require(p.hit_latency_cycles >= 0, "hit_latency_cycles must be >= 0");
     require(p.clock_hz > 0, "clock must be > 0");

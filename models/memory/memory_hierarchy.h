@@ -40,6 +40,7 @@ public:
     Picoseconds access(int requester, std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
 
     MemoryHierarchyStats stats() const;
+    void drain_writes(Picoseconds now) { dram_.drain_writes(now); }  // posted DRAM writes
     const MemoryHierarchyParams& params() const { return params_; }
     double peak_dram_bytes_per_second() const { return params_.dram.peak_bytes_per_second(); }
 

@@ -76,6 +76,19 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
     }
     BlockDispatcher dispatcher(dims.grid);
     dispatcher.initial_fill(sms);
+    if (options.sm_quantum_cycles > 0) {
+        // Lock-step windows: every SM runs up to the window's end before any SM goes further.
+        for (std::uint64_t window_end = options.sm_quantum_cycles;; window_end += options.sm_quantum_cycles) {
+            bool any_busy = false;
+            for (SmCore* sm : sms) {
+                while (sm->busy() && sm->now() < window_end)
+                    if (sm->run_until_block_completes(window_end)) dispatcher.refill(*sm);
+                any_busy = any_busy || sm->busy();
+            }
+            if (!any_busy) break;
+        }
+        return collect_stats(sms, executor, params);
+    }
     // Each SM runs on its own until one of its blocks completes; SMs do not interact except through
     // the dispatcher, so serving completions in (cycle, SM index) order is exact.
     std::vector<bool> stopped(sms.size(), false);

@@ -25,6 +25,11 @@ struct LaunchOptions {
     // Timing-only: do not compute floating-point payload instructions. Allowed only when the
     // kernel's fp_payload_skippable is true (then cycles are identical); otherwise launch() throws.
     bool skip_fp_payload = false;
+    // 0: each SM runs ahead until one of its blocks completes (exact when SMs share nothing but
+    // the block dispatcher, e.g. FixedLatencyMemory). N > 0: SMs advance in lock-step windows of
+    // N cycles (SM 0..n-1 within a window), so a shared memory port (L2, HBM) sees requests in
+    // time order give or take N cycles; blocks are handed out in (window, SM) order.
+    std::uint64_t sm_quantum_cycles = 0;
 };
 
 struct KernelStats {

@@ -238,11 +238,11 @@ SmStats SmCore::stats() const {
     return s;
 }
 
-bool SmCore::run_until_block_completes() {
+bool SmCore::run_until_block_completes(std::uint64_t stop_at) {
     block_completed_ = false;
     const int n = params_.sub_partitions;
     classes_.resize(static_cast<std::size_t>(n));
-    while (resident_warps_ > 0) {
+    while (resident_warps_ > 0 && now_ < stop_at) {
         const std::uint64_t warps_this_cycle = static_cast<std::uint64_t>(resident_warps_);
         std::uint64_t next_change = kNever;
         bool issued_any = false;
@@ -269,7 +269,9 @@ bool SmCore::run_until_block_completes() {
             if (next_change == kNever)
                 throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' deadlocked on SM " +
                                 std::to_string(sm_index_) + " (warps wait at a barrier others never reach)");
-            advance = next_change - now_;  // idle stretch: nothing changes before next_change
+            // Idle stretch: nothing changes before next_change (the per-sub-partition blocked
+            // caches stay valid, so cutting the stretch at stop_at changes nothing).
+            advance = std::min(next_change, stop_at) - now_;
         }
         for (int sp = 0; sp < n; ++sp) stats_.scheduler_cycles[static_cast<std::size_t>(classes_[static_cast<std::size_t>(sp)])] += advance;
         stats_.busy_cycles += advance;

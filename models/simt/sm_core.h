@@ -78,9 +78,10 @@ public:
     bool busy() const { return resident_warps_ > 0; }
     // Makes block `block_id` resident, its warps ready at the current cycle.
     void add_block(std::uint32_t block_id);
-    // Runs cycles until a block completes (then returns true with now() the cycle after) or no
-    // warp is left (returns false).
-    bool run_until_block_completes();
+    // Runs cycles until a block completes (then returns true with now() the cycle after), no warp
+    // is left, or now() reaches stop_at (both return false; busy() tells them apart). Stopping at
+    // stop_at and calling again gives exactly the cycles of one uninterrupted call.
+    bool run_until_block_completes(std::uint64_t stop_at = ~std::uint64_t{0});
     std::uint64_t now() const { return now_; }
     void set_now(std::uint64_t cycle) { now_ = cycle; }
     SmStats stats() const;

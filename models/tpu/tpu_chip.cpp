@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/tpu/gemm_split.h"
+#include "models/tpu/tpu_hierarchy.h"
 
 namespace accelsim::tpu {
 
@@ -21,8 +22,6 @@ int VectorUnitParams::reduction_latency_cycles() const {
     return stages;
 }
 
-struct TpuChip::Hierarchy {};
-
 TpuChip::TpuChip(const TpuChipParams& params) : params_(params) {
     params_.mxu.validate();
     if (params_.cores < 1) throw std::invalid_argument("tpu.cores must be >= 1");
@@ -31,6 +30,7 @@ TpuChip::TpuChip(const TpuChipParams& params) : params_(params) {
         throw std::invalid_argument("tpu.vector.lanes and tpu.vector.sublanes must be >= 1");
     if (!params_.ideal_memory) {
         if (!params_.memory) throw std::invalid_argument("tpu: a hierarchy chip needs memory parameters");
+        hierarchy_ = std::make_unique<HierarchyModel>(params_);
     }
 }
 
@@ -44,7 +44,9 @@ TpuOpResult TpuChip::run(const Op& op, bool validate) {
         // its roofline row (empty model), as the engine reports ops no cycle model covers.
         if (is_gemm_like(op.kind) && params_.mxu_rates.of(op.dtype) > 0) r = run_gemm_ideal(op, validate, index);
     } else {
-        r = run_hierarchy(op, validate, index);
+        const bool fused = params_.fuse_elementwise && is_elementwise(op.kind) && previous_gemm_output_elements_ > 0 &&
+                           op.elements == previous_gemm_output_elements_;
+        r = hierarchy_->run(op, validate, index, fused);
     }
     previous_gemm_output_elements_ = 0;
     if (is_gemm_like(op.kind)) {
@@ -144,8 +146,4 @@ TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t in
     return r;
 }
 
-}  // namespace accelsim::tpu
-
-namespace accelsim::tpu {
-TpuOpResult TpuChip::run_hierarchy(const Op&, bool, std::int64_t) { return {}; }
 }  // namespace accelsim::tpu

@@ -53,12 +53,10 @@ public:
 
 private:
     TpuOpResult run_gemm_ideal(const Op& op, bool validate, std::int64_t index);
-    TpuOpResult run_hierarchy(const Op& op, bool validate, std::int64_t index);
 
     TpuChipParams params_;
     std::int64_t op_index_ = 0;
-    struct Hierarchy;  // the memory system and per-core state (tpu_chip.cpp)
-    std::unique_ptr<Hierarchy> hierarchy_;
+    std::unique_ptr<class HierarchyModel> hierarchy_;  // memory system and per-core state (tpu_hierarchy.h)
     // Output of the previous op kept in VMEM (for fusion): its element count, or 0.
     std::int64_t previous_gemm_output_elements_ = 0;
 };

@@ -34,6 +34,7 @@ const char* kUsage =
     "       accelsim trace bert|resnet50|gpt2 [options]     generate a trace (see 'accelsim trace --help')\n"
     "       accelsim membench --config FILE --pattern P      drive the memory hierarchy alone\n"
     "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
+    "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
     "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";

@@ -1,6 +1,8 @@
 #include "sim/compare/compare_command.h"
 
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include <boost/program_options.hpp>
@@ -33,6 +35,18 @@ void open_output(std::ofstream& f, const std::string& path, const char* option) 
     if (!f) throw InputError(std::string(option) + " " + path + ": cannot open for writing");
 }
 
+// Output files are opened (so a bad path fails) before the runs; if the comparison is never
+// written, the empty files are removed rather than left looking like results.
+struct UnfinishedOutputs {
+    std::vector<std::string> paths;
+    ~UnfinishedOutputs() {
+        for (const std::string& p : paths) {
+            std::error_code ignored;
+            std::filesystem::remove(p, ignored);
+        }
+    }
+};
+
 std::string design_name(const std::string& config_path, const ChipConfig& config) {
     return "config " + config_path + " (" + config.name + ")";
 }
@@ -43,6 +57,7 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
     try {
         std::string trace_path, trace_format = "auto", json_path, csv_path;
         std::vector<std::string> config_paths, sets;
+        int jobs = 1;
         po::options_description options("compare options");
         options.add_options()
             ("help,h", "print this help")
@@ -52,6 +67,7 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
             ("set", po::value(&sets)->composing(), "override a value in every config: key.path=value")
             ("json", po::value(&json_path), "write the comparison (accelsim.compare/1) to FILE")
             ("csv", po::value(&csv_path), "write one CSV row per op x design to FILE")
+            ("jobs,j", po::value(&jobs), "designs simulated at once, each in its own process (default 1)")
             ("quiet,q", "print neither the table nor progress");
         po::variables_map vm;
         po::store(po::command_line_parser(args).options(options).run(), vm);
@@ -65,18 +81,37 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
         if (config_paths.empty())
             throw InputError("compare: at least one --config is required (see accelsim compare --help)");
         const TraceFormat format = parse_trace_format(trace_format);
+        if (jobs < 1 || jobs > 256) throw InputError("compare: --jobs " + std::to_string(jobs) + ": expected 1 to 256");
 
         // Everything the parent can check is checked before any simulation starts.
         std::vector<DesignInput> designs;
         for (const std::string& path : config_paths) designs.push_back(DesignInput{path, load_config(path, sets), {}});
         read_trace(trace_path, designs.front().config.default_dtype, format);
+        UnfinishedOutputs unfinished;
         std::ofstream json_file, csv_file;
-        if (!json_path.empty()) open_output(json_file, json_path, "--json");
-        if (!csv_path.empty()) open_output(csv_file, csv_path, "--csv");
+        if (!json_path.empty()) {
+            open_output(json_file, json_path, "--json");
+            unfinished.paths.push_back(json_path);
+        }
+        if (!csv_path.empty()) {
+            open_output(csv_file, csv_path, "--csv");
+            unfinished.paths.push_back(csv_path);
+        }
 
-        for (DesignInput& d : designs) {
-            if (!quiet) err << "compare: running " << design_name(d.config_file, d.config) << " on " << trace_path << "\n";
-            IsolatedRunResult run = run_design_isolated(d.config_file, sets, trace_path, format);
+        std::vector<std::function<nlohmann::json()>> runs;
+        for (std::size_t i = 0; i < designs.size(); ++i) {
+            const DesignInput& d = designs[i];
+            if (!quiet)
+                err << "compare: design [" << (i + 1) << "/" << designs.size() << "] "
+                    << design_name(d.config_file, d.config) << " on " << trace_path << "\n";
+            runs.push_back(design_run(d.config_file, sets, trace_path, format));
+        }
+        if (!quiet && jobs > 1) err << "compare: up to " << jobs << " designs at once\n";
+        std::vector<IsolatedRunResult> results = run_isolated_all(runs, jobs, /*stop_after_failure=*/true);
+        // The first failure in --config order is the one reported, whatever order the children ended in.
+        for (std::size_t i = 0; i < designs.size(); ++i) {
+            DesignInput& d = designs[i];
+            IsolatedRunResult& run = results[i];
             switch (run.status) {
                 case IsolatedRunResult::Status::ok: d.report = std::move(run.report); break;
                 case IsolatedRunResult::Status::input_error:
@@ -92,6 +127,7 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
         if (!quiet) write_compare_table(out, comparison);
         if (json_file.is_open()) write_compare_json(json_file, comparison);
         if (csv_file.is_open()) write_compare_csv(csv_file, comparison);
+        unfinished.paths.clear();
         return kExitOk;
     } catch (const InputError& e) {
         err << "accelsim: error: " << e.what() << "\n";

@@ -134,6 +134,7 @@ Comparison build_comparison(const std::string& trace, const std::vector<DesignIn
                                      " ops but " + designs.front().config_file + " reported " +
                                      std::to_string(c.ops.size()) + " for the same trace");
         }
+        std::map<std::string, std::uint64_t> cycles_by_bound;
         for (std::size_t i = 0; i < ops.size(); ++i) {
             const std::string where = "ops[" + std::to_string(i) + "]";
             OpComparison& row = c.ops[i];
@@ -143,7 +144,15 @@ Comparison build_comparison(const std::string& trace, const std::vector<DesignIn
                                          d.config_file + " but '" + row.name + "' in the report of " +
                                          designs.front().config_file);
             row.per_design.push_back(op_on_design(d, ops[i], where, d.config.clock_hz(), c.designs[di].peak_tflops));
+            cycles_by_bound[row.per_design.back().bound] += row.per_design.back().cycles;
         }
+        // Ties go to the alphabetically first bound (map order), so the choice is deterministic.
+        std::uint64_t most = 0;
+        for (const auto& [bound, cycles] : cycles_by_bound)
+            if (cycles > most) {
+                c.designs[di].dominant_bound = bound;
+                most = cycles;
+            }
     }
     return c;
 }
@@ -176,6 +185,7 @@ json to_json(const Comparison& comparison) {
                        {"achieved_tflops", s.achieved_tflops},
                        {"share_of_peak", s.share_of_peak},
                        {"utilization", s.utilization},
+                       {"dominant_bound", s.dominant_bound},
                        {"ops", s.ops},
                        {"ops_without_cycle_model", s.ops_without_cycle_model},
                        {"speedup_vs_first", optional_json(s.speedup_vs_first)}};
@@ -276,10 +286,13 @@ std::string use_text(const OpOnDesign& c) {
     return c.utilization ? percent(*c.utilization) : "-";
 }
 
-// Cost in USD with enough digits to tell designs apart at any scale.
-std::string usd(double v) { return v >= 100 ? fixed(v, 0) : v >= 1 ? fixed(v, 2) : fixed(v, 4); }
-
-std::string joules(double v) { return v >= 100 ? fixed(v, 1) : v >= 1 ? fixed(v, 3) : fixed(v, 5); }
+// Four significant digits: tells designs apart at any scale (tiny traces give tiny costs).
+std::string significant(double v) {
+    if (v >= 1000) return fixed(v, 0);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
 
 // A text grid printed with per-column widths; `right` columns hold numbers.
 struct Grid {
@@ -347,19 +360,11 @@ void write_compare_table(std::ostream& out, const Comparison& comparison) {
     }
     std::vector<std::string> total = {"", "total", ""};
     for (const DesignSummary& s : designs) {
-        std::map<std::string, std::uint64_t> by_bound;
-        for (const OpComparison& row : comparison.ops) {
-            const OpOnDesign& c = row.per_design[static_cast<std::size_t>(&s - designs.data())];
-            by_bound[c.bound] += c.cycles;
-        }
-        std::string dominant = "-";
-        std::uint64_t most = 0;
-        for (const auto& [bound, cycles] : by_bound)
-            if (cycles > most) dominant = bound, most = cycles;
+        const char* model = s.ops_without_cycle_model == 0 ? "cycle"
+                            : s.ops_without_cycle_model == s.ops ? "roofline"
+                                                                 : "mixed";
         total.insert(total.end(), {with_commas(s.cycles), fixed(s.seconds * 1e6, 2), fixed(s.achieved_tflops, 2),
-                                   percent(s.share_of_peak), percent(s.utilization), dominant,
-                                   s.ops_without_cycle_model == s.ops && s.ops > 0 ? "roofline" : "mixed"});
-        if (s.ops_without_cycle_model == 0) total.back() = "cycle";
+                                   percent(s.share_of_peak), percent(s.utilization), s.dominant_bound, model});
     }
     grid.rows.push_back(total);
 
@@ -404,19 +409,21 @@ void write_compare_table(std::ostream& out, const Comparison& comparison) {
         summary.rows.push_back(std::move(row));
     };
     add("cycles", [](const DesignSummary& s) { return with_commas(s.cycles); });
-    add("time (ms)", [](const DesignSummary& s) { return fixed(s.seconds * 1e3, 3); });
+    add("time (ms)", [](const DesignSummary& s) { return significant(s.seconds * 1e3); });
     add("achieved TFLOP/s", [](const DesignSummary& s) { return fixed(s.achieved_tflops, 2); });
     add("peak TFLOP/s", [](const DesignSummary& s) { return fixed(s.peak_tflops, 1) + " " + s.peak_dtype; });
     add("share of peak", [](const DesignSummary& s) { return percent(s.share_of_peak); });
     add("MAC utilization", [](const DesignSummary& s) { return percent(s.utilization); });
     add("speedup vs " + (designs.empty() ? std::string() : designs.front().label), [](const DesignSummary& s) {
-        return s.speedup_vs_first ? fixed(*s.speedup_vs_first, 2) + "x" : std::string("n/a");
+        if (!s.speedup_vs_first) return std::string("n/a");
+        const double x = *s.speedup_vs_first;
+        return (x >= 0.1 ? fixed(x, 2) : significant(x)) + "x";
     });
     add("cost per 1M inferences (USD)", [](const DesignSummary& s) {
-        return s.cost_per_million_inferences_usd ? usd(*s.cost_per_million_inferences_usd) : std::string("n/a");
+        return s.cost_per_million_inferences_usd ? significant(*s.cost_per_million_inferences_usd) : std::string("n/a");
     });
     add("energy per inference (J, upper bound)", [](const DesignSummary& s) {
-        return s.energy_per_inference_j_upper_bound ? joules(*s.energy_per_inference_j_upper_bound)
+        return s.energy_per_inference_j_upper_bound ? significant(*s.energy_per_inference_j_upper_bound)
                                                     : std::string("n/a");
     });
     const auto sw = summary.widths();

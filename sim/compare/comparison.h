@@ -52,6 +52,7 @@ struct DesignSummary {
     std::int64_t macs = 0, flops = 0;
     double achieved_tflops = 0, share_of_peak = 0;
     double utilization = 0;  // the report's totals.utilization (MAC utilization)
+    std::string dominant_bound = "-";  // the bound holding the most cycles ("-" for no cycles)
     std::size_t ops = 0, ops_without_cycle_model = 0;
     std::optional<double> speedup_vs_first;  // first design's seconds / this design's seconds
     std::optional<double> cost_per_million_inferences_usd;

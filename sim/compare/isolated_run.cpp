@@ -1,9 +1,11 @@
 #include "sim/compare/isolated_run.h"
 
+#include <poll.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -47,16 +49,12 @@ std::string read_all(int fd) {
     return data;
 }
 
-[[noreturn]] void child_main(int fd, const std::string& config_path, const std::vector<std::string>& overrides,
-                             const std::string& trace_path, TraceFormat format) {
+[[noreturn]] void child_main(int fd, const std::function<nlohmann::json()>& work) {
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
     std::string message;
     int code = 0;
     try {
-        const ChipConfig config = load_config(config_path, overrides);
-        const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, format);
-        const RunReport report = run_trace(config, trace_path, ops, RunOptions{});
-        message = kOk + to_json(report).dump();
+        message = kOk + work().dump();
     } catch (const InputError& e) {
         message = std::string(1, kInputError) + e.what();
         code = 2;
@@ -81,13 +79,30 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-IsolatedRunResult run_design_isolated(const std::string& config_path, const std::vector<std::string>& overrides,
-                                      const std::string& trace_path, TraceFormat format) {
-    IsolatedRunResult result;
+std::function<nlohmann::json()> design_run(const std::string& config_path, const std::vector<std::string>& overrides,
+                                           const std::string& trace_path, TraceFormat format) {
+    return [=] {
+        const ChipConfig config = load_config(config_path, overrides);
+        const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, format);
+        return to_json(run_trace(config, trace_path, ops, RunOptions{}));
+    };
+}
+
+namespace {
+
+struct Child {
+    pid_t pid = -1;
+    int fd = -1;           // read end of the child's pipe
+    std::string message;   // what the child sent so far
+};
+
+// Forks a child running `work`; on failure returns pid -1 with the reason in `message`.
+Child start_child(const std::function<nlohmann::json()>& work) {
+    Child c;
     int fds[2];
     if (::pipe(fds) != 0) {
-        result.message = std::string("cannot create a pipe: ") + std::strerror(errno);
-        return result;
+        c.message = std::string("cannot create a pipe: ") + std::strerror(errno);
+        return c;
     }
     // Buffered output would otherwise be written twice, once by each process.
     std::cout.flush();
@@ -95,22 +110,30 @@ IsolatedRunResult run_design_isolated(const std::string& config_path, const std:
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) {
-        result.message = std::string("cannot fork: ") + std::strerror(errno);
+        c.message = std::string("cannot fork: ") + std::strerror(errno);
         ::close(fds[0]);
         ::close(fds[1]);
-        return result;
+        return c;
     }
     if (pid == 0) {
         ::close(fds[0]);
-        child_main(fds[1], config_path, overrides, trace_path, format);
+        child_main(fds[1], work);
     }
     ::close(fds[1]);
-    // Read before waiting: a report larger than the pipe buffer would otherwise deadlock.
-    const std::string message = read_all(fds[0]);
-    ::close(fds[0]);
+    c.pid = pid;
+    c.fd = fds[0];
+    return c;
+}
+
+// Reaps a child whose pipe reached end of file and interprets what it sent.
+IsolatedRunResult finish_child(Child& child) {
+    IsolatedRunResult result;
+    ::close(child.fd);
+    child.fd = -1;
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    const std::string& message = child.message;
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         result.message = "simulation crashed (signal " + std::to_string(sig) + ", " + strsignal(sig) + ")";
@@ -138,6 +161,75 @@ IsolatedRunResult run_design_isolated(const std::string& config_path, const std:
         result.message = "simulation process exited with code " + std::to_string(code) + " and a garbled report";
     }
     return result;
+}
+
+}  // namespace
+
+IsolatedRunResult run_isolated(const std::function<nlohmann::json()>& work) {
+    Child child = start_child(work);
+    if (child.pid < 0) return IsolatedRunResult{IsolatedRunResult::Status::failed, {}, child.message};
+    // Read before waiting: a report larger than the pipe buffer would otherwise deadlock.
+    child.message = read_all(child.fd);
+    return finish_child(child);
+}
+
+std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<nlohmann::json()>>& works,
+                                                int jobs, bool stop_after_failure) {
+    std::vector<IsolatedRunResult> results(works.size());
+    std::vector<bool> done(works.size(), false);
+    std::vector<Child> running;
+    std::vector<std::size_t> running_index;
+    std::size_t next = 0;
+    bool failed = false;
+    const std::size_t max_running = static_cast<std::size_t>(std::max(1, jobs));
+    for (;;) {
+        while (!(failed && stop_after_failure) && next < works.size() && running.size() < max_running) {
+            Child child = start_child(works[next]);
+            if (child.pid < 0) {
+                results[next] = IsolatedRunResult{IsolatedRunResult::Status::failed, {}, child.message};
+                done[next] = true;
+                failed = true;
+            } else {
+                running.push_back(std::move(child));
+                running_index.push_back(next);
+            }
+            ++next;
+        }
+        if (running.empty()) break;
+        std::vector<pollfd> fds;
+        for (const Child& c : running) fds.push_back(pollfd{c.fd, POLLIN, 0});
+        if (::poll(fds.data(), fds.size(), -1) < 0) {
+            if (errno == EINTR) continue;
+            // poll itself failing leaves nothing to multiplex: finish the children one by one.
+            for (Child& c : running) c.message += read_all(c.fd);
+            for (std::size_t i = 0; i < running.size(); ++i) {
+                results[running_index[i]] = finish_child(running[i]);
+                done[running_index[i]] = true;
+            }
+            running.clear();
+            running_index.clear();
+            continue;
+        }
+        for (std::size_t i = running.size(); i-- > 0;) {
+            if (fds[i].revents == 0) continue;
+            char buf[65536];
+            const ssize_t n = ::read(running[i].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n > 0) {
+                running[i].message.append(buf, static_cast<std::size_t>(n));
+                continue;
+            }
+            IsolatedRunResult r = finish_child(running[i]);
+            if (r.status != IsolatedRunResult::Status::ok) failed = true;
+            results[running_index[i]] = std::move(r);
+            done[running_index[i]] = true;
+            running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+            running_index.erase(running_index.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+    }
+    for (std::size_t i = 0; i < works.size(); ++i)
+        if (!done[i]) results[i].message = "not run: an earlier design failed";
+    return results;
 }
 
 }  // namespace accelsim

@@ -35,7 +35,7 @@ private:
 
 std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions& options) {
     if (config.kind == ChipKind::systolic) return std::make_unique<SystolicChip>(config, options);
-    return std::make_unique<RooflineChip>(config);
+    std::unique_ptr<Chip> make_simt_chip(const ChipConfig&, const RunOptions&); return make_simt_chip(config, options);  // sim/engine/simt_chip.h
 }
 
 RunReport run_trace(const ChipConfig& config, const std::string& trace_path,

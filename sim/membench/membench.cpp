@@ -74,7 +74,8 @@ MembenchOptions parse_membench_args(const std::vector<std::string>& args) {
             }
         } else if (a == "--bytes") {
             o.bytes = parse_count(a, value());
-            if (o.bytes == 0) throw usage_error("--bytes must be > 0");
+            // 16 GiB is about a minute of simulation; more is almost certainly a typo.
+            if (o.bytes == 0 || o.bytes > (16ull << 30)) throw usage_error("--bytes must be in 1..16G");
         } else if (a == "--size") {
             const std::uint64_t s = parse_count(a, value());
             if (s != 32 && s != 64 && s != 128) throw usage_error("--size must be 32, 64 or 128, got " + args[i]);
@@ -152,6 +153,7 @@ MembenchReport run_membench(const ChipConfig& chip, const MembenchOptions& o) {
                 return hierarchy.access(requester, q.address, q.bytes, q.write, at);
             },
             traffic, driver);
+        hierarchy.drain_writes(result.last_completion);  // count the writes still buffered
         const memory::MemoryHierarchyStats s = hierarchy.stats();
         dram_stats = s.dram;
         const memory::L2Stats& l2 = *s.l2;

@@ -4,8 +4,7 @@
 //
 // HbmConfig: the named preset gives every timing value; the config's organisation fields
 // (channels, width, data rate, banks, row size, policies) always apply; `timing` overrides are
-// applied last. The memory clock follows the data rate at the preset's ratio (2 beats per tCK for
-// DDR/HBM2, 4 for HBM3), unless timing.tCK is given explicitly.
+// applied last. The memory clock follows the data rate (see dram_params_from_config).
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -50,7 +49,21 @@ inline memory::DramParams dram_params_from_config(const HbmConfig& c) {
     } catch (const std::invalid_argument& e) {
         throw fail("page_policy", e.what());
     }
-    if (c.data_rate_gbps > 0) p.timing.tCK = preset_tck * preset_rate / c.data_rate_gbps;
+    // A different data rate moves the memory clock at the preset's ratio (2 beats per tCK for
+    // DDR/HBM2, 4 for HBM3) unless timing.tCK says otherwise. Burst-bound timings (BL, tCCD_S/L)
+    // keep their cycles; the DRAM core's timings keep their nanoseconds (rounded up to whole
+    // cycles), as in JEDEC speed bins: a faster interface does not make the arrays faster.
+    double tck = c.data_rate_gbps > 0 ? preset_tck * preset_rate / c.data_rate_gbps : preset_tck;
+    if (auto it = c.timing.find("tCK"); it != c.timing.end()) tck = it->second;
+    if (!(tck > 0)) throw fail("timing.tCK", "must be > 0");
+    if (std::abs(tck - preset_tck) > 1e-12) {
+        for (const char* name : {"CL", "CWL", "tRCD", "tRP", "tRAS", "tRC", "tRRD_S", "tRRD_L", "tFAW", "tWR", "tWTR",
+                                 "tRTP", "tREFI", "tRFC"}) {
+            const double ns = memory::get_dram_timing(p.timing, name) * preset_tck;
+            memory::set_dram_timing(p.timing, name, std::ceil(ns / tck - 1e-9));
+        }
+        p.timing.tCK = tck;
+    }
     for (const auto& [key, value] : c.timing) {  // std::map: applied in a fixed order
         if (key != "tCK" && value != std::floor(value))
             throw fail("timing." + key, "must be a whole number of memory-clock cycles, got " + std::to_string(value));

@@ -29,10 +29,11 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-fs::path scratch_dir() {
+// A fresh, empty folder for this test; `purpose` keeps the test's files apart from run()'s output.
+fs::path scratch_dir(const std::string& purpose = "files") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    fs::path dir = fs::path(::testing::TempDir()) /
-                   (std::string("accelsim_compare_") + info->test_suite_name() + "_" + info->name());
+    fs::path dir = fs::path(::testing::TempDir()) / (std::string("accelsim_compare_") + info->test_suite_name() +
+                                                     "_" + info->name() + "_" + purpose);
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -40,8 +41,7 @@ fs::path scratch_dir() {
 
 // Runs accelsim with `args` from the source tree, capturing stdout, stderr and the exit code.
 Result run(const std::string& args) {
-    const fs::path dir = scratch_dir() / "io";
-    fs::create_directories(dir);
+    const fs::path dir = scratch_dir("io");
     const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY + "' " + args +
                             " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
     const int status = std::system(cmd.c_str());
@@ -58,6 +58,13 @@ void write_file(const fs::path& p, const std::string& text) {
 }
 
 bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+int count_lines_containing(const std::string& text, const std::string& needle) {
+    std::istringstream lines(text);
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) n += contains(line, needle) ? 1 : 0;
+    return n;
+}
 
 json config_file_json(const std::string& name) {
     return json::parse(slurp(fs::path(ACCELSIM_SOURCE_DIR) / "configs" / name));
@@ -130,7 +137,13 @@ TEST(CompareCli, SameInputsGiveByteIdenticalJsonAndCsv) {
         ASSERT_EQ(r.exit_code, 0) << r.err;
         EXPECT_TRUE(r.out.empty()) << "--quiet printed: " << r.out;
     }
+    // Two designs at once: children finish in any order, the output does not change.
+    const Result parallel = run("compare --quiet --jobs 2 --trace traces/tiny_mixed.trace --config configs/tpu_v4.json "
+                                "--config configs/a100.json --config configs/simt_1sm.json --json '" +
+                                (dir / "c.json").string() + "'");
+    ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
     EXPECT_EQ(slurp(dir / "a.json"), slurp(dir / "b.json"));
+    EXPECT_EQ(slurp(dir / "a.json"), slurp(dir / "c.json"));
     EXPECT_EQ(slurp(dir / "a.csv"), slurp(dir / "b.csv"));
     // tiny_mixed has 7 ops; 3 designs: a header and 21 rows.
     const std::string csv = slurp(dir / "a.csv");
@@ -187,6 +200,10 @@ TEST(CompareCli, BadUsageExitsTwoWithOneMessage) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_TRUE(contains(r.err, "/nonexistent/dir/r.json")) << r.err;
 
+    r = run("compare --trace traces/tiny_gemm.trace --config configs/tpu_v4.json --jobs 0");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "--jobs 0")) << r.err;
+
     r = run("compare --trace traces/tiny_gemm.trace --config configs/tpu_v4.json --set mxu.rwos=64");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_TRUE(contains(r.err, "mxu.rwos")) << r.err;
@@ -197,12 +214,15 @@ TEST(CompareCli, OpADesignCannotRunNamesTheConfigAndTheTraceLine) {
     const fs::path trace = dir / "k.trace";
     write_file(dir / "k.sasm", ".kernel k\nexit\n");
     write_file(trace, "# accelsim-trace 1\nmatmul mm m=64 n=64 k=64\nkernel k file=k.sasm grid=1 block=32\n");
-    const Result r = run("compare --trace '" + trace.string() + "' --config configs/tpu_v4.json --config configs/a100.json");
+    const fs::path json_path = dir / "r.json";
+    const Result r = run("compare --trace '" + trace.string() + "' --config configs/tpu_v4.json --config configs/a100.json"
+                         " --json '" + json_path.string() + "'");
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     // The child's InputError, prefixed with the design that could not run it; one error line.
     EXPECT_TRUE(contains(r.err, "accelsim: error: compare: config configs/tpu_v4.json (tpu_v4): ")) << r.err;
     EXPECT_TRUE(contains(r.err, "k.trace:3")) << r.err;
     EXPECT_TRUE(contains(r.err, "systolic")) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // a progress line + the error
+    EXPECT_EQ(count_lines_containing(r.err, "error"), 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(fs::exists(json_path)) << "an empty --json file was left behind";
 }

@@ -118,6 +118,9 @@ TEST(Comparison, TotalsPeaksSpeedupCostAndEnergy) {
     EXPECT_EQ(b.cost_note, "config has no cost_per_hour_usd");
     EXPECT_EQ(b.energy_note, "config has no tdp_w");
     EXPECT_EQ(a.ops_without_cycle_model, 1u);
+    // A: hbm holds 800 of 1,000 cycles; B: latency holds 150 of 250.
+    EXPECT_EQ(a.dominant_bound, "hbm");
+    EXPECT_EQ(b.dominant_bound, "latency");
 }
 
 TEST(Comparison, PerOpCellsUseEachDesignsClockAndPeak) {

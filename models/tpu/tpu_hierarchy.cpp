@@ -1,0 +1,290 @@
+#include "models/tpu/tpu_hierarchy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "models/tpu/tpu_vector.h"
+
+namespace accelsim::tpu {
+
+namespace {
+using memory::Picoseconds;
+constexpr std::uint64_t kAlignment = 4096;
+}  // namespace
+
+HierarchyModel::HierarchyModel(const TpuChipParams& params)
+    : params_(params), memory_(*params.memory), dma_free_(static_cast<std::size_t>(params.cores), 0) {
+    if (params_.dma.chunk_bytes < 1) throw std::invalid_argument("tpu.dma chunk_bytes must be >= 1");
+    if (params_.dma.bytes_per_cycle < 0) throw std::invalid_argument("tpu.dma.bytes_per_cycle must be >= 0");
+    if (params_.memory->requesters != params_.cores)
+        throw std::invalid_argument("tpu: the memory system needs one requester per core");
+    address_space_ = std::uint64_t{1} << 34;  // addresses wrap at 16 GiB (the DRAM map wraps too)
+}
+
+std::uint64_t HierarchyModel::allocate(std::int64_t bytes) {
+    const std::uint64_t size = (static_cast<std::uint64_t>(std::max<std::int64_t>(bytes, 1)) + kAlignment - 1) /
+                               kAlignment * kAlignment;
+    if (next_address_ + size > address_space_) next_address_ = 0;
+    const std::uint64_t at = next_address_;
+    next_address_ += size;
+    return at;
+}
+
+HierarchyModel::Transfer HierarchyModel::transfer(int core, const DmaSegment& segment, bool write,
+                                                  Picoseconds request) {
+    auto& free_at = dma_free_[static_cast<std::size_t>(core)];
+    const Picoseconds start = std::max(request, free_at);
+    const double bpc = params_.dma.bytes_per_cycle;
+    Picoseconds done = start;
+    const std::int64_t chunk = params_.dma.chunk_bytes;
+    for (std::int64_t off = 0; off < segment.bytes; off += chunk) {
+        const std::int64_t n = std::min(chunk, segment.bytes - off);
+        // A rate-limited DMA engine issues chunk j when its first j chunks have left the engine.
+        const Picoseconds issue = bpc > 0 ? start + memory::cycles_to_ps(off / bpc, params_.clock_hz) : start;
+        Picoseconds arrived = memory_.access(core, segment.address + static_cast<std::uint64_t>(off),
+                                             static_cast<std::uint32_t>(n), write, issue);
+        if (bpc > 0) arrived = std::max(arrived, issue + memory::cycles_to_ps(n / bpc, params_.clock_hz));
+        done = std::max(done, arrived);
+    }
+    free_at = bpc > 0 ? start + memory::cycles_to_ps(segment.bytes / bpc, params_.clock_hz) : start;
+    return Transfer{done + memory::cycles_to_ps(params_.dma.latency_cycles, params_.clock_hz), segment.bytes};
+}
+
+TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_index, bool fused) {
+    TensorAddresses where;
+    where.a = allocate(op.input_bytes());
+    where.b = allocate(std::max(op.weight_bytes(), op.input_bytes() / 2));
+    where.c = allocate(op.output_bytes());
+    const OpPlan plan = lower_op(op, params_, where, fused);
+    const double hz = params_.clock_hz;
+    const Picoseconds start = now_;
+    const int cores = params_.cores;
+
+    struct CoreState {
+        std::size_t next = 0;                      // next step whose inputs are to be fetched
+        std::vector<Picoseconds> compute_end;      // per fetched step
+        std::deque<std::pair<Picoseconds, DmaSegment>> writebacks;  // requested, not yet issued
+        Picoseconds end = 0;
+        std::int64_t busy_cycles = 0, dma_wait_cycles = 0, fill_cycles = 0, cold_steps = 0;
+        std::int64_t bytes_in = 0, bytes_out = 0, vmem_bytes = 0;
+    };
+    std::vector<CoreState> state(static_cast<std::size_t>(cores));
+    for (auto& s : state) s.end = start;
+
+    while (true) {
+        int best_core = -1;
+        bool best_is_write = false;
+        Picoseconds best_time = 0;
+        for (int c = 0; c < cores; ++c) {
+            const CoreState& s = state[static_cast<std::size_t>(c)];
+            const auto& steps = plan.cores[static_cast<std::size_t>(c)];
+            auto consider = [&](Picoseconds t, bool write) {
+                if (best_core < 0 || t < best_time || (t == best_time && write && !best_is_write && best_core == c)) {
+                    best_core = c;
+                    best_time = t;
+                    best_is_write = write;
+                }
+            };
+            if (!s.writebacks.empty()) consider(s.writebacks.front().first, true);
+            if (s.next < steps.size()) consider(s.next < 2 ? start : s.compute_end[s.next - 2], false);
+        }
+        if (best_core < 0) break;
+        CoreState& s = state[static_cast<std::size_t>(best_core)];
+        const auto& steps = plan.cores[static_cast<std::size_t>(best_core)];
+        if (best_is_write) {
+            const Transfer t = transfer(best_core, s.writebacks.front().second, true, best_time);
+            s.writebacks.pop_front();
+            s.bytes_out += t.bytes;
+            s.vmem_bytes += t.bytes;
+            s.end = std::max(s.end, t.done);
+            continue;
+        }
+        const TileStep& step = steps[s.next];
+        Picoseconds ready = best_time;
+        for (int i = 0; i < step.in_count; ++i) {
+            const Transfer t = transfer(best_core, step.in[static_cast<std::size_t>(i)], false, best_time);
+            ready = std::max(ready, t.done);
+            s.bytes_in += t.bytes;
+            s.vmem_bytes += t.bytes;
+        }
+        const Picoseconds previous_end = s.next == 0 ? start : s.compute_end[s.next - 1];
+        const Picoseconds compute_start = std::max(previous_end, ready);
+        // Back to back with the previous step: the array keeps streaming (warm); otherwise it
+        // fills and drains again (cold).
+        const bool warm = s.next > 0 && compute_start == previous_end;
+        const std::int64_t cycles = warm ? step.warm_cycles : step.cold_cycles;
+        if (!warm) {
+            s.fill_cycles += step.cold_cycles - step.warm_cycles;
+            ++s.cold_steps;
+        }
+        s.busy_cycles += cycles;
+        s.vmem_bytes += step.vmem_bytes;
+        const Picoseconds wait = compute_start - previous_end;
+        s.dma_wait_cycles += static_cast<std::int64_t>(std::llround(static_cast<double>(wait) * hz * 1e-12));
+        const Picoseconds end = compute_start + memory::cycles_to_ps(static_cast<double>(cycles), hz);
+        s.compute_end.push_back(end);
+        s.end = std::max(s.end, end);
+        if (step.out.bytes > 0) s.writebacks.emplace_back(end, step.out);
+        ++s.next;
+    }
+
+    Picoseconds finish = start;
+    for (const auto& s : state) finish = std::max(finish, s.end);
+    now_ = finish;
+    TpuOpResult r;
+    r.model = "tpu.hierarchy";
+    const double cycles_exact = static_cast<double>(finish - start) * hz * 1e-12;
+    r.cycles = static_cast<std::uint64_t>(std::max(1.0, std::ceil(cycles_exact - 1e-6)));
+    const double cycles = static_cast<double>(r.cycles);
+
+    std::int64_t hbm_in = 0, hbm_out = 0, vmem = 0, busy = 0, dma_wait = 0, fill = 0, cold = 0;
+    for (int c = 0; c < cores; ++c) {
+        const CoreState& s = state[static_cast<std::size_t>(c)];
+        hbm_in += s.bytes_in;
+        hbm_out += s.bytes_out;
+        vmem += s.vmem_bytes;
+        busy = std::max(busy, s.busy_cycles);
+        dma_wait += s.dma_wait_cycles;
+        fill += s.fill_cycles;
+        cold += s.cold_steps;
+        const std::string prefix = "chip.core" + std::to_string(c) + ".";
+        r.stats.push_back({prefix + (plan.unit == "mxu" ? "mxu" : "vpu") + ".busy_cycles", "cycles",
+                           "cycles the core's compute unit worked", double(s.busy_cycles)});
+        r.stats.push_back({prefix + "dma.bytes_in", "bytes", "HBM to VMEM", double(s.bytes_in)});
+        r.stats.push_back({prefix + "dma.bytes_out", "bytes", "VMEM to HBM", double(s.bytes_out)});
+        r.stats.push_back({prefix + "stall.dma_cycles", "cycles", "compute idle waiting for a DMA tile",
+                           double(s.dma_wait_cycles)});
+        r.stats.push_back({prefix + "steps", "tiles", "pipeline steps (tiles) of this core",
+                           double(plan.cores[static_cast<std::size_t>(c)].size())});
+    }
+    r.bytes["hbm"] = hbm_in + hbm_out;
+    r.bytes["scratchpad"] = vmem;
+    r.bytes["cmem"] = 0;
+    const double seconds = cycles / hz;
+    r.stats.push_back({"chip.hbm.bytes_read", "bytes", "read from HBM by the DMA engines", double(hbm_in)});
+    r.stats.push_back({"chip.hbm.bytes_written", "bytes", "written to HBM by the DMA engines", double(hbm_out)});
+    r.stats.push_back({"chip.hbm.achieved_bytes_per_second", "bytes/s", "HBM bytes over the op's wall time",
+                       double(hbm_in + hbm_out) / seconds});
+    r.stats.push_back({"chip.vmem.achieved_bytes_per_second", "bytes/s", "VMEM bytes over the op's wall time",
+                       double(vmem) / seconds});
+    r.stats.push_back({"chip.stall.dma_cycles", "cycles", "sum over cores of compute idle waiting on DMA", double(dma_wait)});
+    r.stats.push_back({"chip.stall.weight_load_cycles", "cycles",
+                       "sum over cores of MXU fill/weight-load cycles of tiles started from idle",
+                       plan.unit == "mxu" ? double(fill) : 0.0});
+    r.stats.push_back({"chip.stall.vector_unit_cycles", "cycles",
+                       "MXU waiting on the vector unit (0: ops run one at a time, fused work is charged to the "
+                       "elementwise op)", 0.0});
+    r.stats.push_back({"chip.cold_steps", "tiles", "tiles that started on an idle unit", double(cold)});
+    r.stats.push_back({"chip.tile.batch", "elements", "tile batch", double(plan.tile.batch)});
+    r.stats.push_back({"chip.tile.m", "elements", "tile rows (vector ops: elements per tile)", double(plan.tile.m)});
+    r.stats.push_back({"chip.tile.n", "elements", "tile columns", double(plan.tile.n)});
+    r.stats.push_back({"chip.tile.k", "elements", "tile reduction length", double(plan.tile.k)});
+    r.stats.push_back({"chip.vmem.footprint_bytes", "bytes", "VMEM one core uses, double-buffered",
+                       double(plan.vmem_footprint)});
+    r.stats.push_back({"chip.wall_time_seconds", "s", "cycles at the chip clock", seconds});
+    if (fused) {
+        r.fused = true;
+        r.fused_hbm_bytes_saved = plan.fused_bytes_saved;
+        r.stats.push_back({"chip.fusion.hbm_bytes_saved", "bytes",
+                           "input read from VMEM (the producing GEMM's output) instead of HBM",
+                           double(plan.fused_bytes_saved)});
+    }
+    const double mxu_peak = static_cast<double>(params_.cores) * params_.mxus_per_core * params_.mxu.rows *
+                            params_.mxu.cols * params_.mxu_rates.of(op.dtype);
+    const double vpu_peak = static_cast<double>(params_.cores) * params_.vector.element_ops_per_cycle();
+    if (plan.unit == "mxu") {
+        r.mxu_utilization = static_cast<double>(plan.macs) / (mxu_peak * cycles);
+        r.vector_utilization = 0.0;
+        r.utilization = r.mxu_utilization;
+    } else {
+        const double work = is_gemm_like(op.kind) ? static_cast<double>(plan.macs) : static_cast<double>(plan.element_ops);
+        r.vector_utilization = work / (vpu_peak * cycles);
+        r.mxu_utilization = 0.0;
+        r.utilization = r.vector_utilization;
+    }
+    r.stats.push_back({"chip.mxu.utilization", "ratio", "useful MACs / (all MXU PEs x cycles)", *r.mxu_utilization});
+    r.stats.push_back({"chip.vpu.utilization", "ratio", "element-ops / (all vector ALUs x cycles)", *r.vector_utilization});
+
+    if (validate) {
+        if (is_gemm_like(op.kind)) r.numerics = validate_gemm(op, plan, op_index);
+        else r.numerics = run_vector_op_checked(op, op_seed(params_.seed, op_index));
+    }
+    return r;
+}
+
+NumericsCheck HierarchyModel::validate_gemm(const Op& op, const OpPlan& plan, std::int64_t op_index) const {
+    // The real data goes through the same tiles, in the same order: per core, per step, the tile
+    // split over the MXUs as in the timing, each part run on the MXU model (params.mxu.mode), its
+    // fp32 / int32 result added to the accumulator of the output tile, K blocks in ascending order.
+    const GemmShape g = op.as_gemm();
+    GemmData data;
+    ConvData conv;
+    if (op.kind == OpKind::conv2d) {
+        conv = random_conv_data(op.conv, op.dtype, op_seed(params_.seed, op_index));
+        data = lower_conv_to_gemm(op.conv, conv);
+    } else {
+        data = random_gemm_data(g, op.dtype, op_seed(params_.seed, op_index));
+    }
+    const bool integer = op.dtype == DType::int8;
+    std::vector<float> acc_f(integer ? 0 : static_cast<std::size_t>(g.batch * g.m * g.n), 0.0f);
+    std::vector<std::int64_t> acc_i(integer ? static_cast<std::size_t>(g.batch * g.m * g.n) : 0, 0);
+    std::vector<float> a_part, b_part;
+    using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    for (const auto& steps : plan.cores) {
+        for (const TileStep& s : steps) {
+            const GemmShape tile{s.bt, s.mt, s.nt, s.kt};
+            const std::vector<GemmPart> parts =
+                plan.unit == "mxu" ? mxu_tile_parts(tile, params_, op.dtype)
+                                   : std::vector<GemmPart>{GemmPart{0, s.bt, 0, s.mt, 0, s.nt}};
+            for (const GemmPart& p : parts) {
+                a_part.resize(static_cast<std::size_t>(p.batch * p.m * s.kt));
+                b_part.resize(static_cast<std::size_t>(p.batch * s.kt * p.n));
+                for (std::int64_t b = 0; b < p.batch; ++b) {
+                    const std::int64_t gb = s.b0 + p.b0 + b;
+                    for (std::int64_t i = 0; i < p.m; ++i) {
+                        const float* src = data.a.data() + (gb * g.m + s.m0 + p.m0 + i) * g.k + s.k0;
+                        std::copy(src, src + s.kt, a_part.data() + (b * p.m + i) * s.kt);
+                    }
+                    for (std::int64_t k = 0; k < s.kt; ++k) {
+                        const float* src = data.b.data() + (gb * g.k + s.k0 + k) * g.n + s.n0 + p.n0;
+                        std::copy(src, src + p.n, b_part.data() + (b * s.kt + k) * p.n);
+                    }
+                }
+                std::vector<double> out(static_cast<std::size_t>(p.batch * p.m * p.n));
+                if (plan.unit == "mxu") {
+                    const MxuOperands ops{a_part.data(), b_part.data()};
+                    const MxuGemmResult res = run_mxu_gemm(params_.mxu, GemmShape{p.batch, p.m, p.n, s.kt}, op.dtype, &ops);
+                    for (std::size_t i = 0; i < out.size(); ++i) out[i] = res.c(static_cast<std::int64_t>(i));
+                } else {
+                    // Vector unit: fp32 multiply-adds.
+                    for (std::int64_t b = 0; b < p.batch; ++b) {
+                        Eigen::Map<const RowMajorF> a(a_part.data() + b * p.m * s.kt, p.m, s.kt);
+                        Eigen::Map<const RowMajorF> w(b_part.data() + b * s.kt * p.n, s.kt, p.n);
+                        const RowMajorF c = a * w;
+                        for (std::int64_t i = 0; i < p.m * p.n; ++i)
+                            out[static_cast<std::size_t>(b * p.m * p.n + i)] = c.data()[i];
+                    }
+                }
+                for (std::int64_t b = 0; b < p.batch; ++b)
+                    for (std::int64_t i = 0; i < p.m; ++i)
+                        for (std::int64_t j = 0; j < p.n; ++j) {
+                            const auto dst = static_cast<std::size_t>(
+                                ((s.b0 + p.b0 + b) * g.m + s.m0 + p.m0 + i) * g.n + s.n0 + p.n0 + j);
+                            const double v = out[static_cast<std::size_t>((b * p.m + i) * p.n + j)];
+                            if (integer) acc_i[dst] += static_cast<std::int64_t>(v);
+                            else acc_f[dst] += static_cast<float>(v);  // fp32 accumulator in VMEM
+                        }
+            }
+        }
+    }
+    std::vector<double> c(static_cast<std::size_t>(g.batch * g.m * g.n));
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = integer ? static_cast<double>(acc_i[i]) : acc_f[i];
+    if (op.kind == OpKind::conv2d) return check_conv(op.conv, op.dtype, conv, c);
+    return check_gemm(g, op.dtype, data, c);
+}
+
+}  // namespace accelsim::tpu

@@ -1,0 +1,88 @@
+#pragma once
+// The lowering of one Op onto the TPU chip with a memory hierarchy (docs/tpu.md, "Lowering"):
+// the one place that decides how an op is split over cores, MXUs and VMEM-sized tiles.
+//
+// GEMM-like ops (matmul, bmm, conv2d as implicit GEMM):
+//   1. cores: split_gemm over the cores (batches, rows of A, whole column tiles of B; K never
+//      split), choosing the split whose slowest core is fastest by the estimate below;
+//   2. tiles: each core's part is cut into tiles Bt x Mt x Nt x Kt, iterated
+//      for n-block { for batch-block { for m-block { for k-block } } }; a tile's inputs (A and,
+//      unless still resident, B) come in by DMA, the core's MXUs compute it (the tile split over
+//      them by split_gemm), the finished output tile goes back by DMA after the last k-block.
+//      VMEM holds two of everything (double buffering): 2 (A + B) input tiles in the operand dtype
+//      and 2 output tiles in the accumulator type (4 bytes), which must fit in vmem_bytes.
+//      Among the tilings that fit, the one with the smallest estimated pipelined time wins
+//      (ties: less HBM traffic, then larger tiles). If none fits, the op cannot run: the lowering
+//      throws std::invalid_argument naming the op.
+// Vector ops (softmax, layernorm, gelu, relu, add, mul) and GEMMs in a dtype the MXU does not
+// run: rows (or elements) split evenly over the cores, tiles that fit VMEM twice over, the same
+// DMA-in / compute / DMA-out pipeline on the vector unit.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/common/op.h"
+#include "models/tpu/gemm_split.h"
+#include "models/tpu/tpu_params.h"
+
+namespace accelsim::tpu {
+
+// One contiguous DMA transfer between HBM and VMEM (tensors are laid out tiled in HBM, as XLA
+// does for TPUs, so one tile is one contiguous range).
+struct DmaSegment {
+    std::uint64_t address = 0;
+    std::int64_t bytes = 0;
+};
+
+// One step of a core's pipeline: bring the inputs in, compute, optionally write an output back.
+struct TileStep {
+    std::array<DmaSegment, 3> in{};  // A tile, B tile (when not resident), extra (gamma/beta, 2nd operand)
+    int in_count = 0;
+    DmaSegment out;                  // output tile written back after the compute (bytes 0: none)
+    std::int64_t cold_cycles = 0;    // compute cycles when the unit starts from idle (fill + drain)
+    std::int64_t warm_cycles = 0;    // compute cycles right behind the previous step (pipelined)
+    std::int64_t weight_stall_cycles = 0;  // MXU: cycles in cold_cycles spent loading weights/filling
+    // GEMM tile coordinates (for the numerics): batches, rows, columns, K range.
+    std::int64_t b0 = 0, bt = 0, m0 = 0, mt = 0, n0 = 0, nt = 0, k0 = 0, kt = 0;
+    std::int64_t vmem_bytes = 0;     // VMEM traffic of the compute: operand reads + result writes
+};
+
+struct TileShape {
+    std::int64_t batch = 0, m = 0, n = 0, k = 0;
+};
+
+struct OpPlan {
+    std::string unit;                 // "mxu" or "vector"
+    std::vector<std::vector<TileStep>> cores;  // steps per core (empty for an idle core)
+    TileShape tile;                   // the largest tile (GEMMs) or elements per tile (vector: m)
+    std::int64_t vmem_footprint = 0;  // bytes of VMEM one core uses (double-buffered)
+    std::int64_t macs = 0;            // useful MACs (GEMMs)
+    std::int64_t element_ops = 0;     // vector-unit element-ops
+    std::int64_t fused_bytes_saved = 0;
+};
+
+// Base addresses of the op's tensors in HBM (A / input, B / weights or 2nd operand, C / output).
+struct TensorAddresses {
+    std::uint64_t a = 0, b = 0, c = 0;
+};
+
+// Cost of one GEMM tile on a core's MXUs (the tile split over them by mxu_tile_parts; the slowest
+// MXU decides): cold = from an idle array (mxu_gemm_timing of the part), warm = right behind
+// another tile (the marginal cycles of one more such tile in the same fold stream).
+struct MxuTileCost {
+    std::int64_t cold = 0, warm = 0;
+    std::int64_t weight_stall = 0;  // weight-load stall + fill/drain cycles of the slowest part, cold
+};
+std::vector<GemmPart> mxu_tile_parts(const GemmShape& tile, const TpuChipParams& p, DType dtype);
+MxuTileCost mxu_tile_cost(const GemmShape& tile, const TpuChipParams& p, DType dtype);
+
+// HBM bytes per core cycle one core can expect (for the tiling estimate only).
+double core_bytes_per_cycle_estimate(const TpuChipParams& p);
+
+// Lowers `op`. input_in_vmem: the op's (first) input is the previous GEMM's output, kept in VMEM
+// by fusion, so it is not read from HBM. Throws std::invalid_argument naming the op when no tiling
+// fits VMEM.
+OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, bool input_in_vmem);
+
+}  // namespace accelsim::tpu

@@ -1,0 +1,72 @@
+#pragma once
+// The SIMT (GPU-like) chip behind the engine's Chip interface. `kernel` ops run the assembled
+// kernel on every SM of the config (simt::launch, the whole grid, cycle by cycle) with global
+// memory behind a port: the L2 + HBM hierarchy of models/memory (memory "hierarchy") or a fixed
+// latency (memory "ideal"). Other ops keep their roofline rows until the GPU kernel library
+// exists (issue 7). docs/gpu.md describes the chip, the kernel arguments and the report fields.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/simt/simt_gpu.h"
+#include "sim/engine/engine.h"
+
+namespace accelsim {
+
+// SMs advance in lock-step windows of this many cycles when they share the memory hierarchy, so
+// the L2 and HBM see requests in time order to within a window (simt::LaunchOptions).
+inline constexpr std::uint64_t kSimtQuantumCycles = 64;
+
+// A buffer a kernel argument asked the chip to allocate (`buf:TYPE:COUNT:FILL`).
+struct KernelBuffer {
+    std::string spec;           // the argument as written
+    std::uint32_t address = 0;  // byte address in global memory, passed to the kernel
+    std::uint64_t bytes = 0;
+};
+
+// The 32-bit parameter words of a kernel op, from op.kernel.args (syntax in docs/trace-format.md):
+//   123, -4, i:123      a 32-bit integer (two's complement)
+//   f:2.5               fp32 bits
+//   buf:T:N:FILL        a buffer of N elements of T (f32, i32, f16) allocated in `memory` and
+//                       filled with zero | ones | iota | rand (rand: seeded from `seed` and the
+//                       argument's position, so the same trace and config give the same data)
+// Throws InputError naming op.file:op.line and the argument for anything else, or when the count
+// differs from the kernel's .param list. `buffers` (optional) receives what was allocated.
+std::vector<std::uint32_t> kernel_arguments(const Op& op, const simt::Kernel& kernel, std::uint64_t seed,
+                                            simt::GlobalMemory& memory, std::vector<KernelBuffer>* buffers = nullptr);
+
+// The global-memory port the chip uses for one kernel op: a fresh (cold) gpu::HierarchyMemoryPort
+// for memory "hierarchy", a simt::FixedLatencyMemory of ideal_memory_latency(config) for "ideal".
+std::unique_ptr<simt::GlobalMemoryPort> make_simt_memory_port(const ChipConfig& config);
+// "ideal" memory: every sector comes back after the L2 hit latency (a perfect L2, no bandwidth
+// limit); 200 cycles when the config has no L2.
+int ideal_memory_latency(const ChipConfig& config);
+
+// The launch options of a kernel op: lock-step windows on the hierarchy, fp payloads skipped in
+// timing-only runs of kernels that allow it.
+simt::LaunchOptions simt_launch_options(const ChipConfig& config, const simt::Kernel& kernel, bool validate);
+
+// What make_chip returns for simt configs (declared here; engine.cpp calls it).
+std::unique_ptr<Chip> make_simt_chip(const ChipConfig& config, const RunOptions& options);
+
+class SimtChip final : public Chip {
+public:
+    SimtChip(const ChipConfig& config, const RunOptions& options);  // throws InputError
+    OpReport run(const Op& op) override;
+    // The simt::launch result behind the last kernel op (tests compare it with direct launches).
+    const simt::KernelStats& last_kernel_stats() const { return last_; }
+
+private:
+    OpReport run_kernel(const Op& op);
+    const simt::Kernel& kernel_for(const Op& op);
+
+    const ChipConfig& config_;
+    RunOptions options_;
+    simt::SimtParams params_;
+    std::map<std::string, simt::Kernel> kernels_;  // assembled once per file
+    simt::KernelStats last_;
+};
+
+}  // namespace accelsim

@@ -1,0 +1,280 @@
+// SimtChip through the engine: kernel ops from a trace, on the shipped simt configs. Expected
+// values are worked out by hand in the comments, or come from an independent direct simt::launch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "models/gpu/hierarchy_port.h"
+#include "models/simt/isa.h"
+#include "sim/config/config_loader.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/simt_chip.h"
+#include "sim/input_error.h"
+#include "sim/membench/memory_params_from_config.h"
+#include "sim/occupancy/simt_params.h"
+#include "sim/trace/trace_reader.h"
+
+namespace fs = std::filesystem;
+
+namespace accelsim {
+namespace {
+
+const std::string kSource = ACCELSIM_SOURCE_DIR;
+const std::string kKernels = kSource + "/models/simt/kernels/";
+
+ChipConfig config(const std::string& name, const std::vector<std::string>& overrides = {}) {
+    return load_config(kSource + "/configs/" + name + ".json", overrides);
+}
+
+// Writes a trace of the given op lines (kernel files given by name in models/simt/kernels/) into a
+// fresh folder for this test and returns its path.
+std::string write_trace(const std::vector<std::string>& lines) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const fs::path dir = fs::path(::testing::TempDir()) / (std::string("accelsim_gpu_") + info->test_suite_name() + "_" + info->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path path = dir / "t.trace";
+    std::ofstream f(path);
+    f << "# accelsim-trace 1\n";
+    for (const auto& l : lines) f << l << "\n";
+    return path.string();
+}
+
+std::string kernel_line(const std::string& name, const std::string& file, const std::string& rest) {
+    return "kernel " + name + " file=" + kKernels + file + " " + rest;
+}
+
+RunReport run(const ChipConfig& chip, const std::string& trace, bool validate = false) {
+    RunOptions options;
+    options.validate = validate;
+    return run_trace(chip, trace, read_trace(trace, chip.default_dtype), options);
+}
+
+double stat(const OpReport& r, const std::string& name) {
+    for (const auto& s : r.stats)
+        if (s.name == name) return s.value;
+    ADD_FAILURE() << "no stat " << name;
+    return -1;
+}
+
+TEST(SimtChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
+    const ChipConfig chip = config("simt_1sm");
+    const std::string trace =
+        write_trace({kernel_line("saxpy", "saxpy.sasm", "grid=32 block=256 args=8192,f:2.0,buf:f32:8192:rand,buf:f32:8192:rand")});
+    const RunReport report = run(chip, trace);
+    ASSERT_EQ(report.ops.size(), 1u);
+    EXPECT_EQ(report.ops[0].model, "simt");
+
+    // The same launch by hand: buffers at the addresses the bump allocator gives (256, then the
+    // next 256-aligned address), a cold hierarchy, lock-step windows, fp payloads skipped.
+    const simt::Kernel k = simt::assemble_file(kKernels + "saxpy.sasm");
+    ASSERT_TRUE(k.fp_payload_skippable);
+    simt::GlobalMemory mem;
+    const std::uint32_t x = mem.allocate(4 * 8192), y = mem.allocate(4 * 8192);
+    EXPECT_EQ(x, 256u);
+    EXPECT_EQ(y, 256u + 32768u);
+    gpu::HierarchyMemoryPort port(memory_hierarchy_params_from_config(chip));
+    simt::LaunchOptions options;
+    options.skip_fp_payload = true;
+    options.sm_quantum_cycles = kSimtQuantumCycles;
+    float two = 2.0f;
+    std::uint32_t two_bits;
+    std::memcpy(&two_bits, &two, 4);
+    const simt::KernelStats direct =
+        simt::launch(k, {32, 256}, {8192, two_bits, x, y}, mem, simt_params_from(chip), &port, options);
+    EXPECT_EQ(report.ops[0].cycles, direct.cycles + static_cast<std::uint64_t>(chip.gpu.launch_overhead_cycles));
+    EXPECT_EQ(stat(report.ops[0], "simt.issued"), static_cast<double>(direct.issued));
+}
+
+TEST(SimtChip, ValidateComputesPayloadsWithIdenticalCycles) {
+    const ChipConfig chip = config("simt_1sm");
+    const std::string trace = write_trace(
+        {kernel_line("mma", "gemm_mma.sasm", "grid=8 block=32 args=32,32,32,buf:f16:1024:rand,buf:f16:1024:rand,buf:f32:1024:zero")});
+    EXPECT_EQ(run(chip, trace, false).ops[0].cycles, run(chip, trace, true).ops[0].cycles);
+}
+
+TEST(SimtChip, ReductionSimdEfficiencyIsTheHandWorkedValue) {
+    // reduce.sasm, one block of 32 threads, n = 32 (tests/simt/functional_test.cpp works it out):
+    // 81 warp instructions issued with 1663 active lanes in all, efficiency 1663 / (32 * 81).
+    const ChipConfig chip = config("simt_1sm");
+    const std::string trace =
+        write_trace({kernel_line("reduce", "reduce.sasm", "grid=1 block=32 args=32,buf:f32:32:iota,buf:f32:1:zero")});
+    const OpReport r = run(chip, trace).ops[0];
+    ASSERT_TRUE(r.simd_efficiency);
+    EXPECT_DOUBLE_EQ(*r.simd_efficiency, 1663.0 / (32.0 * 81.0));
+    EXPECT_EQ(stat(r, "simt.issued"), 81.0);
+    EXPECT_EQ(stat(r, "simt.active_lanes"), 1663.0);
+}
+
+TEST(SimtChip, Stride32IsSlowerThanStride33ByTheConflictDegree) {
+    // bank_conflict.sasm, one warp, 16 ld.shared: at stride 32 every load is a 32-way conflict and
+    // holds the LD/ST pipe 32 cycles instead of 1, so the 15 loads after the first start 31 cycles
+    // later each: 15 * (32 - 1) = 465 cycles more (29 vs 494 cycles, tests/simt/timing_test.cpp).
+    const ChipConfig chip = config("simt_1sm");
+    const std::string trace = write_trace({kernel_line("s32", "bank_conflict.sasm", "grid=1 block=32 args=32"),
+                                           kernel_line("s33", "bank_conflict.sasm", "grid=1 block=32 args=i:33")});
+    const RunReport report = run(chip, trace);
+    const OpReport& s32 = report.ops[0];
+    const OpReport& s33 = report.ops[1];
+    EXPECT_EQ(s32.cycles - s33.cycles, 15u * (32u - 1u));
+    EXPECT_EQ(stat(s33, "simt.kernel_cycles"), 29.0);
+    // Wavefronts: 16 loads x 32 for the conflicting stride, 16 x 1 without conflicts.
+    EXPECT_EQ(stat(s32, "simt.shared_wavefronts"), 16.0 * 32.0);
+    EXPECT_EQ(stat(s33, "simt.shared_wavefronts"), 16.0);
+    EXPECT_EQ(s32.bytes.at("smem"), 16 * 32 * 128);  // wavefronts x 32 banks x 4 bytes
+}
+
+TEST(SimtChip, StreamingSaxpyOnA100MovesTheHandWorkedBytesBelowHbmPeak) {
+    // saxpy over n = 2^20 floats on all 108 SMs. By hand: every warp reads 128 B of x and of y and
+    // writes 128 B of y, all coalesced: l1 = l2 = 12n bytes. HBM: x and y are read once (8n); the
+    // stores hit the lines of y the loads brought in, and 12 MiB stay in the 40 MiB L2, so nothing
+    // is written back: hbm = 8n. Achieved HBM bandwidth is below the 2039 GB/s peak.
+    const ChipConfig chip = config("a100");
+    const std::int64_t n = 1 << 20;
+    const std::string trace = write_trace({kernel_line(
+        "saxpy", "saxpy.sasm", "grid=4096 block=256 args=1048576,f:2.0,buf:f32:1048576:rand,buf:f32:1048576:rand")});
+    const OpReport r = run(chip, trace).ops[0];
+    EXPECT_EQ(r.bytes.at("l1"), 12 * n);
+    EXPECT_EQ(r.bytes.at("l2"), 12 * n);
+    EXPECT_EQ(r.bytes.at("hbm"), 8 * n);
+    // HBM peak per SM cycle: 40 channels x 16 B x 3.1859375 Gb/s = 2039 GB/s, / 1.41 GHz.
+    const double peak = 40 * 16 * 3.1859375e9 / 1.41e9;
+    EXPECT_NEAR(r.roofline.cycles.at("hbm"), 8.0 * n / peak, 1e-6);
+    const double achieved = stat(r, "simt.hbm_bytes_per_cycle");
+    EXPECT_GT(achieved, 0.0);
+    EXPECT_LT(achieved, peak);
+    EXPECT_GE(static_cast<double>(r.cycles), r.roofline.bound_cycles);
+    // 13 warp instructions per warp (no thread exits early: n is a multiple of the block), 32768
+    // warps, 108 SMs x 4 schedulers.
+    EXPECT_DOUBLE_EQ(r.roofline.cycles.at("compute"), 13.0 * 32768.0 / (108.0 * 4.0));
+}
+
+TEST(SimtChip, BoundIsTheLargestLowerBoundOnEveryTeachingKernel) {
+    for (const char* name : {"simt_1sm", "a100"}) {
+        const ChipConfig chip = config(name);
+        const RunReport report = run(chip, kSource + "/traces/simt_teaching.trace");
+        ASSERT_EQ(report.ops.size(), 6u);
+        for (const OpReport& r : report.ops) {
+            SCOPED_TRACE(std::string(name) + " " + r.op.name);
+            EXPECT_EQ(r.model, "simt");
+            EXPECT_GE(static_cast<double>(r.cycles), r.roofline.bound_cycles);
+            double largest = 0;
+            for (const auto& [key, cycles] : r.roofline.cycles) largest = std::max(largest, cycles);
+            EXPECT_EQ(r.roofline.bound_cycles, largest);
+            EXPECT_DOUBLE_EQ(r.roofline.compute_cycles, stat(r, "simt.issued") / (chip.gpu.sms * chip.sm.schedulers));
+            // Issue-slot use: issued warp instructions over every scheduler's cycles.
+            EXPECT_DOUBLE_EQ(*r.utilization, stat(r, "simt.slots.issued") /
+                                                 (chip.gpu.sms * chip.sm.schedulers * static_cast<double>(r.cycles)));
+            const double stalls = stat(r, "simt.slots.issued") + stat(r, "simt.stall.idle") +
+                                  stat(r, "simt.stall.scoreboard") + stat(r, "simt.stall.pipeline") +
+                                  stat(r, "simt.stall.barrier");
+            EXPECT_LE(stalls, chip.gpu.sms * chip.sm.schedulers * static_cast<double>(r.cycles));
+        }
+    }
+}
+
+TEST(SimtChip, LaunchOverheadIsPaidAndBecomesTheLatencyBound) {
+    const ChipConfig chip = config("simt_1sm", {"gpu.launch_overhead_cycles=5000"});
+    const std::string trace = write_trace({kernel_line("s33", "bank_conflict.sasm", "grid=1 block=32 args=33")});
+    const OpReport r = run(chip, trace).ops[0];
+    EXPECT_EQ(r.cycles, 5000u + 29u);
+    EXPECT_EQ(r.roofline.bound, "latency");
+    EXPECT_EQ(r.roofline.bound_cycles, 5000.0);
+}
+
+TEST(SimtChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
+    const ChipConfig chip = config("simt_1sm", {"memory=ideal"});
+    EXPECT_EQ(ideal_memory_latency(chip), 200);  // the A100 L2 hit latency
+    const std::string trace =
+        write_trace({kernel_line("saxpy", "saxpy.sasm", "grid=4 block=256 args=1024,f:2.0,buf:f32:1024:ones,buf:f32:1024:ones")});
+    const OpReport r = run(chip, trace).ops[0];
+    EXPECT_EQ(r.bytes.count("hbm"), 0u);
+    EXPECT_EQ(r.bytes.count("l2"), 0u);
+    EXPECT_EQ(r.bytes.at("l1"), 12 * 1024);
+    EXPECT_EQ(r.roofline.cycles.count("hbm"), 0u);
+}
+
+TEST(SimtChip, NonKernelOpsKeepRooflineRows) {
+    const ChipConfig chip = config("simt_1sm");
+    const std::string trace = write_trace({"relu r n=4096"});
+    EXPECT_EQ(run(chip, trace).ops[0].model, "roofline");
+}
+
+TEST(KernelArguments, ScalarsAndBuffers) {
+    const simt::Kernel k = simt::assemble_file(kKernels + "saxpy.sasm");  // n, a, x, y
+    Op op;
+    op.kind = OpKind::kernel;
+    op.name = "s";
+    op.kernel.args = {"-3", "f:2.5", "buf:f32:4:iota", "buf:f16:3:ones"};
+    simt::GlobalMemory mem;
+    std::vector<KernelBuffer> buffers;
+    const std::vector<std::uint32_t> w = kernel_arguments(op, k, 1, mem, &buffers);
+    ASSERT_EQ(w.size(), 4u);
+    EXPECT_EQ(w[0], 0xFFFFFFFDu);  // -3
+    EXPECT_EQ(w[1], 0x40200000u);  // 2.5f = 1.25 * 2^1: exponent 128, mantissa 0x200000
+    ASSERT_EQ(buffers.size(), 2u);
+    EXPECT_EQ(w[2], buffers[0].address);
+    EXPECT_EQ(buffers[0].bytes, 16u);
+    EXPECT_EQ(buffers[1].bytes, 6u);
+    EXPECT_EQ(mem.load_f32(w[2] + 12), 3.0f);
+    std::uint16_t half_one;
+    mem.read(w[3] + 4, &half_one, 2);
+    EXPECT_EQ(half_one, 0x3C00u);  // fp16 1.0
+}
+
+TEST(KernelArguments, RandomBuffersFollowTheSeed) {
+    const simt::Kernel k = simt::assemble_file(kKernels + "saxpy.sasm");
+    Op op;
+    op.kind = OpKind::kernel;
+    op.kernel.args = {"8", "f:1", "buf:f32:64:rand", "buf:f32:64:rand"};
+    auto data = [&](std::uint64_t seed) {
+        simt::GlobalMemory mem;
+        const auto w = kernel_arguments(op, k, seed, mem);
+        std::vector<float> v(128);
+        mem.read(w[2], v.data(), 256);
+        mem.read(w[3], v.data() + 64, 256);
+        return v;
+    };
+    const std::vector<float> a = data(7), b = data(7), c = data(8);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    EXPECT_NE(std::vector<float>(a.begin(), a.begin() + 64), std::vector<float>(a.begin() + 64, a.end()));
+    for (float v : a) {
+        EXPECT_GE(v, -1.0f);
+        EXPECT_LT(v, 1.0f);
+    }
+}
+
+TEST(KernelArguments, ErrorsNameTheTraceLine) {
+    const ChipConfig chip = config("simt_1sm");
+    auto error_of = [&](const std::string& line) {
+        const std::string trace = write_trace({"relu r n=64", line});
+        try {
+            run(chip, trace);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string count = error_of(kernel_line("k", "saxpy.sasm", "grid=1 block=32 args=1,2,3"));
+    EXPECT_NE(count.find("t.trace:3: kernel 'k'"), std::string::npos) << count;
+    EXPECT_NE(count.find("takes 4 argument(s) (n,a,x,y)"), std::string::npos) << count;
+    const std::string type = error_of(kernel_line("k", "saxpy.sasm", "grid=1 block=32 args=1,2,buf:f64:4:zero,buf:f32:4:zero"));
+    EXPECT_NE(type.find("t.trace:3:"), std::string::npos) << type;
+    EXPECT_NE(type.find("buffer type 'f64' is not f32, i32 or f16"), std::string::npos) << type;
+    const std::string word = error_of(kernel_line("k", "saxpy.sasm", "grid=1 block=32 args=x,2,3,4"));
+    EXPECT_NE(word.find("argument 1 (n) 'x': expected a 32-bit integer"), std::string::npos) << word;
+    const std::string dims = error_of(kernel_line("k", "saxpy.sasm", "grid=2x2 block=32 args=1,2,3,4"));
+    EXPECT_NE(dims.find("1-D grids"), std::string::npos) << dims;
+    // A kernel fault (x = 3 is not a valid buffer address) is bad input too, naming the op.
+    const std::string fault = error_of(kernel_line("k", "saxpy.sasm", "grid=1 block=32 args=32,2,3,4"));
+    EXPECT_NE(fault.find("t.trace:3: kernel 'k'"), std::string::npos) << fault;
+}
+
+}  // namespace
+}  // namespace accelsim
