@@ -1,3 +1,5 @@
+#include <cstdio>
+#include <cstdlib>
 #include "models/gpu/hierarchy_port.h"
 
 #include <cmath>
@@ -12,6 +14,8 @@ HierarchyMemoryPort::HierarchyMemoryPort(const memory::MemoryHierarchyParams& pa
 
 std::uint64_t HierarchyMemoryPort::access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) {
     ++(write ? write_sectors_ : read_sectors_);
+    static const bool dbg = std::getenv("DBG2") != nullptr;
+    if (dbg && sm == 5) std::fprintf(stderr, "sm5 %llu %d %x\n", (unsigned long long)cycle, (int)write, sector_address);
     const auto arrival = static_cast<memory::Picoseconds>(std::llround(static_cast<double>(cycle) * cycle_ps_));
     const memory::Picoseconds done = hierarchy_.access(sm, sector_address, kSectorBytes, write, arrival);
     // Back to SM cycles, rounding up (the data is usable from the first SM edge after it lands);
@@ -31,6 +35,11 @@ HierarchyTraffic HierarchyMemoryPort::traffic() const {
     }
     t.hbm_read_bytes = s.dram.bytes_read;
     t.hbm_write_bytes = s.dram.bytes_written;
+    t.hbm_row_hits = s.dram.bursts.row_hits;
+    t.hbm_row_misses = s.dram.bursts.row_misses;
+    t.hbm_row_conflicts = s.dram.bursts.row_conflicts;
+    t.average_latency_ns = s.latency.average_ns();
+    t.max_latency_ns = s.latency.max_ns();
     return t;
 }
 

@@ -15,6 +15,8 @@ struct HierarchyTraffic {
     std::uint64_t l2_read_bytes = 0, l2_write_bytes = 0;    // sectors the SMs sent to the L2
     std::uint64_t l2_hits = 0, l2_accesses = 0;             // L2 lookups (one per sector)
     std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;  // L2 fills and write-backs at the DRAM
+    std::uint64_t hbm_row_hits = 0, hbm_row_misses = 0, hbm_row_conflicts = 0;  // DRAM bursts
+    double average_latency_ns = 0, max_latency_ns = 0;      // per sector, leaving the SM to done
     std::uint64_t l2_bytes() const { return l2_read_bytes + l2_write_bytes; }
     std::uint64_t hbm_bytes() const { return hbm_read_bytes + hbm_write_bytes; }
 };

@@ -442,7 +442,8 @@ DramController::Issued DramController::decide() {
         }
     }
     Burst chosen = queue_[pick];
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(pick));
+    if (pick == 0) queue_.pop_front();
+    else queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(pick));
     Issued done = issue(chosen, now);
     // The next decision may follow this one's first command: row commands of several requests
     // overlap (bank parallelism), while column commands stay in decision order.

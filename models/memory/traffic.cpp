@@ -107,7 +107,7 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
     std::vector<std::uint32_t> free_slots;
     for (int i = window - 1; i >= 0; --i) free_slots.push_back(static_cast<std::uint32_t>(i));
     using Finished = std::pair<Picoseconds, std::uint32_t>;  // (completion, slot)
-    std::deque<Finished> finished;  // ascending; completions come nearly in order (see drive_blocking)
+    std::priority_queue<Finished, std::vector<Finished>, std::greater<>> finished;
 
     auto& ctrls = dram.controllers();
     // Bursts wait in front of a full controller queue, one line per controller (virtual output
@@ -129,12 +129,12 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
         // The driver issues when a slot is free: the earliest finished request releases one.
         Picoseconds driver_time = never;
         if (have_request) {
-            while (!finished.empty() && finished.front().first <= t_driver) {
-                free_slots.push_back(finished.front().second);
-                finished.pop_front();
+            while (!finished.empty() && finished.top().first <= t_driver) {
+                free_slots.push_back(finished.top().second);
+                finished.pop();
             }
             if (!free_slots.empty()) driver_time = t_driver;
-            else if (!finished.empty()) driver_time = std::max(t_driver, finished.front().first);
+            else if (!finished.empty()) driver_time = std::max(t_driver, finished.top().first);
         }
         while (!decisions.empty() &&
                decisions.top().first != ctrls[static_cast<std::size_t>(decisions.top().second)].next_decision_time())
@@ -149,8 +149,8 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
         if (driver_time <= decide_time) {
             t_driver = driver_time;
             if (free_slots.empty()) {
-                free_slots.push_back(finished.front().second);
-                finished.pop_front();
+                free_slots.push_back(finished.top().second);
+                finished.pop();
             }
             const std::uint32_t s = free_slots.back();
             free_slots.pop_back();
@@ -193,10 +193,7 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
         Slot& sl = slots[done.tag];
         sl.done = std::max(sl.done, done.data_end);
         if (--sl.remaining == 0) {
-            const Finished f{sl.done, done.tag};
-            auto pos = finished.end();
-            while (pos != finished.begin() && *(pos - 1) > f) --pos;
-            finished.insert(pos, f);
+            finished.emplace(sl.done, done.tag);
             result.latency.record(sl.done - sl.issued);
             result.last_completion = std::max(result.last_completion, sl.done);
             dram.record_request(sl.write, sl.bytes, sl.done - sl.issued);

@@ -179,7 +179,7 @@ simt::LaunchOptions simt_launch_options(const ChipConfig& config, const simt::Ke
     simt::LaunchOptions o;
     o.skip_fp_payload = kernel.fp_payload_skippable && !validate;
     // A fixed-latency port is shared by nothing, so SMs may run ahead; the hierarchy is shared.
-    o.sm_quantum_cycles = config.memory == "ideal" ? 0 : kSimtQuantumCycles;
+    o.sm_quantum_cycles = config.memory == "ideal" ? 0 : kSimtQuantumCycles; if (getenv("QQ")) o.sm_quantum_cycles = std::stoull(getenv("QQ"));
     return o;
 }
 
@@ -249,6 +249,7 @@ OpReport SimtChip::run_kernel(const Op& op) {
     double hbm_per_cycle = 0;
     if (const auto* hierarchy = dynamic_cast<const gpu::HierarchyMemoryPort*>(port.get())) {
         traffic = hierarchy->traffic();
+        if (getenv("DBG")) { auto st = hierarchy->hierarchy().stats(); fprintf(stderr, "xbar in_wait %g us out_wait %g us transfers %lu; l2 busy %g us misses %lu merges %lu; dram lat avg %g ns p99 %g; hier lat avg %g\n", st.crossbar.input_wait_ps/1e6, st.crossbar.output_wait_ps/1e6, (unsigned long)st.crossbar.transfers, st.l2->busy_ps/1e6, (unsigned long)st.l2->misses, (unsigned long)st.l2->mshr_merges, st.dram.latency.average_ns(), st.dram.latency.quantile_ns(0.99), st.latency.average_ns()); }
         hbm_per_cycle = hierarchy->hbm_bytes_per_cycle();
         if (config_.l2.size_bytes > 0) r.bytes["l2"] = static_cast<std::int64_t>(traffic.l2_bytes());
         r.bytes["hbm"] = static_cast<std::int64_t>(traffic.hbm_bytes());
@@ -312,6 +313,20 @@ OpReport SimtChip::run_kernel(const Op& op) {
         stat("simt.l2_accesses", "accesses", "L2 lookups (one per sector)", static_cast<double>(traffic.l2_accesses));
         stat("simt.l2_hit_rate", "ratio", "L2 hits / lookups",
              static_cast<double>(traffic.l2_hits) / static_cast<double>(traffic.l2_accesses));
+    }
+    if (traffic.l2_read_bytes + traffic.l2_write_bytes > 0) {
+        const double cycle_ns = 1e9 / config_.clock_hz();
+        stat("simt.memory_latency_avg_cycles", "cycles", "sector leaving the SM to data back / write accepted, mean",
+             traffic.average_latency_ns / cycle_ns);
+        stat("simt.memory_latency_max_cycles", "cycles", "sector leaving the SM to data back / write accepted, max",
+             traffic.max_latency_ns / cycle_ns);
+    }
+    if (hbm_per_cycle > 0) {
+        stat("simt.hbm_row_hits", "bursts", "HBM bursts that found their row open", static_cast<double>(traffic.hbm_row_hits));
+        stat("simt.hbm_row_misses", "bursts", "HBM bursts that opened a row in an idle bank",
+             static_cast<double>(traffic.hbm_row_misses));
+        stat("simt.hbm_row_conflicts", "bursts", "HBM bursts that closed another row first",
+             static_cast<double>(traffic.hbm_row_conflicts));
     }
     if (hbm_per_cycle > 0)
         stat("simt.hbm_bytes_per_cycle", "bytes/cycle", "achieved HBM bandwidth over the kernel's cycles (peak: " +

@@ -12,6 +12,24 @@ namespace {
 
 std::string config_where(const ChipConfig& config) { return config.file.empty() ? "config" : config.file; }
 
+// The roofline of an elementwise op fused into its producing GEMM: its first input comes from
+// VMEM, so the compulsory HBM bytes (and the hbm bound) shrink by the bytes fusion saved.
+void apply_fusion(Roofline& roofline, std::int64_t saved_bytes, const ChipConfig& config) {
+    auto hbm = roofline.bytes.find("hbm");
+    if (hbm == roofline.bytes.end()) return;
+    hbm->second -= saved_bytes;
+    roofline.cycles["hbm"] = static_cast<double>(hbm->second) / hbm_bytes_per_cycle(config);
+    roofline.bound.clear();
+    roofline.bound_cycles = 0;
+    for (const char* key : {"compute", "hbm", "l2", "latency"}) {  // the order compute_roofline uses
+        auto it = roofline.cycles.find(key);
+        if (it != roofline.cycles.end() && (roofline.bound.empty() || it->second > roofline.bound_cycles)) {
+            roofline.bound = key;
+            roofline.bound_cycles = it->second;
+        }
+    }
+}
+
 std::string op_where(const Op& op) {
     std::string s;
     if (!op.file.empty()) s = op.file + ":" + std::to_string(op.line) + ": ";
@@ -73,6 +91,7 @@ OpReport SystolicChip::run(const Op& op) {
     r.op = op;
     r.model = result.model;
     r.roofline = compute_roofline(op, config_);
+    if (result.fused) apply_fusion(r.roofline, result.fused_hbm_bytes_saved, config_);
     r.cycles = result.cycles;
     r.bytes = result.bytes.empty() ? r.roofline.bytes : result.bytes;
     r.utilization = result.utilization;

@@ -1,9 +1,5 @@
 // `accelsim membench`: argument parsing, the run on hand-built chip configs, text and JSON output.
-//
-// test_memory links only accelsim_memory (tests/CMakeLists.txt), so the membench implementation
-// under sim/ is compiled into this test directly. Once test_memory links accelsim_sim, replace
-// this include with "sim/membench/membench.h".
-#include "sim/membench/membench.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "sim/membench/membench.h"
 
 #include <gtest/gtest.h>
 

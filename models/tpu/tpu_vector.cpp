@@ -1,0 +1,122 @@
+#include "models/tpu/tpu_vector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace accelsim::tpu {
+
+namespace {
+
+const double kU = std::ldexp(1.0, -24);
+
+void record(NumericsCheck& check, double got, double want, double tolerance) {
+    const double err = std::fabs(got - want);
+    ++check.checked;
+    check.max_abs_err = std::max(check.max_abs_err, err);
+    check.max_rel_err = std::max(check.max_rel_err, err / std::max(std::fabs(want), 1e-30));
+    if (!(err <= tolerance)) check.passed = false;
+}
+
+float gelu_fp32(float x) {
+    const float inner = 0.7978845608f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + std::tanh(inner));
+}
+
+double gelu_reference(double x) {
+    const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+    return 0.5 * x * (1.0 + std::tanh(inner));
+}
+
+}  // namespace
+
+NumericsCheck run_vector_op_checked(const Op& op, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    NumericsCheck check;
+    std::vector<float> x, y, gamma, beta;
+    const std::int64_t n = op.vector_elements();
+    fill_random(x, n, op.dtype, rng);
+    switch (op.kind) {
+        case OpKind::softmax: {
+            const std::int64_t cols = op.cols;
+            const double tol_sum = 2.0 * static_cast<double>(cols + 8) * kU;
+            for (std::int64_t r = 0; r < op.rows; ++r) {
+                const float* in = x.data() + r * cols;
+                float m = in[0];
+                for (std::int64_t j = 1; j < cols; ++j) m = std::max(m, in[j]);
+                std::vector<float> e(static_cast<std::size_t>(cols));
+                float sum = 0;
+                for (std::int64_t j = 0; j < cols; ++j) sum += (e[static_cast<std::size_t>(j)] = std::exp(in[j] - m));
+                const float inv = 1.0f / sum;
+                double row_sum = 0, ref_sum = 0;
+                std::vector<double> ref(static_cast<std::size_t>(cols));
+                for (std::int64_t j = 0; j < cols; ++j) ref_sum += (ref[static_cast<std::size_t>(j)] = std::exp(double(in[j])));
+                for (std::int64_t j = 0; j < cols; ++j) {
+                    const double got = e[static_cast<std::size_t>(j)] * inv;
+                    const double want = ref[static_cast<std::size_t>(j)] / ref_sum;
+                    row_sum += got;
+                    record(check, got, want, 4.0 * static_cast<double>(cols + 8) * kU * want);
+                }
+                record(check, row_sum, 1.0, tol_sum);  // the row sums to 1
+            }
+            break;
+        }
+        case OpKind::layernorm: {
+            const std::int64_t cols = op.cols;
+            fill_random(gamma, cols, op.dtype, rng);
+            fill_random(beta, cols, op.dtype, rng);
+            const float eps = 1e-5f;
+            for (std::int64_t r = 0; r < op.rows; ++r) {
+                const float* in = x.data() + r * cols;
+                float sum = 0;
+                for (std::int64_t j = 0; j < cols; ++j) sum += in[j];
+                const float mean = sum / static_cast<float>(cols);
+                float sq = 0;
+                for (std::int64_t j = 0; j < cols; ++j) sq += (in[j] - mean) * (in[j] - mean);
+                const float inv = 1.0f / std::sqrt(sq / static_cast<float>(cols) + eps);
+                // Reference: two passes in double.
+                double dmean = 0;
+                for (std::int64_t j = 0; j < cols; ++j) dmean += in[j];
+                dmean /= static_cast<double>(cols);
+                double dvar = 0;
+                for (std::int64_t j = 0; j < cols; ++j) dvar += (in[j] - dmean) * (in[j] - dmean);
+                dvar /= static_cast<double>(cols);
+                const double dinv = 1.0 / std::sqrt(dvar + static_cast<double>(eps));
+                for (std::int64_t j = 0; j < cols; ++j) {
+                    const auto jj = static_cast<std::size_t>(j);
+                    const double got = (in[j] - mean) * inv * gamma[jj] + beta[jj];
+                    const double normal = (in[j] - dmean) * dinv;
+                    const double want = normal * gamma[jj] + beta[jj];
+                    const double tol = 8.0 * static_cast<double>(cols + 8) * kU *
+                                       (std::fabs(normal * gamma[jj]) + std::fabs(beta[jj]) + 1.0);
+                    record(check, got, want, tol);
+                }
+            }
+            break;
+        }
+        case OpKind::gelu:
+            for (float v : x) record(check, gelu_fp32(v), gelu_reference(v), 16.0 * kU * (std::fabs(v) + 1.0));
+            break;
+        case OpKind::relu:
+            for (float v : x) record(check, std::max(v, 0.0f), v > 0 ? double(v) : 0.0, 0.0);
+            break;
+        case OpKind::add:
+        case OpKind::mul: {
+            std::vector<float> z;
+            fill_random(z, n, op.dtype, rng);
+            const bool add = op.kind == OpKind::add;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const auto ii = static_cast<std::size_t>(i);
+                const float got = add ? x[ii] + z[ii] : x[ii] * z[ii];
+                const double want = add ? double(x[ii]) + z[ii] : double(x[ii]) * z[ii];
+                record(check, got, want, kU * std::fabs(want));
+            }
+            break;
+        }
+        default: break;
+    }
+    return check;
+}
+
+}  // namespace accelsim::tpu
