@@ -1,10 +1,11 @@
 // Memory-model throughput: simulated 64-byte requests per host second on streaming runs (target:
 // >= 5 M/s on one core), through each path the simulator uses. Run by hand:
-//   ./build/bench/memory_bench [megabytes=256]
+//   ./build/bench/memory_bench [megabytes=256] [path: all | blocking | queued | hierarchy]
 #include <chrono>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "models/memory/dram.h"
 #include "models/memory/memory_hierarchy.h"
@@ -42,19 +43,21 @@ TrafficParams stream(std::uint64_t bytes) {
 int main(int argc, char** argv) {
     const std::uint64_t mb = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
     const std::uint64_t bytes = mb << 20;
+    const char* only = argc > 2 ? argv[2] : "all";
+    auto wanted = [only](const char* path) { return std::strcmp(only, "all") == 0 || std::strcmp(only, path) == 0; };
 
     DramParams hbm2 = dram_preset("HBM2");
     hbm2.channels = 32;
     hbm2.data_rate_gbps = 2.34375;  // TPU v4-like: 1200 GB/s
     hbm2.timing.tCK = 2.0 / 2.34375;
 
-    report("HBM2 x32 blocking access (FCFS), window 2048", [&] {
+    if (wanted("blocking")) report("HBM2 x32 blocking access (FCFS), window 2048", [&] {
         Dram dram(hbm2);
         TrafficGenerator gen(stream(bytes));
         return drive_blocking([&](const MemoryRequest& q, Picoseconds t) { return dram.access(q.address, q.bytes, q.write, t); },
                               gen, DriverParams{2048, 0});
     });
-    report("HBM2 x32 queued controllers (FR-FCFS)", [&] {
+    if (wanted("queued")) report("HBM2 x32 queued controllers (FR-FCFS)", [&] {
         Dram dram(hbm2);
         TrafficGenerator gen(stream(bytes));
         return drive_dram_queued(dram, gen, DriverParams{2 * hbm2.units() * hbm2.queue_depth, 0});
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
     chip.dram.channels = 40;
     chip.dram.data_rate_gbps = 3.186;
     chip.dram.timing.tCK = 0.625 * 3.2 / 3.186;
-    report("A100-like crossbar + L2 + HBM2E (blocking)", [&] {
+    if (wanted("hierarchy")) report("A100-like crossbar + L2 + HBM2E (blocking)", [&] {
         MemoryHierarchy h(chip);
         TrafficGenerator gen(stream(bytes));
         std::uint64_t i = 0;

@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 #include "models/gpu/hierarchy_port.h"
 
 #include <cmath>
@@ -14,8 +12,6 @@ HierarchyMemoryPort::HierarchyMemoryPort(const memory::MemoryHierarchyParams& pa
 
 std::uint64_t HierarchyMemoryPort::access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) {
     ++(write ? write_sectors_ : read_sectors_);
-    static const bool dbg = std::getenv("DBG2") != nullptr;
-    if (dbg && sm == 5) std::fprintf(stderr, "sm5 %llu %d %x\n", (unsigned long long)cycle, (int)write, sector_address);
     const auto arrival = static_cast<memory::Picoseconds>(std::llround(static_cast<double>(cycle) * cycle_ps_));
     const memory::Picoseconds done = hierarchy_.access(sm, sector_address, kSectorBytes, write, arrival);
     // Back to SM cycles, rounding up (the data is usable from the first SM edge after it lands);

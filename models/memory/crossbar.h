@@ -39,6 +39,10 @@ private:
     CrossbarParams params_;
     Picoseconds cycle_ps_, latency_ps_;
     std::vector<Picoseconds> input_free_, output_free_;
+    std::vector<Picoseconds> occupancy_ps_;  // port time by transfer bytes, 0..kTableBytes
+    static constexpr std::uint32_t kTableBytes = 1024;
+    Picoseconds occupancy_ps(std::uint32_t bytes) const;
+    Picoseconds occupancy_ps_uncached(std::uint32_t bytes) const;
     CrossbarStats stats_;
 };
 

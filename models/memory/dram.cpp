@@ -181,10 +181,11 @@ DramAddressMapper::DramAddressMapper(const DramParams& p)
 
 DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
     // Mixed-radix decomposition of the burst index, lowest field first; any channel count works.
-    std::uint64_t x = address / burst_bytes_;
-    auto take = [&x](std::uint64_t radix) {
-        std::uint64_t digit = x % radix;
-        x /= radix;
+    std::uint64_t x = burst_bytes_.div(address);
+    auto take = [&x](const FastDivider& radix) {
+        const std::uint64_t quotient = radix.div(x);
+        const std::uint64_t digit = x - quotient * radix.divisor();
+        x = quotient;
         return digit;
     };
     DramCoordinates c;
@@ -200,8 +201,8 @@ DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
                 // Permutation interleaving (Zhang et al., MICRO 2000): rows that would collide in one
                 // bank are spread over banks and bank groups.
                 auto r = static_cast<std::uint64_t>(c.row);
-                c.bank_group = static_cast<int>((static_cast<std::uint64_t>(c.bank_group) ^ r) % groups_);
-                c.bank = static_cast<int>((static_cast<std::uint64_t>(c.bank) ^ (r / groups_)) % banks_);
+                c.bank_group = static_cast<int>(groups_.mod(static_cast<std::uint64_t>(c.bank_group) ^ r));
+                c.bank = static_cast<int>(banks_.mod(static_cast<std::uint64_t>(c.bank) ^ groups_.div(r)));
             }
             break;
         case DramAddressMap::row_bank_col:
@@ -465,6 +466,7 @@ DramController::Issued DramController::decide() {
 Dram::Dram(const DramParams& params)
     : params_((validate(params), params)),
       mapper_(params_),
+      burst_div_(static_cast<std::uint64_t>(params_.burst_bytes())),
       controller_latency_ps_(ns_to_ps(params_.controller_latency_ns)) {
     controllers_.reserve(static_cast<std::size_t>(params_.units()));
     for (int i = 0; i < params_.units(); ++i) controllers_.emplace_back(params_);
@@ -486,10 +488,11 @@ void Dram::drain_writes(Picoseconds now) {
 
 Picoseconds Dram::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival) {
     if (bytes == 0) bytes = 1;
-    const std::uint64_t burst = static_cast<std::uint64_t>(params_.burst_bytes());
+    const std::uint64_t burst = burst_div_.divisor();
     const Picoseconds at_controller = arrival + controller_latency_ps_;
     Picoseconds done = at_controller;
-    for (std::uint64_t b = address / burst; b <= (address + bytes - 1) / burst; ++b) {
+    const std::uint64_t last = burst_div_.div(address + bytes - 1);
+    for (std::uint64_t b = burst_div_.div(address); b <= last; ++b) {
         DramController::Burst req{mapper_.map(b * burst), write, at_controller, 0};
         const auto unit = static_cast<std::size_t>(req.where.unit);
         if (write) {

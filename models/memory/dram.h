@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/common/stats.h"
+#include "models/memory/fast_divider.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -100,7 +101,7 @@ public:
 
 private:
     DramAddressMap map_;
-    std::uint64_t burst_bytes_, units_, groups_, banks_, columns_, rows_;
+    FastDivider burst_bytes_, units_, groups_, banks_, columns_, rows_;  // radices, without divides
 };
 
 enum class RowOutcome : std::uint8_t { hit, miss, conflict };
@@ -224,6 +225,7 @@ private:
     std::vector<DramController> controllers_;
     std::vector<std::vector<DramController::Burst>> write_buffers_;  // per controller
     void drain_unit(std::size_t unit, Picoseconds now);
+    FastDivider burst_div_;
     Picoseconds controller_latency_ps_;
     std::uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0;
     LatencyHistogram latency_;

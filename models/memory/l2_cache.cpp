@@ -1,7 +1,10 @@
 #include "models/memory/l2_cache.h"
 
+#include "models/memory/dram.h"
+
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -12,7 +15,7 @@ void validate(const L2Params& p) {
         if (!ok) throw std::invalid_argument("l2: " + what);
     };
     require(p.slices > 0, "slices must be > 0");
-    require(p.ways > 0, "ways must be > 0");
+    require(p.ways > 0 && p.ways <= 255, "ways must be in 1..255");
     require(p.line_bytes > 0 && p.sector_bytes > 0 && p.line_bytes % p.sector_bytes == 0,
             "line_bytes must be a positive multiple of sector_bytes");
     require(p.line_bytes / p.sector_bytes <= 8, "at most 8 sectors per line");
@@ -32,16 +35,79 @@ L2Cache::L2Cache(const L2Params& params, NextLevel next_level)
       line_bytes_(static_cast<std::uint64_t>(params.line_bytes)),
       sector_bytes_(static_cast<std::uint64_t>(params.sector_bytes)),
       sectors_per_line_(params.line_bytes / params.sector_bytes),
+      line_div_(line_bytes_),
+      sector_div_(sector_bytes_),
+      slice_div_(static_cast<std::uint64_t>(params.slices)),
+      set_div_(static_cast<std::uint64_t>(sets_)),
       cycle_ps_(cycles_to_ps(1, params.clock_hz)),
       hit_latency_ps_(cycles_to_ps(params.hit_latency_cycles, params.clock_hz)),
       slices_(static_cast<std::size_t>(params.slices)) {
-    for (auto& s : slices_) {
-        const auto n = static_cast<std::size_t>(sets_ * params_.ways);
-        s.tags.assign(n, 0);
-        s.last_use.assign(n, 0);
-        s.lines.resize(n);
-        s.mshr_free.assign(static_cast<std::size_t>(params_.mshrs_per_slice), 0);
+    init();
+}
+
+L2Cache::L2Cache(const L2Params& params, Dram& next_level) : L2Cache(params, NextLevel{}) { dram_ = &next_level; }
+
+void L2Cache::init() {
+    for (auto& s : slices_) s.mshr_free.assign(static_cast<std::size_t>(params_.mshrs_per_slice), 0);
+    // Slice port occupancy by request size, computed once exactly as the per-request formula would:
+    // ceil(bytes / bytes_per_cycle) whole cycles (a request of 0 bytes counts as 1).
+    occupancy_ps_.resize(line_bytes_ + 1);
+    for (std::uint32_t b = 0; b <= line_bytes_; ++b) {
+        const auto cycles = static_cast<Picoseconds>(
+            std::ceil(static_cast<double>(std::max<std::uint32_t>(b, 1)) / params_.bytes_per_cycle_per_slice));
+        occupancy_ps_[b] = cycles * cycle_ps_;
     }
+    const auto ways = static_cast<std::size_t>(params_.ways);
+    const std::size_t meta_words = (3 * ways + 7) / 8;
+    words_per_set_ = (meta_words + 2 * ways + 7) / 8 * 8;  // whole 64-byte host cache lines
+    const std::size_t sets = static_cast<std::size_t>(sets_) * slices_.size();
+    storage_.assign(sets * words_per_set_ + 8, 0);
+    auto addr = reinterpret_cast<std::uintptr_t>(storage_.data());
+    sets_offset_ = ((64 - addr % 64) % 64) / sizeof(std::uint64_t);
+    for (std::size_t i = 0; i < sets; ++i) {
+        auto* rank = reinterpret_cast<std::uint8_t*>(storage_.data() + sets_offset_ + i * words_per_set_) + 2 * ways;
+        for (std::size_t w = 0; w < ways; ++w) rank[w] = static_cast<std::uint8_t>(w);
+    }
+}
+
+const std::uint64_t* L2Cache::set_block(std::size_t slice, std::uint64_t address) const {
+    // Lines are spread over slices by the hash, so the set index uses the line address above it.
+    const std::uint64_t set = set_div_.mod(slice_div_.div(line_div_.div(address)));
+    return storage_.data() + sets_offset_ + (slice * static_cast<std::size_t>(sets_) + set) * words_per_set_;
+}
+
+std::uint64_t* L2Cache::set_block(std::size_t slice, std::uint64_t address) {
+    return const_cast<std::uint64_t*>(static_cast<const L2Cache&>(*this).set_block(slice, address));
+}
+
+void L2Cache::prefetch(std::uint64_t address, int slice) const {
+    const std::uint64_t* block = set_block(static_cast<std::size_t>(slice), address);
+    for (std::size_t w = 0; w < words_per_set_; w += 8) __builtin_prefetch(block + w, 1);
+}
+
+L2Cache::SetView L2Cache::set_view(std::uint64_t* block) const {
+    const auto ways = static_cast<std::size_t>(params_.ways);
+    auto* bytes = reinterpret_cast<std::uint8_t*>(block);
+    std::uint64_t* tags = block + (3 * ways + 7) / 8;
+    return SetView{bytes, bytes + ways, bytes + 2 * ways, tags, tags + ways};
+}
+
+void L2Cache::touch(const SetView& set, int way) const {
+    // Every way more recent than `way` ages by one; `way` becomes the most recent. The ranks stay
+    // a permutation, and the empty ways (a suffix) keep the largest ranks.
+    const std::uint8_t r = set.rank[way];
+    for (int w = 0; w < params_.ways; ++w) set.rank[w] = static_cast<std::uint8_t>(set.rank[w] + (set.rank[w] < r));
+    set.rank[way] = 0;
+}
+
+Picoseconds L2Cache::next_level(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds at) {
+    return dram_ ? dram_->access(address, bytes, write, at) : next_(address, bytes, write, at);
+}
+
+Picoseconds L2Cache::occupancy_ps(std::uint32_t bytes) const {
+    if (bytes <= line_bytes_) return occupancy_ps_[bytes];
+    return static_cast<Picoseconds>(std::ceil(static_cast<double>(bytes) / params_.bytes_per_cycle_per_slice)) *
+           cycle_ps_;
 }
 
 void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const {
@@ -61,80 +127,95 @@ void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const 
 
 int L2Cache::slice_of(std::uint64_t address) const {
     // XOR-fold of the line address so that power-of-two strides still spread over the slices.
-    std::uint64_t line = address / line_bytes_;
-    std::uint64_t h = line ^ (line >> 7) ^ (line >> 17) ^ (line >> 29);
-    return static_cast<int>(h % static_cast<std::uint64_t>(params_.slices));
+    const std::uint64_t line = line_div_.div(address);
+    const std::uint64_t h = line ^ (line >> 7) ^ (line >> 17) ^ (line >> 29);
+    return static_cast<int>(slice_div_.mod(h));
 }
 
 std::uint8_t L2Cache::sector_mask(std::uint64_t address, std::uint32_t bytes) const {
-    const std::uint64_t offset = address % line_bytes_;
+    const std::uint64_t offset = line_div_.mod(address);
     std::uint64_t end = offset + std::max<std::uint32_t>(bytes, 1);
     if (end > line_bytes_) end = line_bytes_;  // callers split requests at line boundaries
-    std::uint8_t mask = 0;
-    for (std::uint64_t s = offset / sector_bytes_; s * sector_bytes_ < end; ++s) mask |= static_cast<std::uint8_t>(1u << s);
-    return mask;
+    // Sectors first..last inclusive.
+    const std::uint64_t first = sector_div_.div(offset), last = sector_div_.div(end - 1);
+    return static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
 }
 
-Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival) {
-    const std::uint64_t line_addr = address / line_bytes_;
-    Slice& slice = slices_[static_cast<std::size_t>(slice_of(address))];
-    // Lines are spread over slices by the hash, so the set index uses the line address above it.
-    const auto set = static_cast<std::size_t>((line_addr / static_cast<std::uint64_t>(params_.slices)) %
-                                              static_cast<std::uint64_t>(sets_));
-    const std::size_t base = set * static_cast<std::size_t>(params_.ways);
-    std::uint64_t* tags = &slice.tags[base];
-    std::uint64_t* last_use = &slice.last_use[base];
-    Line* ways = &slice.lines[base];
+Picoseconds L2Cache::fill(Slice& slice, std::uint64_t line_addr, Picoseconds& line_ready, std::uint8_t& line_valid,
+                          std::uint8_t missing, Picoseconds when) {
+    // Take the MSHR that frees first (the head of the sorted ring); a fill waits for one when all
+    // are busy. Only the multiset of free times matters, so any MSHR with the minimum will do.
+    auto& pool = slice.mshr_free;
+    const std::size_t n = pool.size();
+    const std::size_t taken = slice.mshr_head;
+    const Picoseconds issue = std::max(when, pool[taken]);
+    Picoseconds done = issue;
+    for (int s = 0; s < sectors_per_line_; ++s) {
+        if (!((missing >> s) & 1u)) continue;
+        int e = s;  // contiguous missing sectors go out as one request
+        while (e + 1 < sectors_per_line_ && ((missing >> (e + 1)) & 1u)) ++e;
+        const auto n = static_cast<std::uint32_t>((e - s + 1) * params_.sector_bytes);
+        done = std::max(done, next_level(line_addr * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n,
+                                         false, issue));
+        stats_.fill_bytes += n;
+        s = e;
+    }
+    // The taken slot becomes the ring's last position; move `done` back to its sorted place.
+    slice.mshr_head = taken + 1 == n ? 0 : taken + 1;
+    std::size_t j = taken;
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+        const std::size_t prev = j ? j - 1 : n - 1;
+        if (pool[prev] <= done) break;
+        pool[j] = pool[prev];
+        j = prev;
+    }
+    pool[j] = done;
+    line_ready = std::max(line_ready, done);
+    line_valid |= missing;
+    return done;
+}
+
+Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival, int slice_index) {
+    const std::uint64_t line_addr = line_div_.div(address);
+    Slice& slice = slices_[static_cast<std::size_t>(slice_index)];
+    const SetView set = set_view(set_block(static_cast<std::size_t>(slice_index), address));
     const std::uint8_t want = sector_mask(address, bytes);
 
     // Slice port: start = max(arrival, free_at); occupancy = bytes / bandwidth, whole cycles.
-    const auto occupancy_cycles = static_cast<Picoseconds>(
-        std::ceil(static_cast<double>(std::max<std::uint32_t>(bytes, 1)) / params_.bytes_per_cycle_per_slice));
+    const Picoseconds occupancy = occupancy_ps(bytes);
     const Picoseconds start = std::max(arrival, slice.port_free);
-    slice.port_free = start + occupancy_cycles * cycle_ps_;
-    stats_.busy_ps += occupancy_cycles * cycle_ps_;
+    slice.port_free = start + occupancy;
+    stats_.busy_ps += occupancy;
     ++stats_.accesses;
     (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
 
-    Line* line = nullptr;
-    for (int w = 0; w < params_.ways; ++w)
-        if (tags[w] == line_addr + 1) {
-            line = &ways[w];
-            last_use[w] = ++use_clock_;
+    // One pass finds the line or the first empty way (valid ways are a prefix).
+    const std::uint64_t tag = line_addr + 1;
+    int found = -1, empty = -1;
+    for (int w = 0; w < params_.ways; ++w) {
+        if (set.tags[w] == tag) {
+            found = w;
             break;
         }
+        if (set.tags[w] == 0) {
+            empty = w;
+            break;
+        }
+    }
     // A write of whole sectors needs no data from below (write-allocate without fetch).
     const std::uint8_t written_whole = write ? full_sector_mask(address, bytes) : 0;
 
-    auto fill = [&](Line& l, std::uint8_t missing, Picoseconds when) {
-        // Take the MSHR that frees first; a fill waits for one when all are busy.
-        auto mshr = std::min_element(slice.mshr_free.begin(), slice.mshr_free.end());
-        const Picoseconds issue = std::max(when, *mshr);
-        Picoseconds done = issue;
-        for (int s = 0; s < sectors_per_line_; ++s) {
-            if (!((missing >> s) & 1u)) continue;
-            int e = s;  // contiguous missing sectors go out as one request
-            while (e + 1 < sectors_per_line_ && ((missing >> (e + 1)) & 1u)) ++e;
-            const auto n = static_cast<std::uint32_t>((e - s + 1) * params_.sector_bytes);
-            done = std::max(done, next_(line_addr * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n,
-                                        false, issue));
-            stats_.fill_bytes += n;
-            s = e;
-        }
-        *mshr = done;
-        l.ready = std::max(l.ready, done);
-        l.valid |= missing;
-        return done;
-    };
-
-    if (line) {
-        const auto missing = static_cast<std::uint8_t>(want & ~line->valid);
-        if (write) line->dirty |= want;
+    if (found >= 0) {
+        touch(set, found);
+        std::uint8_t& valid = set.valid[found];
+        Picoseconds& ready = set.ready[found];
+        const auto missing = static_cast<std::uint8_t>(want & ~valid);
+        if (write) set.dirty[found] |= want;
         if (missing == 0) {
-            if (line->ready > start) {  // the line's fill is still in flight: merge into its MSHR
+            if (ready > start) {  // the line's fill is still in flight: merge into its MSHR
                 ++stats_.mshr_merges;
                 ++stats_.misses;
-                return line->ready + hit_latency_ps_;
+                return ready + hit_latency_ps_;
             }
             ++stats_.hits;
             return start + hit_latency_ps_;
@@ -142,50 +223,46 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
         ++stats_.sector_misses;
         ++stats_.misses;
         const auto fetch = static_cast<std::uint8_t>(missing & ~written_whole);
-        line->valid |= static_cast<std::uint8_t>(missing & written_whole);
-        const Picoseconds done = fetch ? fill(*line, fetch, start) : start;
-        return std::max(done, line->ready) + hit_latency_ps_;
+        valid |= static_cast<std::uint8_t>(missing & written_whole);
+        const Picoseconds done = fetch ? fill(slice, line_addr, ready, valid, fetch, start) : start;
+        return std::max(done, ready) + hit_latency_ps_;
     }
 
     ++stats_.misses;
-    // Victim: an empty way, else the least recently used.
-    int v = 0;
-    for (int w = 0; w < params_.ways; ++w) {
-        if (tags[w] == 0) {
-            v = w;
-            break;
-        }
-        if (last_use[w] < last_use[v]) v = w;
-    }
-    Line* victim = &ways[v];
-    if (tags[v] != 0) {
+    // Victim: an empty way, else the least recently used (the largest rank).
+    int v = empty;
+    if (v < 0) {
+        v = 0;
+        for (int w = 0; w < params_.ways; ++w)
+            if (set.rank[w] == params_.ways - 1) v = w;
         ++stats_.evictions;
-        if (victim->dirty) {
+        const std::uint8_t dirty = set.dirty[v];
+        if (dirty) {
             ++stats_.writebacks;
-            const std::uint64_t victim_line = tags[v] - 1;
+            const std::uint64_t victim_line = set.tags[v] - 1;
             for (int s = 0; s < sectors_per_line_; ++s) {
-                if (!((victim->dirty >> s) & 1u)) continue;
+                if (!((dirty >> s) & 1u)) continue;
                 int e = s;  // contiguous dirty sectors go out as one write
-                while (e + 1 < sectors_per_line_ && ((victim->dirty >> (e + 1)) & 1u)) ++e;
+                while (e + 1 < sectors_per_line_ && ((dirty >> (e + 1)) & 1u)) ++e;
                 const auto n = static_cast<std::uint32_t>((e - s + 1) * params_.sector_bytes);
-                next_(victim_line * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n, true, start);
+                next_level(victim_line * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n, true, start);
                 stats_.writeback_bytes += n;
                 s = e;
             }
         }
     }
-    *victim = Line{};
-    tags[v] = line_addr + 1;
-    last_use[v] = ++use_clock_;
+    set.tags[v] = tag;
+    set.ready[v] = 0;
+    touch(set, v);
     const auto fetch = static_cast<std::uint8_t>(want & ~written_whole);
-    victim->valid = static_cast<std::uint8_t>(want & written_whole);
-    if (write) victim->dirty = want;
-    const Picoseconds done = fetch ? fill(*victim, fetch, start) : start;
+    set.valid[v] = static_cast<std::uint8_t>(want & written_whole);
+    set.dirty[v] = write ? want : 0;
+    const Picoseconds done = fetch ? fill(slice, line_addr, set.ready[v], set.valid[v], fetch, start) : start;
     return done + hit_latency_ps_;
 }
 
 std::uint8_t L2Cache::full_sector_mask(std::uint64_t address, std::uint32_t bytes) const {
-    const std::uint64_t offset = address % line_bytes_;
+    const std::uint64_t offset = line_div_.mod(address);
     const std::uint64_t end = std::min<std::uint64_t>(offset + bytes, line_bytes_);
     std::uint8_t mask = 0;
     for (std::uint64_t s = (offset + sector_bytes_ - 1) / sector_bytes_; (s + 1) * sector_bytes_ <= end; ++s)

@@ -9,14 +9,17 @@
 #include <vector>
 
 #include "models/common/stats.h"
+#include "models/memory/fast_divider.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
 
+class Dram;
+
 struct L2Params {
     std::int64_t size_bytes = 4 << 20;   // total over all slices
     int slices = 1;
-    int ways = 16;
+    int ways = 16;                       // 1..255
     int line_bytes = 128;
     int sector_bytes = 32;
     int mshrs_per_slice = 64;            // outstanding line fills per slice
@@ -42,42 +45,74 @@ public:
     using NextLevel = std::function<Picoseconds(std::uint64_t, std::uint32_t, bool, Picoseconds)>;
 
     L2Cache(const L2Params& params, NextLevel next_level);  // validates
+    // The same with a DRAM device behind it, called directly (no std::function on the hot path).
+    // `next_level` must outlive the cache.
+    L2Cache(const L2Params& params, Dram& next_level);
 
     // One request within one line (callers split larger ones); returns when its data is delivered
     // (reads) or accepted (writes).
-    Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
+    Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival) {
+        return access(address, bytes, write, arrival, slice_of(address));
+    }
+    // The same when the caller already knows slice == slice_of(address) (the hierarchy needs it
+    // for the crossbar first); saves hashing twice.
+    Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival, int slice);
 
     int slice_of(std::uint64_t address) const;
+    // Hint: starts loading the host memory that access(address, ..., slice) will read, so that a
+    // caller with other work to do first (the crossbar) overlaps the host cache misses with it.
+    void prefetch(std::uint64_t address, int slice) const;
     std::int64_t sets_per_slice() const { return sets_; }
     const L2Stats& stats() const { return stats_; }
     void register_stats(StatsRegistry& registry, const std::string& prefix) const;
     const L2Params& params() const { return params_; }
 
 private:
-    struct Line {                     // state of a present line; its tag lives in Slice::tags
-        Picoseconds ready = 0;        // when the latest fill of this line lands
-        std::uint8_t valid = 0, dirty = 0;  // sector masks
+    // Host layout: one contiguous block per set, cache-line aligned, holding
+    //   valid[ways] dirty[ways] lru_rank[ways] (bytes) | tags[ways] | ready[ways] (8-byte words),
+    // so a lookup touches one set's few host cache lines and nothing else (a 40 MiB cache has
+    // 6 MB of state; separate per-field arrays cost a host cache miss per field). LRU is kept as a
+    // rank per way (0 = most recent), which orders the ways exactly as global use stamps would.
+    struct SetView {
+        std::uint8_t* valid;
+        std::uint8_t* dirty;
+        std::uint8_t* rank;
+        std::uint64_t* tags;   // line address + 1, 0 = empty; valid ways are always a prefix
+        Picoseconds* ready;    // when the latest fill of the way's line lands
     };
     struct Slice {
-        // Tags and LRU stamps in their own arrays: a lookup scans one set's tags (16 x 8 B), not
-        // whole line records, which keeps a 40 MB cache's host-cache footprint small.
-        std::vector<std::uint64_t> tags;      // sets_ * ways, set-major; line address + 1, 0 = empty
-        std::vector<std::uint64_t> last_use;  // LRU stamps
-        std::vector<Line> lines;
-        std::vector<Picoseconds> mshr_free;   // busy-until per MSHR
+        // Busy-until per MSHR as a ring sorted ascending from mshr_head: the earliest free MSHR is
+        // at the head, and a new fill (usually the latest) goes in near the tail.
+        std::vector<Picoseconds> mshr_free;
+        std::size_t mshr_head = 0;
         Picoseconds port_free = 0;
     };
+    void init();
+    std::uint64_t* set_block(std::size_t slice, std::uint64_t address);
+    const std::uint64_t* set_block(std::size_t slice, std::uint64_t address) const;
+    SetView set_view(std::uint64_t* block) const;
+    void touch(const SetView& set, int way) const;  // makes `way` the most recently used
+    Picoseconds next_level(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds at);
+    Picoseconds fill(Slice& slice, std::uint64_t line_addr, Picoseconds& line_ready, std::uint8_t& line_valid,
+                     std::uint8_t missing, Picoseconds when);
+    Picoseconds occupancy_ps(std::uint32_t bytes) const;
     std::uint8_t sector_mask(std::uint64_t address, std::uint32_t bytes) const;       // sectors touched
     std::uint8_t full_sector_mask(std::uint64_t address, std::uint32_t bytes) const;  // sectors wholly covered
 
     L2Params params_;
     NextLevel next_;
+    Dram* dram_ = nullptr;  // when set, misses go straight to it instead of next_
     std::int64_t sets_;
     std::uint64_t line_bytes_, sector_bytes_;
     int sectors_per_line_;
+    FastDivider line_div_, sector_div_, slice_div_, set_div_;
     Picoseconds cycle_ps_, hit_latency_ps_;
+    std::vector<Picoseconds> occupancy_ps_;  // slice port time by request bytes, 0..line_bytes
     std::vector<Slice> slices_;
-    std::uint64_t use_clock_ = 0;
+    std::size_t words_per_set_ = 0;
+    std::vector<std::uint64_t> storage_;     // all sets of all slices
+    std::size_t sets_offset_ = 0;            // words from storage_.data() to a 64-byte boundary
+                                             // (an offset, not a pointer, so copies stay valid)
     L2Stats stats_;
 };
 

@@ -22,9 +22,8 @@ MemoryHierarchy::MemoryHierarchy(const MemoryHierarchyParams& params)
         L2Params l2 = *params_.l2;
         l2.clock_hz = params_.clock_hz;
         params_.l2 = l2;
-        l2_ = std::make_unique<L2Cache>(l2, [this](std::uint64_t a, std::uint32_t b, bool w, Picoseconds t) {
-            return dram_.access(a, b, w, t);
-        });
+        l2_ = std::make_unique<L2Cache>(l2, dram_);  // direct calls: no std::function per miss
+        line_div_ = FastDivider(static_cast<std::uint64_t>(l2.line_bytes));
     }
 }
 
@@ -33,14 +32,16 @@ Picoseconds MemoryHierarchy::access(int requester, std::uint64_t address, std::u
     if (bytes == 0) bytes = 1;
     Picoseconds done = arrival;
     if (l2_) {
-        const std::uint64_t line = static_cast<std::uint64_t>(params_.l2->line_bytes);
+        const std::uint64_t line = line_div_.divisor();
         std::uint64_t a = address;
         const std::uint64_t end = address + bytes;
         while (a < end) {
-            const std::uint64_t piece_end = std::min(end, (a / line + 1) * line);
+            const std::uint64_t piece_end = std::min(end, (line_div_.div(a) + 1) * line);
             const auto n = static_cast<std::uint32_t>(piece_end - a);
-            const Picoseconds at_slice = crossbar_.traverse(requester, l2_->slice_of(a), n, arrival);
-            done = std::max(done, l2_->access(a, n, write, at_slice));
+            const int slice = l2_->slice_of(a);
+            l2_->prefetch(a, slice);  // the set's host cache lines load while the crossbar works
+            const Picoseconds at_slice = crossbar_.traverse(requester, slice, n, arrival);
+            done = std::max(done, l2_->access(a, n, write, at_slice, slice));
             a = piece_end;
         }
     } else {

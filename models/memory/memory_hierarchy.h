@@ -8,6 +8,7 @@
 
 #include "models/memory/crossbar.h"
 #include "models/memory/dram.h"
+#include "models/memory/fast_divider.h"
 #include "models/memory/l2_cache.h"
 #include "models/memory/memory_time.h"
 
@@ -51,6 +52,7 @@ private:
     Crossbar crossbar_;
     std::uint64_t requests_ = 0, bytes_read_ = 0, bytes_written_ = 0;
     LatencyHistogram latency_;
+    FastDivider line_div_;  // L2 line size
 };
 
 }  // namespace accelsim::memory

@@ -78,14 +78,27 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
     dispatcher.initial_fill(sms);
     if (options.sm_quantum_cycles > 0) {
         // Lock-step windows: every SM runs up to the window's end before any SM goes further.
-        for (std::uint64_t window_end = options.sm_quantum_cycles;; window_end += options.sm_quantum_cycles) {
+        // An SM whose next event lies beyond the window is left alone (it would only idle); when
+        // every SM idles past the window, the windows jump to the first event. Both are exact:
+        // no SM issues a request in the skipped cycles, so the memory sees the same calls.
+        constexpr std::uint64_t kNone = ~std::uint64_t{0};
+        for (std::uint64_t window_end = options.sm_quantum_cycles;;) {
             bool any_busy = false;
+            std::uint64_t next_event = kNone;
             for (SmCore* sm : sms) {
+                if (!sm->busy()) continue;
+                any_busy = true;
+                const std::uint64_t next = sm->next_event_cycle();
+                if (next != kNone && next >= window_end) {
+                    next_event = std::min(next_event, next);
+                    continue;
+                }
                 while (sm->busy() && sm->now() < window_end)
                     if (sm->run_until_block_completes(window_end)) dispatcher.refill(*sm);
-                any_busy = any_busy || sm->busy();
+                if (sm->busy()) next_event = std::min(next_event, std::max(sm->now(), sm->next_event_cycle()));
             }
             if (!any_busy) break;
+            window_end = std::max(window_end, next_event == kNone ? window_end : next_event) + options.sm_quantum_cycles;
         }
         return collect_stats(sms, executor, params);
     }

@@ -238,6 +238,15 @@ SmStats SmCore::stats() const {
     return s;
 }
 
+std::uint64_t SmCore::next_event_cycle() const {
+    std::uint64_t next = kNever;
+    for (const std::uint64_t until : sp_blocked_until_) {
+        if (until <= now_) return now_;
+        next = std::min(next, until);
+    }
+    return next;
+}
+
 bool SmCore::run_until_block_completes(std::uint64_t stop_at) {
     block_completed_ = false;
     const int n = params_.sub_partitions;

@@ -83,6 +83,11 @@ public:
     // stop_at and calling again gives exactly the cycles of one uninterrupted call.
     bool run_until_block_completes(std::uint64_t stop_at = ~std::uint64_t{0});
     std::uint64_t now() const { return now_; }
+    // The earliest cycle at which this SM could issue or change state again, from the per
+    // sub-partition blocked times of its last run: now() when one may issue now (or nothing is
+    // known), ~0 when every sub-partition waits without end (a deadlock the next run reports).
+    // Until then a run would only idle, so callers may leave the SM alone without changing a cycle.
+    std::uint64_t next_event_cycle() const;
     void set_now(std::uint64_t cycle) { now_ = cycle; }
     SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }

@@ -36,6 +36,10 @@ TpuChip::TpuChip(const TpuChipParams& params) : params_(params) {
 
 TpuChip::~TpuChip() = default;
 
+void TpuChip::set_pipeline_driver(PipelineDriver driver) {
+    if (hierarchy_) hierarchy_->set_driver(std::move(driver));
+}
+
 TpuOpResult TpuChip::run(const Op& op, bool validate) {
     const std::int64_t index = op_index_++;
     TpuOpResult r;

@@ -10,6 +10,7 @@
 //                 tiles from HBM double-buffered, the MXUs / vector unit compute, results go back.
 // No SystemC and no JSON here: plain C++ with busy-until timestamps.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,6 +23,13 @@
 #include "models/tpu/tpu_params.h"
 
 namespace accelsim::tpu {
+
+class CorePipeline;
+class HierarchyModel;
+// Runs every core's pipeline of one op to completion, each core's transfers reaching the memory
+// in global time order (ties: lower core first). Default: a plain loop; tpu_sc.h: one SystemC
+// thread per core. Both give identical results (tests/tpu/tpu_systemc_test.cpp).
+using PipelineDriver = std::function<void(std::vector<CorePipeline>&)>;
 
 struct TpuOpResult {
     std::string model;      // "tpu.ideal" or "tpu.hierarchy"; empty: no cycle model for this op
@@ -49,6 +57,9 @@ public:
     TpuOpResult run(const Op& op, bool validate);
 
     const TpuChipParams& params() const { return params_; }
+    // Hierarchy chips: who runs the cores' pipelines (default: the plain loop). No effect on
+    // ideal-memory chips.
+    void set_pipeline_driver(PipelineDriver driver);
     int units() const { return params_.cores * params_.mxus_per_core; }
 
 private:
@@ -56,7 +67,7 @@ private:
 
     TpuChipParams params_;
     std::int64_t op_index_ = 0;
-    std::unique_ptr<class HierarchyModel> hierarchy_;  // memory system and per-core state (tpu_hierarchy.h)
+    std::unique_ptr<HierarchyModel> hierarchy_;  // memory system and per-core state (tpu_hierarchy.h)
     // Output of the previous op kept in VMEM (for fusion): its element count, or 0.
     std::int64_t previous_gemm_output_elements_ = 0;
 };

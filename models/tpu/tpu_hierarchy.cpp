@@ -16,6 +16,75 @@ using memory::Picoseconds;
 constexpr std::uint64_t kAlignment = 4096;
 }  // namespace
 
+CorePipeline::CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, Picoseconds start)
+    : end(start), model_(&model), core_(core), steps_(&steps), start_(start) {
+    compute_end_.reserve(steps.size());
+}
+
+Picoseconds CorePipeline::next_request() const {
+    // A step's inputs are requested when their buffer is free: double buffering, so the buffer of
+    // step i is the one step i-2 computed from.
+    const Picoseconds prefetch = next_ < steps_->size() ? (next_ < 2 ? start_ : compute_end_[next_ - 2]) : ~Picoseconds{0};
+    if (!writebacks_.empty() && writebacks_.front().first <= prefetch) return writebacks_.front().first;
+    return prefetch;
+}
+
+void CorePipeline::execute_next() {
+    const Picoseconds request = next_request();
+    if (!writebacks_.empty() && writebacks_.front().first == request) {  // write-backs first on ties
+        const HierarchyModel::Transfer t = model_->transfer(core_, writebacks_.front().second, true, request);
+        writebacks_.pop_front();
+        bytes_out += t.bytes;
+        vmem_bytes += t.bytes;
+        end = std::max(end, t.done);
+        return;
+    }
+    const double hz = model_->params().clock_hz;
+    const TileStep& step = (*steps_)[next_];
+    Picoseconds ready = request;
+    for (int i = 0; i < step.in_count; ++i) {
+        const HierarchyModel::Transfer t = model_->transfer(core_, step.in[static_cast<std::size_t>(i)], false, request);
+        ready = std::max(ready, t.done);
+        bytes_in += t.bytes;
+        vmem_bytes += t.bytes;
+    }
+    const Picoseconds previous_end = next_ == 0 ? start_ : compute_end_[next_ - 1];
+    const Picoseconds compute_start = std::max(previous_end, ready);
+    // Back to back with the previous step: the array keeps streaming (warm); otherwise it fills
+    // and drains again (cold).
+    const bool warm = next_ > 0 && compute_start == previous_end;
+    const std::int64_t cycles = warm ? step.warm_cycles : step.cold_cycles;
+    if (!warm) {
+        fill_cycles += step.cold_cycles - step.warm_cycles;
+        ++cold_steps;
+    }
+    busy_cycles += cycles;
+    vmem_bytes += step.vmem_bytes;
+    dma_wait_cycles += static_cast<std::int64_t>(std::llround(static_cast<double>(compute_start - previous_end) * hz * 1e-12));
+    const Picoseconds finish = compute_start + memory::cycles_to_ps(static_cast<double>(cycles), hz);
+    compute_end_.push_back(finish);
+    end = std::max(end, finish);
+    if (step.out.bytes > 0) writebacks_.emplace_back(finish, step.out);
+    ++next_;
+}
+
+void run_pipelines_in_time_order(std::vector<CorePipeline>& pipelines) {
+    while (true) {
+        CorePipeline* best = nullptr;
+        Picoseconds best_time = 0;
+        for (CorePipeline& p : pipelines) {  // ties: the lower core first
+            if (p.done()) continue;
+            const Picoseconds t = p.next_request();
+            if (best == nullptr || t < best_time) {
+                best = &p;
+                best_time = t;
+            }
+        }
+        if (best == nullptr) return;
+        best->execute_next();
+    }
+}
+
 HierarchyModel::HierarchyModel(const TpuChipParams& params)
     : params_(params), memory_(*params.memory), dma_free_(static_cast<std::size_t>(params.cores), 0) {
     if (params_.dma.chunk_bytes < 1) throw std::invalid_argument("tpu.dma chunk_bytes must be >= 1");
@@ -64,73 +133,14 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     const Picoseconds start = now_;
     const int cores = params_.cores;
 
-    struct CoreState {
-        std::size_t next = 0;                      // next step whose inputs are to be fetched
-        std::vector<Picoseconds> compute_end;      // per fetched step
-        std::deque<std::pair<Picoseconds, DmaSegment>> writebacks;  // requested, not yet issued
-        Picoseconds end = 0;
-        std::int64_t busy_cycles = 0, dma_wait_cycles = 0, fill_cycles = 0, cold_steps = 0;
-        std::int64_t bytes_in = 0, bytes_out = 0, vmem_bytes = 0;
-    };
-    std::vector<CoreState> state(static_cast<std::size_t>(cores));
-    for (auto& s : state) s.end = start;
-
-    while (true) {
-        int best_core = -1;
-        bool best_is_write = false;
-        Picoseconds best_time = 0;
-        for (int c = 0; c < cores; ++c) {
-            const CoreState& s = state[static_cast<std::size_t>(c)];
-            const auto& steps = plan.cores[static_cast<std::size_t>(c)];
-            auto consider = [&](Picoseconds t, bool write) {
-                if (best_core < 0 || t < best_time || (t == best_time && write && !best_is_write && best_core == c)) {
-                    best_core = c;
-                    best_time = t;
-                    best_is_write = write;
-                }
-            };
-            if (!s.writebacks.empty()) consider(s.writebacks.front().first, true);
-            if (s.next < steps.size()) consider(s.next < 2 ? start : s.compute_end[s.next - 2], false);
-        }
-        if (best_core < 0) break;
-        CoreState& s = state[static_cast<std::size_t>(best_core)];
-        const auto& steps = plan.cores[static_cast<std::size_t>(best_core)];
-        if (best_is_write) {
-            const Transfer t = transfer(best_core, s.writebacks.front().second, true, best_time);
-            s.writebacks.pop_front();
-            s.bytes_out += t.bytes;
-            s.vmem_bytes += t.bytes;
-            s.end = std::max(s.end, t.done);
-            continue;
-        }
-        const TileStep& step = steps[s.next];
-        Picoseconds ready = best_time;
-        for (int i = 0; i < step.in_count; ++i) {
-            const Transfer t = transfer(best_core, step.in[static_cast<std::size_t>(i)], false, best_time);
-            ready = std::max(ready, t.done);
-            s.bytes_in += t.bytes;
-            s.vmem_bytes += t.bytes;
-        }
-        const Picoseconds previous_end = s.next == 0 ? start : s.compute_end[s.next - 1];
-        const Picoseconds compute_start = std::max(previous_end, ready);
-        // Back to back with the previous step: the array keeps streaming (warm); otherwise it
-        // fills and drains again (cold).
-        const bool warm = s.next > 0 && compute_start == previous_end;
-        const std::int64_t cycles = warm ? step.warm_cycles : step.cold_cycles;
-        if (!warm) {
-            s.fill_cycles += step.cold_cycles - step.warm_cycles;
-            ++s.cold_steps;
-        }
-        s.busy_cycles += cycles;
-        s.vmem_bytes += step.vmem_bytes;
-        const Picoseconds wait = compute_start - previous_end;
-        s.dma_wait_cycles += static_cast<std::int64_t>(std::llround(static_cast<double>(wait) * hz * 1e-12));
-        const Picoseconds end = compute_start + memory::cycles_to_ps(static_cast<double>(cycles), hz);
-        s.compute_end.push_back(end);
-        s.end = std::max(s.end, end);
-        if (step.out.bytes > 0) s.writebacks.emplace_back(end, step.out);
-        ++s.next;
-    }
+    std::vector<CorePipeline> pipelines;
+    pipelines.reserve(static_cast<std::size_t>(cores));
+    for (int c = 0; c < cores; ++c) pipelines.emplace_back(*this, c, plan.cores[static_cast<std::size_t>(c)], start);
+    if (driver_) driver_(pipelines);
+    else run_pipelines_in_time_order(pipelines);
+    for (const CorePipeline& p : pipelines)
+        if (!p.done()) throw std::logic_error("tpu: a core pipeline did not finish");
+    const std::vector<CorePipeline>& state = pipelines;
 
     Picoseconds finish = start;
     for (const auto& s : state) finish = std::max(finish, s.end);
@@ -143,7 +153,7 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
 
     std::int64_t hbm_in = 0, hbm_out = 0, vmem = 0, busy = 0, dma_wait = 0, fill = 0, cold = 0;
     for (int c = 0; c < cores; ++c) {
-        const CoreState& s = state[static_cast<std::size_t>(c)];
+        const CorePipeline& s = state[static_cast<std::size_t>(c)];
         hbm_in += s.bytes_in;
         hbm_out += s.bytes_out;
         vmem += s.vmem_bytes;

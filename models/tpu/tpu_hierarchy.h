@@ -11,6 +11,9 @@
 // the order of their request times (ties: lower core first, write-backs before reads), so the
 // busy-until DRAM channels see the cores' traffic interleaved as in time.
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "models/memory/memory_hierarchy.h"
@@ -19,18 +22,52 @@
 
 namespace accelsim::tpu {
 
+// One core's pipeline for one op: its DMA engine's transfer requests in time order (prefetches of
+// step inputs, write-backs of finished output tiles) and the compute that follows from them.
+// Request times never decrease, so any driver that executes every core's next request in global
+// time order (ties: lower core first) gives the same result.
+class CorePipeline {
+public:
+    CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, memory::Picoseconds start);
+    bool done() const { return next_ >= steps_->size() && writebacks_.empty(); }
+    memory::Picoseconds next_request() const;  // time of the next transfer request
+    void execute_next();                       // performs it (memory accesses at that time)
+    int core() const { return core_; }
+
+    // Results, complete once done().
+    memory::Picoseconds end = 0;
+    std::int64_t busy_cycles = 0, dma_wait_cycles = 0, fill_cycles = 0, cold_steps = 0;
+    std::int64_t bytes_in = 0, bytes_out = 0, vmem_bytes = 0;
+
+private:
+    HierarchyModel* model_;
+    int core_;
+    const std::vector<TileStep>* steps_;
+    memory::Picoseconds start_;
+    std::size_t next_ = 0;                     // next step whose inputs are to be fetched
+    std::vector<memory::Picoseconds> compute_end_;
+    std::deque<std::pair<memory::Picoseconds, DmaSegment>> writebacks_;  // requested, not yet issued
+};
+
+// The default PipelineDriver (tpu_chip.h): a plain loop executing the earliest request of any core.
+void run_pipelines_in_time_order(std::vector<CorePipeline>& pipelines);
+
 class HierarchyModel {
 public:
     explicit HierarchyModel(const TpuChipParams& params);  // params.memory must be set
     // fused: the op's first input is the previous GEMM's output, still in VMEM.
     TpuOpResult run(const Op& op, bool validate, std::int64_t op_index, bool fused);
+    void set_driver(PipelineDriver driver) { driver_ = std::move(driver); }
 
-private:
     struct Transfer {
         memory::Picoseconds done = 0;
         std::int64_t bytes = 0;
     };
+    // One DMA transfer of core `core` requested at `request` (used by CorePipeline).
     Transfer transfer(int core, const DmaSegment& segment, bool write, memory::Picoseconds request);
+    const TpuChipParams& params() const { return params_; }
+
+private:
     std::uint64_t allocate(std::int64_t bytes);
     NumericsCheck validate_gemm(const Op& op, const OpPlan& plan, std::int64_t op_index) const;
 
@@ -40,6 +77,7 @@ private:
     std::vector<memory::Picoseconds> dma_free_;    // per core: DMA engine free to issue
     std::uint64_t next_address_ = 0;               // bump allocator of HBM addresses
     std::uint64_t address_space_ = 0;
+    PipelineDriver driver_;
 };
 
 }  // namespace accelsim::tpu

@@ -9,8 +9,9 @@
 //      for n-block { for batch-block { for m-block { for k-block } } }; a tile's inputs (A and,
 //      unless still resident, B) come in by DMA, the core's MXUs compute it (the tile split over
 //      them by split_gemm), the finished output tile goes back by DMA after the last k-block.
-//      VMEM holds two of everything (double buffering): 2 (A + B) input tiles in the operand dtype
-//      and 2 output tiles in the accumulator type (4 bytes), which must fit in vmem_bytes.
+//      VMEM holds two input tiles (A + B, double-buffered) in the operand dtype, one accumulator
+//      tile (4-byte sums) and one output staging tile in the operand dtype that the DMA drains
+//      while the next output tile accumulates; together they must fit in vmem_bytes.
 //      Among the tilings that fit, the one with the smallest estimated pipelined time wins
 //      (ties: less HBM traffic, then larger tiles). If none fits, the op cannot run: the lowering
 //      throws std::invalid_argument naming the op.
@@ -79,6 +80,8 @@ MxuTileCost mxu_tile_cost(const GemmShape& tile, const TpuChipParams& p, DType d
 
 // HBM bytes per core cycle one core can expect (for the tiling estimate only).
 double core_bytes_per_cycle_estimate(const TpuChipParams& p);
+// Unloaded cycles from a DMA request to its first data: DMA latency + crossbar + tRCD + CL.
+double dma_latency_estimate(const TpuChipParams& p);
 
 // Lowers `op`. input_in_vmem: the op's (first) input is the previous GEMM's output, kept in VMEM
 // by fusion, so it is not read from HBM. Throws std::invalid_argument naming the op when no tiling

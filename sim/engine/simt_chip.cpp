@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "models/common/dtype.h"
+#include "models/gpu/elementwise.h"
 #include "models/gpu/hierarchy_port.h"
 #include "sim/input_error.h"
 #include "sim/membench/memory_params_from_config.h"
@@ -25,7 +26,7 @@ constexpr std::uint64_t kMaxKernelBufferBytes = std::uint64_t{1} << 30;
 std::string op_where(const Op& op) {
     std::string s;
     if (!op.file.empty()) s = op.file + ":" + std::to_string(op.line) + ": ";
-    return s + "kernel '" + op.name + "'";
+    return s + std::string(to_string(op.kind)) + " '" + op.name + "'";
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -178,8 +179,9 @@ std::unique_ptr<simt::GlobalMemoryPort> make_simt_memory_port(const ChipConfig& 
 simt::LaunchOptions simt_launch_options(const ChipConfig& config, const simt::Kernel& kernel, bool validate) {
     simt::LaunchOptions o;
     o.skip_fp_payload = kernel.fp_payload_skippable && !validate;
-    // A fixed-latency port is shared by nothing, so SMs may run ahead; the hierarchy is shared.
-    o.sm_quantum_cycles = config.memory == "ideal" ? 0 : kSimtQuantumCycles; if (getenv("QQ")) o.sm_quantum_cycles = std::stoull(getenv("QQ"));
+    // A fixed-latency port, or a hierarchy behind one SM, is shared by nothing, so SMs may run
+    // ahead (exact); SMs sharing the hierarchy run in lock-step windows.
+    o.sm_quantum_cycles = config.memory == "ideal" || config.gpu.sms == 1 ? 0 : kSimtQuantumCycles;
     return o;
 }
 
@@ -195,8 +197,9 @@ SimtChip::SimtChip(const ChipConfig& config, const RunOptions& options)
 }
 
 OpReport SimtChip::run(const Op& op) {
-    if (op.kind != OpKind::kernel) return roofline_only(op, config_);  // until the kernel library (issue 7)
-    return run_kernel(op);
+    if (op.kind == OpKind::kernel) return run_kernel(op);
+    if (const simt::Kernel* k = gpu::elementwise_kernel(op.kind)) return run_elementwise(op, *k);
+    return roofline_only(op, config_);  // until the rest of the kernel library (issue 7)
 }
 
 const simt::Kernel& SimtChip::kernel_for(const Op& op) {
@@ -220,6 +223,76 @@ OpReport SimtChip::run_kernel(const Op& op) {
 
     simt::GlobalMemory memory;
     const std::vector<std::uint32_t> args = kernel_arguments(op, kernel, config_.seed, memory);
+    return launch_and_report(op, kernel, dims, args, memory);
+}
+
+OpReport SimtChip::run_elementwise(const Op& op, const simt::Kernel& kernel) {
+    const std::int64_t n = op.elements;
+    const int inputs = op.kind == OpKind::add || op.kind == OpKind::mul ? 2 : 1;
+    // fp32 elements whatever the op's dtype (the ISA has no packed 16-bit arithmetic).
+    if (n <= 0 || n > INT32_MAX || static_cast<std::uint64_t>(n) * 4 * (inputs + 1) > kMaxKernelBufferBytes)
+        throw InputError(op_where(op) + ": n=" + std::to_string(n) + " is outside what the gpu elementwise kernel "
+                         "handles (1 .. 2^31-1 elements, at most 1 GiB of fp32 operands)");
+    simt::GlobalMemory memory;
+    std::vector<std::uint32_t> args{static_cast<std::uint32_t>(n)};
+    std::vector<std::uint32_t> in;
+    for (int i = 0; i < inputs; ++i) {
+        in.push_back(memory.allocate(static_cast<std::size_t>(n) * 4));
+        std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(i) + 1);
+        for (std::int64_t e = 0; e < n; ++e) memory.store_f32(in.back() + static_cast<std::uint32_t>(4 * e), unit_random(rng));
+        args.push_back(in.back());
+    }
+    const std::uint32_t out = memory.allocate(static_cast<std::size_t>(n) * 4);
+    args.push_back(out);
+    const simt::Occupancy occupancy = simt::compute_occupancy(
+        params_.sm.limits, {static_cast<int>(gpu::kElementwiseBlock), kernel.registers, kernel.shared_bytes});
+    const simt::Dim dims = gpu::elementwise_dims(n, params_.sms, occupancy.blocks_per_sm);
+    OpReport r = launch_and_report(op, kernel, dims, args, memory);
+
+    // The op's own roofline (FP32 work and compulsory bytes at its dtype) is a lower bound too:
+    // keep the larger of each.
+    const Roofline shape = compute_roofline(op, config_);
+    for (const auto& [key, cycles] : shape.cycles) {
+        double& mine = r.roofline.cycles[key];
+        if (cycles > mine) {
+            mine = cycles;
+            if (key == "compute") r.roofline.compute_unit = shape.compute_unit;
+        }
+    }
+    r.roofline.compute_cycles = r.roofline.cycles["compute"];
+    r.roofline.bound.clear();
+    r.roofline.bound_cycles = 0;
+    for (const char* key : {"compute", "hbm", "l2", "latency"}) {
+        auto it = r.roofline.cycles.find(key);
+        if (it != r.roofline.cycles.end() && (r.roofline.bound.empty() || it->second > r.roofline.bound_cycles)) {
+            r.roofline.bound = key;
+            r.roofline.bound_cycles = it->second;
+        }
+    }
+    r.stats.push_back({"gpu.grid", "blocks", "blocks of the grid-stride launch", static_cast<double>(dims.grid)});
+    r.stats.push_back({"gpu.block", "threads", "threads per block", static_cast<double>(dims.block)});
+
+    if (options_.validate) {  // every element against the same fp32 formula computed on the host
+        NumericsSummary num;
+        for (std::int64_t e = 0; e < n; ++e) {
+            const auto at = static_cast<std::uint32_t>(4 * e);
+            const float a = memory.load_f32(in[0] + at);
+            const float b = inputs == 2 ? memory.load_f32(in[1] + at) : 0.0f;
+            const double want = gpu::elementwise_reference(op.kind, a, b);
+            const double err = std::fabs(static_cast<double>(memory.load_f32(out + at)) - want);
+            num.max_abs_err = std::max(num.max_abs_err, err);
+            num.max_rel_err = std::max(num.max_rel_err, err / std::max(1e-30, std::fabs(want)));
+            // Same operations in the same order: equal up to the host's exp2 (1 ulp).
+            num.passed = num.passed && err <= 2e-7 * std::max(1.0, std::fabs(want));
+        }
+        num.checked = n;
+        r.numerics = num;
+    }
+    return r;
+}
+
+OpReport SimtChip::launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
+                                     const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory) {
     std::unique_ptr<simt::GlobalMemoryPort> port = make_simt_memory_port(config_);
     try {
         last_ = simt::launch(kernel, dims, args, memory, params_, port.get(),
@@ -249,7 +322,6 @@ OpReport SimtChip::run_kernel(const Op& op) {
     double hbm_per_cycle = 0;
     if (const auto* hierarchy = dynamic_cast<const gpu::HierarchyMemoryPort*>(port.get())) {
         traffic = hierarchy->traffic();
-        if (getenv("DBG")) { auto st = hierarchy->hierarchy().stats(); fprintf(stderr, "xbar in_wait %g us out_wait %g us transfers %lu; l2 busy %g us misses %lu merges %lu; dram lat avg %g ns p99 %g; hier lat avg %g\n", st.crossbar.input_wait_ps/1e6, st.crossbar.output_wait_ps/1e6, (unsigned long)st.crossbar.transfers, st.l2->busy_ps/1e6, (unsigned long)st.l2->misses, (unsigned long)st.l2->mshr_merges, st.dram.latency.average_ns(), st.dram.latency.quantile_ns(0.99), st.latency.average_ns()); }
         hbm_per_cycle = hierarchy->hbm_bytes_per_cycle();
         if (config_.l2.size_bytes > 0) r.bytes["l2"] = static_cast<std::int64_t>(traffic.l2_bytes());
         r.bytes["hbm"] = static_cast<std::int64_t>(traffic.hbm_bytes());

@@ -2,8 +2,10 @@
 // The SIMT (GPU-like) chip behind the engine's Chip interface. `kernel` ops run the assembled
 // kernel on every SM of the config (simt::launch, the whole grid, cycle by cycle) with global
 // memory behind a port: the L2 + HBM hierarchy of models/memory (memory "hierarchy") or a fixed
-// latency (memory "ideal"). Other ops keep their roofline rows until the GPU kernel library
-// exists (issue 7). docs/gpu.md describes the chip, the kernel arguments and the report fields.
+// latency (memory "ideal"). Elementwise ops (add, mul, relu, gelu) are lowered to the grid-stride
+// kernels of models/gpu/elementwise.h; the other ops keep their roofline rows until the rest of
+// the GPU kernel library exists (issue 7). docs/gpu.md describes the chip, the kernel arguments
+// and the report fields.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,8 +18,11 @@
 namespace accelsim {
 
 // SMs advance in lock-step windows of this many cycles when they share the memory hierarchy, so
-// the L2 and HBM see requests in time order to within a window (simt::LaunchOptions).
-inline constexpr std::uint64_t kSimtQuantumCycles = 64;
+// the crossbar, L2 and HBM see requests in time order to within a window (simt::LaunchOptions).
+// One cycle: the busy-until crossbar couples its ports, so out-of-order arrivals snowball (saxpy
+// over 2^20 floats on a100: 35,660 cycles with 1-cycle windows, 49,147 with 8, 197,077 with 64),
+// while 1-cycle windows cost about 1.5x the wall time of 64-cycle ones (docs/gpu.md).
+inline constexpr std::uint64_t kSimtQuantumCycles = 1;
 
 // A buffer a kernel argument asked the chip to allocate (`buf:TYPE:COUNT:FILL`).
 struct KernelBuffer {
@@ -60,7 +65,11 @@ public:
 
 private:
     OpReport run_kernel(const Op& op);
+    OpReport run_elementwise(const Op& op, const simt::Kernel& kernel);
     const simt::Kernel& kernel_for(const Op& op);
+    // Launches and turns last_ into the op's report (bounds from the run's own counts).
+    OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
+                               const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory);
 
     const ChipConfig& config_;
     RunOptions options_;

@@ -30,10 +30,9 @@ void apply_fusion(Roofline& roofline, std::int64_t saved_bytes, const ChipConfig
     }
 }
 
+// "file:line: " of an op (the models' messages name the op themselves).
 std::string op_where(const Op& op) {
-    std::string s;
-    if (!op.file.empty()) s = op.file + ":" + std::to_string(op.line) + ": ";
-    return s + "op '" + op.name + "'";
+    return op.file.empty() ? std::string() : op.file + ":" + std::to_string(op.line) + ": ";
 }
 
 }  // namespace
@@ -83,7 +82,7 @@ OpReport SystolicChip::run(const Op& op) {
     try {
         result = chip_->run(op, options_.validate);
     } catch (const std::invalid_argument& e) {
-        throw InputError(op_where(op) + ": " + e.what());
+        throw InputError(op_where(op) + e.what());
     }
     if (result.model.empty()) return roofline_only(op, config_);  // no cycle model for this op yet
 

@@ -17,6 +17,7 @@
 #include "sim/input_error.h"
 #include "sim/membench/memory_params_from_config.h"
 #include "sim/occupancy/simt_params.h"
+#include "sim/roofline/roofline.h"
 #include "sim/trace/trace_reader.h"
 
 namespace fs = std::filesystem;
@@ -199,10 +200,63 @@ TEST(SimtChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
     EXPECT_EQ(r.roofline.cycles.count("hbm"), 0u);
 }
 
-TEST(SimtChip, NonKernelOpsKeepRooflineRows) {
+TEST(SimtChip, OpsWithoutGpuKernelsKeepRooflineRows) {
     const ChipConfig chip = config("simt_1sm");
-    const std::string trace = write_trace({"relu r n=4096"});
-    EXPECT_EQ(run(chip, trace).ops[0].model, "roofline");
+    const std::string trace = write_trace({"softmax s rows=128 cols=128", "matmul m m=64 n=64 k=64"});
+    for (const OpReport& r : run(chip, trace).ops) EXPECT_EQ(r.model, "roofline");
+}
+
+TEST(Elementwise, ReluTailDivergenceIsTheHandWorkedEfficiency) {
+    // relu over n = 1000 on simt_1sm: 4 blocks of 256 (ceil(1000 / 256), below one wave), 32 warps,
+    // stride 1024 so every thread has at most one element. Per thread: 5 prologue instructions
+    // (mov, mov, mad, mov, mul), one trip of 10 (setp, exit, shl, add, ld, fmax, add, st, add, bra)
+    // and the final setp + exit: 17 issues per warp, 32 x 17 = 544 issued.
+    // 31 warps are full: 31 x 17 x 32 lanes. The warp of threads 992..1023 has 8 lanes below n:
+    // 5 x 32 + setp, exit at 32 lanes, then 8 issues x 8 lanes and setp, exit x 8 = 304 lanes.
+    // Efficiency = (16864 + 304) / (544 x 32) = 17168 / 17408.
+    const ChipConfig chip = config("simt_1sm");
+    const OpReport r = run(chip, write_trace({"relu act n=1000"}), true).ops[0];
+    EXPECT_EQ(r.model, "simt");
+    EXPECT_EQ(stat(r, "gpu.grid"), 4.0);
+    EXPECT_EQ(stat(r, "simt.issued"), 544.0);
+    EXPECT_DOUBLE_EQ(*r.simd_efficiency, 17168.0 / 17408.0);
+    EXPECT_EQ(stat(r, "simt.lanes.W1_8"), 8.0 + 2.0);  // the tail warp's last 10 issues
+    // Bytes: x read once, y written once, fp32: l2 = 8n; the HBM reads x only (y's lines are
+    // written whole, write-allocate without fetch, and stay in the L2).
+    EXPECT_EQ(r.bytes.at("l2"), 8 * 1000);
+    EXPECT_EQ(r.bytes.at("hbm"), 4 * 1000);
+    ASSERT_TRUE(r.numerics);
+    EXPECT_TRUE(r.numerics->passed);
+    EXPECT_EQ(r.numerics->checked, 1000);
+    EXPECT_EQ(r.numerics->max_abs_err, 0.0);
+}
+
+TEST(Elementwise, GridStrideLoopOnA100MatchesHandBytesAndBounds) {
+    // gelu over n = 393216 on a100: ceil(n / 256) = 1536 blocks, capped at one wave of
+    // 108 SMs x 8 resident blocks (2048 threads / 256) = 864 blocks; each thread loops
+    // ceil(393216 / 221184) = 2 times or exits after 1. add over n = 100000: 391 blocks, one trip.
+    const ChipConfig chip = config("a100");
+    const RunReport report = run(chip, write_trace({"gelu g n=393216", "add r n=100000", "mul m n=4096"}), true);
+    const OpReport& gelu = report.ops[0];
+    EXPECT_EQ(stat(gelu, "gpu.grid"), 864.0);
+    EXPECT_EQ(gelu.bytes.at("l2"), 8 * 393216);
+    EXPECT_EQ(gelu.bytes.at("hbm"), 4 * 393216);
+    const OpReport& add = report.ops[1];
+    EXPECT_EQ(stat(add, "gpu.grid"), 391.0);
+    EXPECT_EQ(add.bytes.at("l2"), 12 * 100000);
+    EXPECT_EQ(add.bytes.at("hbm"), 8 * 100000);
+    for (const OpReport& r : report.ops) {
+        SCOPED_TRACE(r.op.name);
+        EXPECT_EQ(r.model, "simt");
+        // Never below the op's own roofline, nor below the run's issue and HBM bounds.
+        const Roofline shape = compute_roofline(r.op, chip);
+        EXPECT_GE(r.roofline.bound_cycles, shape.bound_cycles);
+        EXPECT_GE(static_cast<double>(r.cycles), r.roofline.bound_cycles);
+        ASSERT_TRUE(r.numerics);
+        EXPECT_TRUE(r.numerics->passed) << r.numerics->max_abs_err;
+    }
+    ASSERT_TRUE(report.numerics);
+    EXPECT_TRUE(report.numerics->passed);
 }
 
 TEST(KernelArguments, ScalarsAndBuffers) {

@@ -1,5 +1,6 @@
 // `accelsim membench`: argument parsing, the run on hand-built chip configs, text and JSON output.
 #include "sim/membench/membench.h"
+#include "sim/input_error.h"
 
 #include <gtest/gtest.h>
 

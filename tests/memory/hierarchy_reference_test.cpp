@@ -1,0 +1,148 @@
+// Regression guard for the host-speed work on the hierarchy's hot path (crossbar, L2, DRAM): fixed
+// traffic runs must give exactly the statistics the model gave before the optimisation. The
+// expected digests were captured from the model as it stood before any speed change (the model
+// whose figures the other tests check against closed forms); a speed change must not move a
+// single counter or picosecond. A deliberate model change must update them and say why.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "models/memory/memory_hierarchy.h"
+#include "models/memory/traffic.h"
+
+namespace accelsim::memory {
+namespace {
+
+// A100-like: 108 requesters, 80-slice 40 MiB L2 (non-power-of-two slice count), 40-channel HBM2e.
+MemoryHierarchyParams a100_like() {
+    MemoryHierarchyParams chip;
+    chip.requesters = 108;
+    chip.clock_hz = 1.41e9;
+    chip.crossbar.latency_cycles = 10;
+    chip.crossbar.bytes_per_cycle_per_port = 64;
+    L2Params l2;
+    l2.size_bytes = 40 << 20;
+    l2.slices = 80;
+    l2.ways = 16;
+    l2.bytes_per_cycle_per_slice = 64;
+    l2.hit_latency_cycles = 200;
+    chip.l2 = l2;
+    chip.dram = dram_preset("HBM2E");
+    chip.dram.channels = 40;
+    chip.dram.data_rate_gbps = 3.186;
+    chip.dram.timing.tCK = 0.625 * 3.2 / 3.186;
+    return chip;
+}
+
+// Small L2 (3 slices x 4 ways x 32 sets x 128 B = 48 KiB) so that runs evict, write back, merge
+// in MSHRs and miss on sectors; few MSHRs so that fills wait for one.
+MemoryHierarchyParams small_l2_chip() {
+    MemoryHierarchyParams chip;
+    chip.requesters = 5;
+    chip.clock_hz = 1e9;
+    chip.crossbar.latency_cycles = 3;
+    chip.crossbar.bytes_per_cycle_per_port = 32;
+    L2Params l2;
+    l2.size_bytes = 3 * 4 * 32 * 128;
+    l2.slices = 3;
+    l2.ways = 4;
+    l2.mshrs_per_slice = 4;
+    l2.bytes_per_cycle_per_slice = 48;
+    l2.hit_latency_cycles = 30;
+    chip.l2 = l2;
+    chip.dram = dram_preset("HBM2");
+    chip.dram.controller_latency_ns = 7;
+    return chip;
+}
+
+std::string digest(const MemoryHierarchyParams& chip, TrafficPattern pattern, std::uint32_t request_bytes,
+                   std::uint64_t total_bytes, int outstanding) {
+    MemoryHierarchy h(chip);
+    TrafficParams t;
+    t.pattern = pattern;
+    t.request_bytes = request_bytes;
+    t.total_bytes = total_bytes;
+    t.footprint_bytes = 1 << 22;
+    t.stride_bytes = 4096 + 64;
+    t.seed = 7;
+    TrafficGenerator gen(t);
+    std::uint64_t i = 0;
+    const DriveResult r = drive_blocking(
+        [&](const MemoryRequest& q, Picoseconds at) {
+            return h.access(static_cast<int>(i++ % static_cast<std::uint64_t>(chip.requesters)), q.address, q.bytes,
+                            q.write, at);
+        },
+        gen, DriverParams{outstanding, 0});
+    h.drain_writes(r.last_completion);
+    const MemoryHierarchyStats s = h.stats();
+    const L2Stats& l2 = *s.l2;
+    const DramUnitStats& b = s.dram.bursts;
+    char text[1024];
+    std::snprintf(text, sizeof text,
+                  "req %llu rd %llu wr %llu lat %.3f p99 %.0f max %.3f last %llu | xbar %llu %llu %llu %llu | "
+                  "l2 %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu | "
+                  "dram %llu %llu %llu %llu lat %.3f | burst %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+                  static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.bytes_read),
+                  static_cast<unsigned long long>(s.bytes_written), s.latency.average_ns(), s.latency.quantile_ns(0.99),
+                  s.latency.max_ns(), static_cast<unsigned long long>(r.last_completion),
+                  static_cast<unsigned long long>(s.crossbar.transfers),
+                  static_cast<unsigned long long>(s.crossbar.bytes),
+                  static_cast<unsigned long long>(s.crossbar.input_wait_ps),
+                  static_cast<unsigned long long>(s.crossbar.output_wait_ps),
+                  static_cast<unsigned long long>(l2.accesses), static_cast<unsigned long long>(l2.hits),
+                  static_cast<unsigned long long>(l2.misses), static_cast<unsigned long long>(l2.sector_misses),
+                  static_cast<unsigned long long>(l2.mshr_merges), static_cast<unsigned long long>(l2.evictions),
+                  static_cast<unsigned long long>(l2.writebacks), static_cast<unsigned long long>(l2.bytes_read),
+                  static_cast<unsigned long long>(l2.bytes_written), static_cast<unsigned long long>(l2.fill_bytes),
+                  static_cast<unsigned long long>(l2.writeback_bytes), static_cast<unsigned long long>(l2.busy_ps),
+                  static_cast<unsigned long long>(s.dram.reads), static_cast<unsigned long long>(s.dram.writes),
+                  static_cast<unsigned long long>(s.dram.bytes_read),
+                  static_cast<unsigned long long>(s.dram.bytes_written), s.dram.latency.average_ns(),
+                  static_cast<unsigned long long>(b.reads), static_cast<unsigned long long>(b.writes),
+                  static_cast<unsigned long long>(b.row_hits), static_cast<unsigned long long>(b.row_misses),
+                  static_cast<unsigned long long>(b.row_conflicts), static_cast<unsigned long long>(b.activates),
+                  static_cast<unsigned long long>(b.precharges), static_cast<unsigned long long>(b.refreshes),
+                  static_cast<unsigned long long>(b.bus_busy_ps));
+    return text;
+}
+
+struct ReferenceRun {
+    const char* name;
+    bool small;
+    TrafficPattern pattern;
+    std::uint32_t request_bytes;
+    std::uint64_t total_bytes;
+    int outstanding;
+    const char* expected;
+};
+
+// Captured from the model before the speed work (see the file comment).
+const ReferenceRun kRuns[] = {
+    {"a100_stream64", false, TrafficPattern::stream, 64, 4 << 20, 16384,
+     "req 65536 rd 4194304 wr 0 lat 497.022 p99 683 max 703.197 last 2245592 | xbar 65536 4194304 1339611542 26149202 | l2 65536 0 65536 32768 0 0 0 4194304 0 4194304 0 46465024 | dram 65536 0 4194304 0 lat 155.632 | burst 131072 0 126912 1280 2880 4160 2880 0 164495360"},
+    {"a100_random32", false, TrafficPattern::random, 32, 1 << 20, 4096,
+     "req 32768 rd 1048576 wr 0 lat 444.332 p99 856 max 1327.042 last 4619230 | xbar 32768 1048576 131367065 5263412 | l2 32768 2995 29773 8204 829 0 0 1048576 0 926208 0 23232512 | dram 28944 0 926208 0 lat 320.623 | burst 28944 0 8403 1295 19246 20541 19294 3 36324720"},
+    {"a100_mixed64", false, TrafficPattern::mixed, 64, 3 << 20, 8192,
+     "req 49152 rd 2097152 wr 1048576 lat 1391.031 p99 2743 max 2764.238 last 9351623 | xbar 49152 3145728 488744778 20682152 | l2 49152 0 49152 24575 0 0 0 2097152 1048576 2097152 0 34848768 | dram 32768 0 2097152 0 lat 1336.771 | burst 65536 0 15360 1920 48256 50176 49536 160 82247680"},
+    {"a100_strided128", false, TrafficPattern::strided, 128, 1 << 20, 1024,
+     "req 8192 rd 1048576 wr 0 lat 306.357 p99 533 max 596.053 last 2603615 | xbar 12288 1048576 27166182 3614486 | l2 12288 2080 10208 2079 0 0 0 1048576 0 782400 0 11616256 | dram 10208 0 782400 0 lat 143.573 | burst 24450 0 14338 1280 8832 10112 8832 0 30684750"},
+    {"small_mixed16", true, TrafficPattern::mixed, 16, 1 << 19, 64,
+     "req 32768 rd 349536 wr 174752 lat 88.080 p99 362 max 552.000 last 45148000 | xbar 32768 524288 3346000 18581000 | l2 32768 2 32766 12287 16381 3714 1220 349536 174752 524320 156128 32768000 | dram 16385 1220 524320 156128 lat 28.410 | burst 16385 2440 16758 1504 563 2067 1971 88 37650000"},
+    {"small_random64", true, TrafficPattern::random, 64, 1 << 19, 128,
+     "req 8192 rd 524288 wr 0 lat 689.918 p99 1008 max 1111.000 last 44531000 | xbar 8192 524288 7367000 1674000 | l2 8192 32 8160 59 14 7703 0 524288 0 521344 0 16384000 | dram 8146 0 521344 0 lat 65.450 | burst 8146 0 209 1518 6419 7937 7820 88 16292000"},
+    {"small_stream96", true, TrafficPattern::stream, 96, 1 << 19, 32,
+     "req 5461 rd 524256 wr 0 lat 104.195 p99 394 max 433.000 last 17821000 | xbar 8191 524256 10475000 10531000 | l2 8191 0 8191 4095 0 3712 0 524256 0 524256 0 13652000 | dram 8191 0 524256 0 lat 26.036 | burst 10922 0 10282 576 64 640 576 32 21844000"},
+};
+
+TEST(HierarchyReference, FixedRunsGiveTheCapturedStatistics) {
+    for (const ReferenceRun& run : kRuns) {
+        SCOPED_TRACE(run.name);
+        const std::string got = digest(run.small ? small_l2_chip() : a100_like(), run.pattern, run.request_bytes,
+                                       run.total_bytes, run.outstanding);
+        EXPECT_EQ(got, run.expected) << "    {\"" << run.name << "\", ..., \"" << got << "\"},";
+    }
+}
+
+}  // namespace
+}  // namespace accelsim::memory
