@@ -1,6 +1,6 @@
 // Memory-model throughput: simulated 64-byte requests per host second on streaming runs (target:
 // >= 5 M/s on one core), through each path the simulator uses. Run by hand:
-//   ./build/bench/memory_bench [megabytes=256] [path: all | blocking | queued | hierarchy]
+//   ./build/bench/memory_bench [megabytes=256] [path: all | blocking | queued | hierarchy | hierarchy_queued]
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
         return drive_blocking(
             [&](const MemoryRequest& q, Picoseconds t) { return h.access(static_cast<int>(i++ % 108), q.address, q.bytes, q.write, t); },
             gen, DriverParams{16384, 0});
+    });
+    if (wanted("hierarchy_queued")) report("A100-like hierarchy, L2 misses in FR-FCFS queues", [&] {
+        MemoryHierarchy h(chip);
+        TrafficGenerator gen(stream(bytes));
+        return h.run_queued(gen, DriverParams{16384, 0});
     });
     return 0;
 }

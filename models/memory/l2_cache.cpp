@@ -271,3 +271,212 @@ std::uint8_t L2Cache::full_sector_mask(std::uint64_t address, std::uint32_t byte
 }
 
 }  // namespace accelsim::memory
+
+// ---- Deferred fills ---------------------------------------------------------------------------
+namespace accelsim::memory {
+
+void L2Cache::mshr_insert(Slice& slice, std::size_t j, Picoseconds value) {
+    // Slot j is the ring's last position; the others are sorted from mshr_head.
+    auto& pool = slice.mshr_free;
+    const std::size_t n = pool.size();
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+        const std::size_t prev = j ? j - 1 : n - 1;
+        if (pool[prev] <= value) break;
+        pool[j] = pool[prev];
+        j = prev;
+    }
+    pool[j] = value;
+}
+
+std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const SetView& set, std::size_t block_offset,
+                                          int way, std::uint64_t line_addr, std::uint8_t missing, Picoseconds start,
+                                          std::vector<NextLevelRequest>& requests, DeferredOutcome& outcome) {
+    FillRecord rec{block_offset, slice_index, way, line_addr + 1};
+    if (set.ready[way] & kPendingBit) {
+        rec.after = static_cast<std::int64_t>(set.ready[way] & ~kPendingBit);
+        ++fills_[static_cast<std::size_t>(rec.after)].newer;
+    }
+    std::int64_t id;
+    if (free_fill_ids_.empty()) {
+        id = static_cast<std::int64_t>(fills_.size());
+        fills_.push_back(rec);
+    } else {
+        id = free_fill_ids_.back();
+        free_fill_ids_.pop_back();
+        fills_[static_cast<std::size_t>(id)] = rec;
+    }
+    for (int s = 0; s < sectors_per_line_; ++s) {
+        if (!((missing >> s) & 1u)) continue;
+        int e = s;  // contiguous missing sectors go out as one request (as in the blocking fill)
+        while (e + 1 < sectors_per_line_ && ((missing >> (e + 1)) & 1u)) ++e;
+        const auto n = static_cast<std::uint32_t>((e - s + 1) * params_.sector_bytes);
+        requests.push_back({line_addr * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n, id});
+        stats_.fill_bytes += n;
+        s = e;
+    }
+    set.valid[way] |= missing;
+    set.ready[way] = kPendingBit | static_cast<Picoseconds>(id);
+    outcome.new_fill = id;
+    // An MSHR whose free time is known: the fill issues at max(start, that time); all MSHRs held
+    // by undecided fills: it waits for resolve_fill.
+    if (slice.mshr_free[slice.mshr_head] == kMshrPending) {
+        outcome.new_fill_blocked = true;
+        slice.blocked_fills.emplace_back(id, start);
+    } else {
+        const std::size_t taken = slice.mshr_head;
+        outcome.new_fill_issue = std::max(start, slice.mshr_free[taken]);
+        slice.mshr_head = taken + 1 == slice.mshr_free.size() ? 0 : taken + 1;
+        mshr_insert(slice, taken, kMshrPending);
+    }
+    return id;
+}
+
+L2Cache::DeferredOutcome L2Cache::access_deferred(std::uint64_t address, std::uint32_t bytes, bool write,
+                                                  Picoseconds arrival, int slice_index,
+                                                  std::vector<NextLevelRequest>& requests) {
+    // The same decisions as access(), with fills left to the caller. The two modes must not be
+    // mixed on one cache.
+    DeferredOutcome out;
+    const std::uint64_t line_addr = line_div_.div(address);
+    Slice& slice = slices_[static_cast<std::size_t>(slice_index)];
+    std::uint64_t* block = set_block(static_cast<std::size_t>(slice_index), address);
+    const std::size_t block_offset = static_cast<std::size_t>(block - (storage_.data() + sets_offset_));
+    const SetView set = set_view(block);
+    const std::uint8_t want = sector_mask(address, bytes);
+
+    const Picoseconds occupancy = occupancy_ps(bytes);
+    const Picoseconds start = std::max(arrival, slice.port_free);
+    slice.port_free = start + occupancy;
+    stats_.busy_ps += occupancy;
+    ++stats_.accesses;
+    (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
+    out.floor = start + hit_latency_ps_;
+
+    const std::uint64_t tag = line_addr + 1;
+    int found = -1, empty = -1;
+    for (int w = 0; w < params_.ways; ++w) {
+        if (set.tags[w] == tag) {
+            found = w;
+            break;
+        }
+        if (set.tags[w] == 0) {
+            empty = w;
+            break;
+        }
+    }
+    const std::uint8_t written_whole = write ? full_sector_mask(address, bytes) : 0;
+    // Waits for the line's current fill if it is in flight, else for its known ready time.
+    auto wait_for_line = [&](Picoseconds ready, int slot) {
+        if (ready & kPendingBit) out.waits[slot] = static_cast<std::int64_t>(ready & ~kPendingBit);
+        else out.floor = std::max(out.floor, ready + hit_latency_ps_);
+    };
+
+    if (found >= 0) {
+        touch(set, found);
+        const Picoseconds ready = set.ready[found];
+        const auto missing = static_cast<std::uint8_t>(want & ~set.valid[found]);
+        if (write) set.dirty[found] |= want;
+        if (missing == 0) {
+            if (ready > start) {  // fill in flight (pending, or known but later): MSHR merge
+                ++stats_.mshr_merges;
+                ++stats_.misses;
+                wait_for_line(ready, 0);
+                return out;
+            }
+            ++stats_.hits;
+            return out;
+        }
+        ++stats_.sector_misses;
+        ++stats_.misses;
+        const auto fetch = static_cast<std::uint8_t>(missing & ~written_whole);
+        set.valid[found] |= static_cast<std::uint8_t>(missing & written_whole);
+        wait_for_line(ready, 1);  // the sectors already coming
+        if (fetch) {
+            out.waits[0] = start_deferred_fill(slice, slice_index, set, block_offset, found, line_addr, fetch, start,
+                                               requests, out);
+        }
+        return out;
+    }
+
+    ++stats_.misses;
+    int v = empty;
+    if (v < 0) {
+        v = 0;
+        for (int w = 0; w < params_.ways; ++w)
+            if (set.rank[w] == params_.ways - 1) v = w;
+        ++stats_.evictions;
+        const std::uint8_t dirty = set.dirty[v];
+        if (dirty) {
+            ++stats_.writebacks;
+            const std::uint64_t victim_line = set.tags[v] - 1;
+            for (int s = 0; s < sectors_per_line_; ++s) {
+                if (!((dirty >> s) & 1u)) continue;
+                int e = s;
+                while (e + 1 < sectors_per_line_ && ((dirty >> (e + 1)) & 1u)) ++e;
+                const auto n = static_cast<std::uint32_t>((e - s + 1) * params_.sector_bytes);
+                requests.push_back({victim_line * line_bytes_ + static_cast<std::uint64_t>(s) * sector_bytes_, n, -1});
+                stats_.writeback_bytes += n;
+                s = e;
+            }
+        }
+    }
+    set.tags[v] = tag;
+    set.ready[v] = 0;
+    touch(set, v);
+    const auto fetch = static_cast<std::uint8_t>(want & ~written_whole);
+    set.valid[v] = static_cast<std::uint8_t>(want & written_whole);
+    set.dirty[v] = write ? want : 0;
+    if (fetch)
+        out.waits[0] = start_deferred_fill(slice, slice_index, set, block_offset, v, line_addr, fetch, start, requests, out);
+    return out;
+}
+
+void L2Cache::release_fill_id(std::int64_t fill) {
+    // Free once resolved and no newer fill of its line still looks at its completion; freeing it
+    // may free the older fill it looked at.
+    while (fill >= 0) {
+        FillRecord& rec = fills_[static_cast<std::size_t>(fill)];
+        if (!rec.resolved || rec.newer > 0) return;
+        free_fill_ids_.push_back(fill);
+        const std::int64_t older = rec.after;
+        rec.after = -1;
+        rec.resolved = false;  // a freed record is never read until reused
+        if (older < 0) return;
+        --fills_[static_cast<std::size_t>(older)].newer;
+        fill = older;
+    }
+}
+
+void L2Cache::resolve_fill(std::int64_t fill, Picoseconds done,
+                           std::vector<std::pair<std::int64_t, Picoseconds>>& released) {
+    FillRecord& rec = fills_[static_cast<std::size_t>(fill)];
+    rec.done = done;
+    rec.resolved = true;
+    // The line (if it still holds this fill): ready when this and any older fill of it have landed.
+    const SetView set = set_view(storage_.data() + sets_offset_ + rec.block_offset);
+    if (set.tags[rec.way] == rec.tag && set.ready[rec.way] == (kPendingBit | static_cast<Picoseconds>(fill))) {
+        FillRecord* older = rec.after >= 0 ? &fills_[static_cast<std::size_t>(rec.after)] : nullptr;
+        if (older && !older->resolved) {
+            set.ready[rec.way] = kPendingBit | static_cast<Picoseconds>(rec.after);
+            older->max_with = std::max({older->max_with, done, rec.max_with});
+        } else {
+            set.ready[rec.way] = std::max({done, rec.max_with, older ? older->done : Picoseconds{0}});
+        }
+    }
+    release_fill_id(fill);
+    // Its MSHR is free at `done`: the pending entry (the ring's last) takes that time.
+    Slice& slice = slices_[static_cast<std::size_t>(rec.slice)];
+    const std::size_t n = slice.mshr_free.size();
+    const std::size_t last = (slice.mshr_head + n - 1) % n;
+    mshr_insert(slice, last, done);
+    while (!slice.blocked_fills.empty() && slice.mshr_free[slice.mshr_head] != kMshrPending) {
+        const auto [id, start] = slice.blocked_fills.front();
+        slice.blocked_fills.pop_front();
+        const std::size_t taken = slice.mshr_head;
+        released.emplace_back(id, std::max(start, slice.mshr_free[taken]));
+        slice.mshr_head = taken + 1 == n ? 0 : taken + 1;
+        mshr_insert(slice, taken, kMshrPending);
+    }
+}
+
+}  // namespace accelsim::memory

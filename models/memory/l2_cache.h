@@ -4,6 +4,8 @@
 // each slice with its own bandwidth (busy-until) and hit latency. Misses and write-backs go to
 // the next level through a blocking callback, so the cache composes with any memory behind it.
 #include <cstdint>
+#include <deque>
+#include <utility>
 #include <functional>
 #include <string>
 #include <vector>
@@ -58,6 +60,31 @@ public:
     // for the crossbar first); saves hashing twice.
     Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival, int slice);
 
+    // ---- Deferred fills, for queued drivers (drive_hierarchy_queued) whose DRAM schedules misses
+    // in its own queues. Misses do not call the next level: they start a *fill* with an id whose
+    // requests the caller sends on, and whose completion the caller reports with resolve_fill().
+    // A line with a fill in flight is pending; later accesses to it wait for that fill.
+    struct NextLevelRequest {
+        std::uint64_t address = 0;
+        std::uint32_t bytes = 0;
+        std::int64_t fill = -1;  // the fill it belongs to; -1 for a write-back
+    };
+    struct DeferredOutcome {
+        // Completion = max(floor, completion of each fill in `waits` + hit latency).
+        Picoseconds floor = 0;
+        std::int64_t waits[2] = {-1, -1};
+        std::int64_t new_fill = -1;       // fill started by this access (requests in `requests`)
+        bool new_fill_blocked = false;    // no MSHR free: it issues when resolve_fill releases it
+        Picoseconds new_fill_issue = 0;   // when its requests leave the slice (if not blocked)
+    };
+    DeferredOutcome access_deferred(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival,
+                                    int slice, std::vector<NextLevelRequest>& requests);
+    // Records that `fill` completed at `done`; appends (fill, issue time) for fills of the same
+    // slice that were waiting for an MSHR and may now issue. The caller must not refer to `fill`
+    // afterwards: its id may be reused by a later fill (ids stay below the fills in flight).
+    void resolve_fill(std::int64_t fill, Picoseconds done, std::vector<std::pair<std::int64_t, Picoseconds>>& released);
+    Picoseconds hit_latency_ps() const { return hit_latency_ps_; }
+
     int slice_of(std::uint64_t address) const;
     // Hint: starts loading the host memory that access(address, ..., slice) will read, so that a
     // caller with other work to do first (the crossbar) overlaps the host cache misses with it.
@@ -86,7 +113,26 @@ private:
         std::vector<Picoseconds> mshr_free;
         std::size_t mshr_head = 0;
         Picoseconds port_free = 0;
+        std::deque<std::pair<std::int64_t, Picoseconds>> blocked_fills;  // deferred: (fill, start)
     };
+    struct FillRecord {  // deferred fills
+        std::size_t block_offset;  // words from storage_.data() + sets_offset_
+        int slice, way;
+        std::uint64_t tag;
+        std::int64_t after = -1;        // older fill of the same line still in flight
+        Picoseconds done = 0, max_with = 0;
+        int newer = 0;                  // fills whose `after` names this one
+        bool resolved = false;
+    };
+    void release_fill_id(std::int64_t fill);  // recycles an id once nothing can refer to it
+    static constexpr Picoseconds kPendingBit = Picoseconds{1} << 63;  // ready = kPendingBit | fill
+    static constexpr Picoseconds kMshrPending = ~Picoseconds{0};
+    std::int64_t start_deferred_fill(Slice& slice, int slice_index, const SetView& set, std::size_t block_offset,
+                                     int way, std::uint64_t line_addr, std::uint8_t missing, Picoseconds start,
+                                     std::vector<NextLevelRequest>& requests, DeferredOutcome& outcome);
+    static void mshr_insert(Slice& slice, std::size_t slot, Picoseconds value);
+    std::vector<FillRecord> fills_;
+    std::vector<std::int64_t> free_fill_ids_;
     void init();
     std::uint64_t* set_block(std::size_t slice, std::uint64_t address);
     const std::uint64_t* set_block(std::size_t slice, std::uint64_t address) const;

@@ -11,6 +11,7 @@
 #include "models/memory/fast_divider.h"
 #include "models/memory/l2_cache.h"
 #include "models/memory/memory_time.h"
+#include "models/memory/traffic.h"
 
 namespace accelsim::memory {
 
@@ -39,6 +40,14 @@ public:
     // A request from `requester` (0-based); requests crossing L2 lines are split per line.
     // Returns when the read data is delivered or the write is accepted.
     Picoseconds access(int requester, std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
+
+    // Event-driven replay of `traffic` (request i from requester i mod requesters) with the L2's
+    // misses and write-backs scheduled by the DRAM controllers' queues (FR-FCFS when configured),
+    // not served one blocking call at a time: each L2 lookup happens at its slice-arrival time,
+    // a miss's fill completes when the controllers have decided its bursts, and accesses to a line
+    // whose fill is undecided wait for it. Needs an L2 (throws std::logic_error without one) and a
+    // fresh hierarchy (do not mix with access()). Results depend only on the inputs.
+    DriveResult run_queued(TrafficGenerator& traffic, const DriverParams& driver);
 
     MemoryHierarchyStats stats() const;
     void drain_writes(Picoseconds now) { dram_.drain_writes(now); }  // posted DRAM writes

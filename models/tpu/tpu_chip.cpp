@@ -47,7 +47,9 @@ TpuOpResult TpuChip::run(const Op& op, bool validate) {
         // Ideal memory covers the MXU alone: GEMMs in a dtype the MXU runs. Everything else keeps
         // its roofline row (empty model), as the engine reports ops no cycle model covers.
         if (is_gemm_like(op.kind) && params_.mxu_rates.of(op.dtype) > 0) r = run_gemm_ideal(op, validate, index);
-    } else {
+    } else if (params_.vmem_bytes > 0) {
+        // A hierarchy chip stages every tile in VMEM; with none (tpu.vmem_bytes = 0) there is no
+        // lowering and every op keeps its roofline row.
         const bool fused = params_.fuse_elementwise && is_elementwise(op.kind) && previous_gemm_output_elements_ > 0 &&
                            op.elements == previous_gemm_output_elements_;
         r = hierarchy_->run(op, validate, index, fused);

@@ -198,7 +198,8 @@ SimtChip::SimtChip(const ChipConfig& config, const RunOptions& options)
 
 OpReport SimtChip::run(const Op& op) {
     if (op.kind == OpKind::kernel) return run_kernel(op);
-    if (const simt::Kernel* k = gpu::elementwise_kernel(op.kind)) return run_elementwise(op, *k);
+    if (const simt::Kernel* k = gpu::elementwise_kernel(op.kind); k && op.elements <= kMaxLoweredElements)
+        return run_elementwise(op, *k);
     return roofline_only(op, config_);  // until the rest of the kernel library (issue 7)
 }
 

@@ -24,6 +24,12 @@ namespace accelsim {
 // while 1-cycle windows cost about 1.5x the wall time of 64-cycle ones (docs/gpu.md).
 inline constexpr std::uint64_t kSimtQuantumCycles = 1;
 
+// Elementwise ops up to this many elements are lowered to the GPU kernel library; larger ones keep
+// their roofline rows for now: simulating their whole grid costs about a second per million
+// elements on this machine (bert_base_s512_b8's 48 elementwise ops, up to 25M elements, took
+// 1.5-4 minutes per simt config), too slow for every run and for the shipped-trace tests.
+inline constexpr std::int64_t kMaxLoweredElements = std::int64_t{1} << 20;
+
 // A buffer a kernel argument asked the chip to allocate (`buf:TYPE:COUNT:FILL`).
 struct KernelBuffer {
     std::string spec;           // the argument as written

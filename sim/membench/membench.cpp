@@ -19,7 +19,7 @@ namespace {
 
 const char* const kUsage =
     "usage: accelsim membench --config FILE --pattern stream|random|strided|mixed [--bytes N] "
-    "[--size 32|64|128] [--stride BYTES] [--level l2|hbm] [--outstanding N] [--seed N] [--json FILE] "
+    "[--size 32|64|128] [--stride BYTES] [--level l2|hbm] [--l2-dram queued|blocking] [--outstanding N] [--seed N] [--json FILE] "
     "[--set key=value ...]";
 
 InputError usage_error(const std::string& what) { return InputError("membench: " + what + "\n" + kUsage); }
@@ -86,6 +86,10 @@ MembenchOptions parse_membench_args(const std::vector<std::string>& args) {
         } else if (a == "--level") {
             o.level = value();
             if (o.level != "l2" && o.level != "hbm") throw usage_error("--level must be l2 or hbm, got '" + o.level + "'");
+        } else if (a == "--l2-dram") {
+            o.l2_dram = value();
+            if (o.l2_dram != "queued" && o.l2_dram != "blocking")
+                throw usage_error("--l2-dram must be queued or blocking, got '" + o.l2_dram + "'");
         } else if (a == "--outstanding") {
             const std::uint64_t n = parse_count(a, value());
             if (n == 0 || n > 1u << 20) throw usage_error("--outstanding must be in 1..1048576");
@@ -145,15 +149,22 @@ MembenchReport run_membench(const ChipConfig& chip, const MembenchOptions& o) {
         dram_stats = dram.stats();
     } else {
         memory::MemoryHierarchy hierarchy(hp);
-        std::uint64_t issued = 0;
-        const auto requesters = static_cast<std::uint64_t>(hp.requesters);
-        result = memory::drive_blocking(
-            [&](const memory::MemoryRequest& q, memory::Picoseconds at) {
-                const int requester = static_cast<int>(issued++ % requesters);  // round robin
-                return hierarchy.access(requester, q.address, q.bytes, q.write, at);
-            },
-            traffic, driver);
-        hierarchy.drain_writes(result.last_completion);  // count the writes still buffered
+        r.l2_dram = o.l2_dram;
+        if (o.l2_dram == "queued") {
+            // The L2's misses and write-backs go through the controllers' queues (FR-FCFS).
+            result = hierarchy.run_queued(traffic, driver);
+        } else {
+            // One blocking call per request: the DRAM serves reads in call order.
+            std::uint64_t issued = 0;
+            const auto requesters = static_cast<std::uint64_t>(hp.requesters);
+            result = memory::drive_blocking(
+                [&](const memory::MemoryRequest& q, memory::Picoseconds at) {
+                    const int requester = static_cast<int>(issued++ % requesters);  // round robin
+                    return hierarchy.access(requester, q.address, q.bytes, q.write, at);
+                },
+                traffic, driver);
+            hierarchy.drain_writes(result.last_completion);  // count the writes still buffered
+        }
         const memory::MemoryHierarchyStats s = hierarchy.stats();
         dram_stats = s.dram;
         const memory::L2Stats& l2 = *s.l2;
@@ -187,7 +198,9 @@ void print_membench_report(const MembenchReport& r, std::ostream& out) {
     auto pct = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
     std::ostringstream s;
     s << std::fixed << std::setprecision(1);
-    s << "membench  chip " << r.chip << "  level " << r.level << "  pattern " << r.pattern << "  size "
+    s << "membench  chip " << r.chip << "  level " << r.level;
+    if (!r.l2_dram.empty()) s << " (" << r.l2_dram << " DRAM)";
+    s << "  pattern " << r.pattern << "  size "
       << r.request_bytes << " B";
     if (r.stride_bytes) s << "  stride " << r.stride_bytes << " B";
     s << "\n";
@@ -210,6 +223,7 @@ nlohmann::json membench_report_json(const MembenchReport& r) {
     j["schema"] = "accelsim.membench/1";
     j["chip"] = r.chip;
     j["level"] = r.level;
+    if (!r.l2_dram.empty()) j["l2_dram"] = r.l2_dram;
     j["pattern"] = r.pattern;
     j["request_bytes"] = r.request_bytes;
     if (r.stride_bytes) j["stride_bytes"] = r.stride_bytes;

@@ -20,6 +20,7 @@ struct MembenchOptions {
     std::uint32_t request_bytes = 64;       // --size: 32 | 64 | 128
     std::optional<std::uint64_t> stride_bytes;  // default: same bank, next row (see docs/memory.md)
     std::string level;                      // "l2" | "hbm"; empty: l2 when the chip has one
+    std::string l2_dram = "queued";         // --l2-dram: queued (DRAM scheduler sees the L2's misses) | blocking
     int outstanding = 0;                    // requests in flight; 0: 2 (hbm) or 4 (l2) x controllers x queue_depth
     std::uint64_t seed = 1;
     std::string json_path;
@@ -31,6 +32,7 @@ MembenchOptions parse_membench_args(const std::vector<std::string>& args);
 
 struct MembenchReport {
     std::string chip, level, pattern;
+    std::string l2_dram;                // "queued" | "blocking" at --level l2, empty at the HBM
     std::uint32_t request_bytes = 0;
     std::uint64_t stride_bytes = 0;
     std::uint64_t requests = 0, bytes = 0;

@@ -202,7 +202,8 @@ TEST(SimtChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
 
 TEST(SimtChip, OpsWithoutGpuKernelsKeepRooflineRows) {
     const ChipConfig chip = config("simt_1sm");
-    const std::string trace = write_trace({"softmax s rows=128 cols=128", "matmul m m=64 n=64 k=64"});
+    const std::string trace = write_trace({"softmax s rows=128 cols=128", "matmul m m=64 n=64 k=64",
+                                           "gelu big n=" + std::to_string(kMaxLoweredElements + 1)});
     for (const OpReport& r : run(chip, trace).ops) EXPECT_EQ(r.model, "roofline");
 }
 
