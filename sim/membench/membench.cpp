@@ -22,6 +22,12 @@ const char* const kUsage =
     "[--size 32|64|128] [--stride BYTES] [--level l2|hbm] [--l2-dram queued|blocking] [--outstanding N] [--seed N] [--json FILE] "
     "[--set key=value ...]";
 
+}  // namespace
+
+const char* membench_usage() { return kUsage; }
+
+namespace {
+
 InputError usage_error(const std::string& what) { return InputError("membench: " + what + "\n" + kUsage); }
 
 // Non-negative integer with an optional binary suffix K, M or G.

@@ -27,6 +27,9 @@ struct MembenchOptions {
     std::vector<std::string> overrides;     // --set k=v, handed to load_config
 };
 
+// The one-line usage of `accelsim membench`.
+const char* membench_usage();
+
 // Parses the arguments that follow `accelsim membench`; throws InputError with one clear message.
 MembenchOptions parse_membench_args(const std::vector<std::string>& args);
 

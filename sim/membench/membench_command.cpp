@@ -8,6 +8,10 @@
 namespace accelsim {
 
 int run_membench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+        out << membench_usage() << "\n";
+        return 0;
+    }
     try {
         const MembenchOptions options = parse_membench_args(args);
         const ChipConfig chip = load_config(options.config_path, options.overrides);
