@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/common/op.h"
@@ -68,6 +69,8 @@ private:
     TpuChipParams params_;
     std::int64_t op_index_ = 0;
     std::unique_ptr<HierarchyModel> hierarchy_;  // memory system and per-core state (tpu_hierarchy.h)
+    // Timing-only MXU stats by (batch, m, n, k, dtype) of the timing shape.
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>, MxuStats> timing_cache_;
     // Output of the previous op kept in VMEM (for fusion): its element count, or 0.
     std::int64_t previous_gemm_output_elements_ = 0;
 };

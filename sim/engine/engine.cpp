@@ -1,4 +1,5 @@
 #include "sim/engine/engine.h"
+#include "sim/engine/simt_chip.h"
 #include "sim/engine/systolic_chip.h"
 
 #include <algorithm>
@@ -19,23 +20,9 @@ OpReport roofline_only(const Op& op, const ChipConfig& config) {
     return r;
 }
 
-namespace {
-
-// Reports every op at its roofline bound; used for ops (or whole chips) no cycle model covers yet.
-class RooflineChip final : public Chip {
-public:
-    explicit RooflineChip(const ChipConfig& config) : config_(config) {}
-    OpReport run(const Op& op) override { return roofline_only(op, config_); }
-
-private:
-    const ChipConfig& config_;
-};
-
-}  // namespace
-
 std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions& options) {
     if (config.kind == ChipKind::systolic) return std::make_unique<SystolicChip>(config, options);
-    std::unique_ptr<Chip> make_simt_chip(const ChipConfig&, const RunOptions&); return make_simt_chip(config, options);  // sim/engine/simt_chip.h
+    return make_simt_chip(config, options);
 }
 
 RunReport run_trace(const ChipConfig& config, const std::string& trace_path,

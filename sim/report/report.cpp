@@ -157,6 +157,12 @@ std::string fixed(double v, int decimals) {
     return buf;
 }
 
+std::optional<double> find_stat(const OpReport& r, const std::string& name) {
+    for (const auto& st : r.stats)
+        if (st.name == name) return st.value;
+    return std::nullopt;
+}
+
 std::string percent(std::optional<double> v) { return v ? fixed(*v * 100.0, 1) + "%" : "-"; }
 
 std::string csv_field(const std::string& s) {
@@ -334,6 +340,39 @@ void write_table(std::ostream& out, const RunReport& report) {
             << fixed(cycles ? 100.0 * static_cast<double>(r.cycles) / static_cast<double>(cycles) : 0, 1)
             << "% of the total, bound by " << r.roofline.bound << "\n";
     }
+    // SIMT ops: what limited the warps (IPC, occupancy, divergence, stall reasons).
+    bool header_done = false;
+    for (const auto& r : report.ops) {
+        if (!r.occupancy_achieved && !r.simd_efficiency) continue;
+        if (!header_done) {
+            std::snprintf(line, sizeof line, "simt ops:\n  %-*s  %7s  %13s  %6s  %9s  %11s  %9s  %8s\n",
+                          static_cast<int>(name_w), "op", "IPC", "occ th/ach", "SIMD", "idle", "scoreboard",
+                          "pipeline", "barrier");
+            out << line;
+            header_done = true;
+        }
+        const auto stall_share = [&](const char* name) {
+            const double issued = find_stat(r, "simt.slots.issued").value_or(0);
+            const double idle = find_stat(r, "simt.stall.idle").value_or(0);
+            const double sb = find_stat(r, "simt.stall.scoreboard").value_or(0);
+            const double pipe = find_stat(r, "simt.stall.pipeline").value_or(0);
+            const double bar = find_stat(r, "simt.stall.barrier").value_or(0);
+            const double slots = issued + idle + sb + pipe + bar;
+            const auto v = find_stat(r, name);
+            return v && slots > 0 ? std::optional<double>(*v / slots) : std::nullopt;
+        };
+        const auto ipc = find_stat(r, "simt.ipc");
+        const std::string occupancy = percent(r.occupancy_theoretical) + "/" + percent(r.occupancy_achieved);
+        std::snprintf(line, sizeof line, "  %-*s  %7s  %13s  %6s  %9s  %11s  %9s  %8s\n", static_cast<int>(name_w),
+                      r.op.name.c_str(), ipc ? fixed(*ipc, 2).c_str() : "-", occupancy.c_str(),
+                      percent(r.simd_efficiency).c_str(), percent(stall_share("simt.stall.idle")).c_str(),
+                      percent(stall_share("simt.stall.scoreboard")).c_str(),
+                      percent(stall_share("simt.stall.pipeline")).c_str(),
+                      percent(stall_share("simt.stall.barrier")).c_str());
+        out << line;
+    }
+    if (header_done)
+        out << "  (stall columns: share of all scheduler-cycles that issued nothing, by reason; memory waits show as scoreboard)\n";
     if (report.numerics) {
         const auto& n = *report.numerics;
         out << "numerics: " << (n.passed ? "PASSED" : "FAILED") << ", " << n.checked

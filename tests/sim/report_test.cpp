@@ -103,3 +103,35 @@ TEST(Report, TableStatesThatNoCycleModelRanAndTheTotals) {
     // 4096 of 5120 cycles compute-bound (80.0%), 1024 hbm-bound (20.0%).
     EXPECT_NE(t.find("time by bound: compute 80.0% hbm 20.0%"), std::string::npos) << t;
 }
+
+TEST(Report, TableShowsTheSimtBlockWithStallShares) {
+    ChipConfig chip = small_chip();
+    RunReport report;
+    report.config = &chip;
+    report.trace = "k.trace";
+    OpReport r;
+    r.op.kind = OpKind::kernel;
+    r.op.name = "saxpy";
+    r.model = "simt";
+    r.cycles = 1000;
+    r.end_cycle = 1000;
+    r.occupancy_theoretical = 1.0;
+    r.occupancy_achieved = 0.5;
+    r.simd_efficiency = 0.75;
+    // 400 slots issued, 100 idle, 300 scoreboard, 200 pipeline, 0 barrier: 1000 scheduler-cycles,
+    // so the shares are 10.0%, 30.0%, 20.0% and 0.0%.
+    r.stats = {{"simt.ipc", "ratio", "", 2.5},
+               {"simt.slots.issued", "scheduler-cycles", "", 400},
+               {"simt.stall.idle", "scheduler-cycles", "", 100},
+               {"simt.stall.scoreboard", "scheduler-cycles", "", 300},
+               {"simt.stall.pipeline", "scheduler-cycles", "", 200},
+               {"simt.stall.barrier", "scheduler-cycles", "", 0}};
+    report.ops.push_back(r);
+    std::ostringstream table;
+    write_table(table, report);
+    const std::string t = table.str();
+    EXPECT_NE(t.find("simt ops:"), std::string::npos) << t;
+    EXPECT_NE(t.find("saxpy     2.50   100.0%/50.0%   75.0%      10.0%        30.0%      20.0%      0.0%"),
+              std::string::npos)
+        << t;
+}
