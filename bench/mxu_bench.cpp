@@ -5,6 +5,7 @@
 // 3. fast mode with numerics vs plain Eigen float GEMMs on the same shapes, target within 2x.
 // The GEMMs are the matmul/bmm/conv2d ops of the trace (read with sim/trace); if the trace cannot be
 // read, the bench falls back to the BERT-base seq-128 shapes hard-coded below.
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

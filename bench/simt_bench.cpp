@@ -1,6 +1,7 @@
 // Warp instructions simulated per host second (issue 6 target: >= 10 M/s on one core).
 //   simt_bench [M=N=K] [sms]      default 512, 8: gemm_smem.sasm, timing-only and full numerics,
 //                                 then saxpy over 4M elements.
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>

@@ -3,6 +3,7 @@
 // plain Eigen (fp32, one thread). Targets (issue 5): timing-only under 1 s on one core;
 // --validate within 3x of the plain-Eigen GEMMs.
 //   usage: tpu_bench [repetitions=3]
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

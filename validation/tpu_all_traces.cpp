@@ -3,6 +3,7 @@
 // model beats its bound). systolic_8x8 is run with mxu.mode=fast: its config steps the array
 // cycle by cycle, which is proven identical (tests/mxu, validation/tpu_ideal_engine) and would
 // take minutes on the large traces. Exits 1 on any failure.
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <cstdio>
 #include <exception>
 #include <string>

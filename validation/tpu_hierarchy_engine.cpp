@@ -18,12 +18,15 @@
 //     cycles at int8 (half the compute, half the bytes).
 //  6. compiler.fuse_elementwise=true on bert_base: total HBM bytes drop by exactly the bytes
 //     the fused ops report saved (GELU and residual adds read their GEMM input from VMEM).
+//  7. a GEMM with no tiling that fits VMEM is an InputError naming the trace line and the op.
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
+#include "sim/input_error.h"
 #include "sim/trace/trace_reader.h"
 
 int sc_main(int, char**) { return 0; }
@@ -143,6 +146,19 @@ int main() {
         // 12 layers x (scale_mask after scores, resid1 after proj, gelu after fc1, resid2 after fc2)
         check(fused_ops == 48, "fusion: 48 elementwise ops follow their GEMM");
         check(saved > 0 && drop == saved, "fusion: total HBM bytes drop by the bytes reported saved");
+    }
+    {
+        // 1000 bytes of VMEM: no GEMM tile fits; the error names the trace line and the op.
+        std::string message;
+        try {
+            run_trace(config("tpu_v4.json", {"tpu.vmem_bytes=1000"}), "tiny_mixed.trace");
+        } catch (const accelsim::InputError& e) {
+            message = e.what();
+        }
+        std::printf("      %s\n", message.c_str());
+        check(message.find("tiny_mixed.trace:") != std::string::npos && message.find("'proj'") != std::string::npos &&
+                  message.find("VMEM") != std::string::npos,
+              "a tile that cannot fit VMEM is an input error naming the trace line and the op");
     }
     std::printf("%d failure(s)\n", failures);
     return failures == 0 ? 0 : 1;

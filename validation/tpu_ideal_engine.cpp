@@ -6,6 +6,7 @@
 //   2. tiny_conv on systolic_8x8 validates (implicit GEMM against a direct convolution loop);
 //   3. exact_tile (m = n = k = 8 on 8x8, one fold) takes 4·8 - 2 = 30 cycles (docs/mxu.md);
 //   4. every op is modelled ("tpu.ideal") and at or above its roofline compute bound.
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <cstdio>
 #include <cstdlib>
 #include <string>

@@ -89,6 +89,7 @@ int run_simulation(int argc, char* argv[]) {
     const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, parse_trace_format(trace_format));
     RunOptions run_options;
     run_options.validate = vm.count("validate") > 0;
+    run_options.systemc = true;  // this process runs exactly one simulation
 
     // Outputs are opened before the run so a bad path fails fast.
     std::ofstream json_file, csv_file;

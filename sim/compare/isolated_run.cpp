@@ -84,7 +84,9 @@ std::function<nlohmann::json()> design_run(const std::string& config_path, const
     return [=] {
         const ChipConfig config = load_config(config_path, overrides);
         const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, format);
-        return to_json(run_trace(config, trace_path, ops, RunOptions{}));
+        RunOptions options;
+        options.systemc = true;  // runs in its own forked child: one simulation per process
+        return to_json(run_trace(config, trace_path, ops, options));
     };
 }
 

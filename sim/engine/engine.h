@@ -13,6 +13,12 @@ namespace accelsim {
 
 struct RunOptions {
     bool validate = false;  // run real data through the datapaths and compare with Eigen
+    // Elaborate the chip's SystemC modules (one process per hardware unit) and let the kernel
+    // schedule them. SystemC elaborates once per process, so only a process that runs exactly one
+    // simulation (the CLI, one compare child) sets this; tests and validation programs that run
+    // many chips in one process use the plain C++ schedulers, which tests prove give identical
+    // results.
+    bool systemc = false;
 };
 
 class Chip {

@@ -75,6 +75,10 @@ SystolicChip::SystolicChip(const ChipConfig& config, const RunOptions& options)
         // MxuParams::validate and the chip's own checks name the key ("mxu.rows must be ...").
         throw InputError(config_where(config) + ": " + e.what());
     }
+    if (options.systemc) {
+        cores_ = std::make_unique<tpu::TpuCoresModule>("tpu", params.cores);
+        chip_->set_pipeline_driver(cores_->driver());
+    }
 }
 
 OpReport SystolicChip::run(const Op& op) {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "models/tpu/tpu_chip.h"
+#include "models/tpu/tpu_sc.h"
 #include "sim/engine/engine.h"
 
 namespace accelsim {
@@ -23,6 +24,7 @@ private:
     const ChipConfig& config_;
     RunOptions options_;
     std::unique_ptr<tpu::TpuChip> chip_;
+    std::unique_ptr<tpu::TpuCoresModule> cores_;  // with RunOptions::systemc: one thread per core
 };
 
 }  // namespace accelsim

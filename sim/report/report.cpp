@@ -265,19 +265,20 @@ void write_table(std::ostream& out, const RunReport& report) {
                "simulation.\n";
     out << "\n";
 
-    std::size_t name_w = 2, shape_w = 5;
+    std::size_t name_w = 2, shape_w = 5, model_w = 5;
     for (const auto& r : report.ops) {
         name_w = std::max(name_w, r.op.name.size());
         shape_w = std::max(shape_w, shape_text(r.op).size());
+        model_w = std::max(model_w, r.model.size());
     }
     std::set<std::string> levels;
     for (const auto& r : report.ops)
         for (const auto& [level, b] : r.bytes) levels.insert(level);
 
     char line[1024];
-    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-8s  %14s  %10s  %6s  %-8s", "#",
+    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", "#",
                   static_cast<int>(name_w), "op", "kind", static_cast<int>(shape_w), "shape", "dtype",
-                  "model", "cycles", "time(us)", "util", "bound");
+                  static_cast<int>(model_w), "model", "cycles", "time(us)", "util", "bound");
     out << line;
     for (const auto& l : levels) {
         std::snprintf(line, sizeof line, "  %12s", (l + "(MB)").c_str());
@@ -286,11 +287,11 @@ void write_table(std::ostream& out, const RunReport& report) {
     out << "\n";
     std::size_t index = 0;
     for (const auto& r : report.ops) {
-        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-8s  %14s  %10s  %6s  %-8s", index++,
+        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", index++,
                       static_cast<int>(name_w), r.op.name.c_str(),
                       std::string(to_string(r.op.kind)).c_str(), static_cast<int>(shape_w),
                       shape_text(r.op).c_str(), std::string(to_string(r.op.dtype)).c_str(),
-                      r.model.c_str(), with_commas(r.cycles).c_str(),
+                      static_cast<int>(model_w), r.model.c_str(), with_commas(r.cycles).c_str(),
                       fixed(static_cast<double>(r.cycles) / clock_hz * 1e6, 2).c_str(),
                       percent(r.utilization).c_str(), r.roofline.bound.c_str());
         out << line;

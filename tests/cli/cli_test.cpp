@@ -10,6 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/config/config_loader.h"
+#include "sim/engine/engine.h"
+#include "sim/trace/trace_reader.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -212,4 +216,24 @@ TEST(Cli, VcdRecordsTheChosenPeRectangle) {
                   "' --vcd-pes 0:8,0:1").exit_code, 2);
     EXPECT_EQ(run("--config configs/systolic_8x8.json --trace traces/tiny_mixed.trace --vcd '" + vcd.string() +
                   "' --vcd-op nosuchop").exit_code, 2);
+}
+
+TEST(Cli, SystemCScheduledRunEqualsThePlainSchedulerOpByOp) {
+    // The executable elaborates the TPU cores as SystemC threads (RunOptions::systemc); in-process
+    // runs use the plain time-ordered scheduler. Every op's cycles must agree.
+    const fs::path dir = scratch_dir();
+    const Result r = run("--quiet --config configs/tpu_v4.json --trace traces/bert_base.trace --json '" +
+                         (dir / "r.json").string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "r.json"));
+    const std::string root = ACCELSIM_SOURCE_DIR;
+    const accelsim::ChipConfig config = accelsim::load_config(root + "/configs/tpu_v4.json");
+    const auto ops = accelsim::read_trace(root + "/traces/bert_base.trace", config.default_dtype);
+    const accelsim::RunReport plain = accelsim::run_trace(config, "t", ops, accelsim::RunOptions{});
+    ASSERT_EQ(j["ops"].size(), plain.ops.size());
+    for (std::size_t i = 0; i < plain.ops.size(); ++i) {
+        EXPECT_EQ(j["ops"][i]["cycles"].get<std::uint64_t>(), plain.ops[i].cycles) << plain.ops[i].op.name;
+        EXPECT_EQ(j["ops"][i]["model"], plain.ops[i].model);
+    }
+    EXPECT_EQ(j["ops"][0]["model"], "tpu.hierarchy");
 }
