@@ -12,10 +12,13 @@ Crossbar::Crossbar(const CrossbarParams& p) : params_(p) {
     if (p.latency_cycles < 0) throw std::invalid_argument("interconnect.latency_cycles must be >= 0");
     if (p.bytes_per_cycle_per_port <= 0) throw std::invalid_argument("interconnect.bytes_per_cycle_per_port must be > 0");
     if (p.clock_hz <= 0) throw std::invalid_argument("interconnect: clock must be > 0");
+    if (p.output_buffer_transfers < 0) throw std::invalid_argument("interconnect: output_buffer_transfers must be >= 0");
     cycle_ps_ = cycles_to_ps(1, p.clock_hz);
     latency_ps_ = cycles_to_ps(p.latency_cycles, p.clock_hz);
     input_free_.assign(static_cast<std::size_t>(p.requesters), 0);
     output_free_.assign(static_cast<std::size_t>(p.targets), 0);
+    departures_.assign(static_cast<std::size_t>(p.targets) * static_cast<std::size_t>(p.output_buffer_transfers), 0);
+    ring_head_.assign(static_cast<std::size_t>(p.targets), 0);
     occupancy_ps_.resize(kTableBytes + 1);
     for (std::uint32_t b = 0; b <= kTableBytes; ++b) occupancy_ps_[b] = occupancy_ps_uncached(b);
 }
@@ -24,7 +27,8 @@ void Crossbar::register_stats(StatsRegistry& r, const std::string& prefix) const
     r.add(prefix + ".transfers", "transfers", "transfers through the crossbar", &stats_.transfers);
     r.add(prefix + ".bytes", "bytes", "bytes through the crossbar", &stats_.bytes);
     r.add(prefix + ".input_wait_ps", "ps", "time lost waiting for busy input ports", &stats_.input_wait_ps);
-    r.add(prefix + ".output_wait_ps", "ps", "time lost waiting for busy output ports", &stats_.output_wait_ps);
+    r.add(prefix + ".output_wait_ps", "ps", "time spent buffered, waiting for busy output ports", &stats_.output_wait_ps);
+    r.add(prefix + ".backpressure_ps", "ps", "time held at input ports by full output buffers", &stats_.backpressure_ps);
 }
 
 // ceil(bytes / bytes_per_cycle_per_port) whole cycles; a transfer of 0 bytes counts as 1.
@@ -42,16 +46,33 @@ Picoseconds Crossbar::traverse(int requester, int target, std::uint32_t bytes, P
     if (requester < 0 || requester >= params_.requesters || target < 0 || target >= params_.targets)
         throw std::out_of_range("crossbar port out of range: requester " + std::to_string(requester) + ", target " +
                                 std::to_string(target));
+    const auto t = static_cast<std::size_t>(target);
     auto& in = input_free_[static_cast<std::size_t>(requester)];
-    auto& out = output_free_[static_cast<std::size_t>(target)];
+    auto& out = output_free_[t];
     const Picoseconds occupancy = occupancy_ps(bytes);
-    const Picoseconds start = std::max({arrival, in, out});
-    stats_.input_wait_ps += in > arrival ? in - arrival : 0;
-    stats_.output_wait_ps += start > std::max(arrival, in) ? start - std::max(arrival, in) : 0;
-    in = out = start + occupancy;
+    const Picoseconds ready = std::max(arrival, in);
+    stats_.input_wait_ps += ready - arrival;
+    Picoseconds t_in = ready;
+    Picoseconds* slot = nullptr;  // this transfer's entry in the target's departure ring
+    if (const auto depth = static_cast<std::uint32_t>(params_.output_buffer_transfers); depth > 0) {
+        std::uint32_t& head = ring_head_[t];
+        slot = &departures_[t * depth + head];
+        head = head + 1 == depth ? 0 : head + 1;
+        // The slot holds the departure of the transfer `depth` places earlier at this target:
+        // until it has left, the buffer is full and this transfer stays at its input port.
+        if (*slot > t_in) {
+            stats_.backpressure_ps += *slot - t_in;
+            t_in = *slot;
+        }
+    }
+    in = t_in + occupancy;
+    const Picoseconds t_out = std::max(t_in, out);
+    stats_.output_wait_ps += t_out - t_in;
+    out = t_out + occupancy;
+    if (slot) *slot = out;
     ++stats_.transfers;
     stats_.bytes += bytes;
-    return start + occupancy + latency_ps_;
+    return out + latency_ps_;
 }
 
 }  // namespace accelsim::memory

@@ -66,23 +66,88 @@ TEST(Scratchpad, BankedBandwidthAndPorts) {
     EXPECT_EQ(d.access(0, 4096, false, 0), 6000u);  // the second port is free
 }
 
-TEST(Crossbar, PortsSerialiseAndLatencyAdds) {
+// All crossbar cases: 1 GHz (1000 ps a cycle), 32 B/cycle ports, 5 cycles latency, so a 128 B
+// transfer occupies a port for 128 / 32 = 4 cycles = 4000 ps.
+CrossbarParams crossbar_params(int requesters, int targets) {
     CrossbarParams p;
-    p.requesters = 2;
-    p.targets = 2;
+    p.requesters = requesters;
+    p.targets = targets;
     p.latency_cycles = 5;
     p.bytes_per_cycle_per_port = 32;
     p.clock_hz = 1e9;
-    Crossbar x(p);
-    // 128 B over a 32 B/cycle port: 4 cycles, + 5 cycles latency = 9 ns.
+    return p;
+}
+
+TEST(Crossbar, OneTransferTakesSerializationPlusLatency) {
+    Crossbar x(crossbar_params(2, 2));
+    // 4 cycles through the ports (cut-through: input and output overlap) + 5 cycles = 9 ns.
     EXPECT_EQ(x.traverse(0, 0, 128, 0), 9000u);
-    // Another requester to the same target waits for the output port: 4 + 4 + 5.
+    // 1 B still takes a whole cycle: 1 + 5 = 6 ns after its arrival at 20 ns.
+    EXPECT_EQ(x.traverse(1, 1, 1, 20000), 26000u);
+    EXPECT_EQ(x.stats().transfers, 2u);
+    EXPECT_EQ(x.stats().bytes, 129u);
+    EXPECT_EQ(x.stats().input_wait_ps + x.stats().output_wait_ps + x.stats().backpressure_ps, 0u);
+    EXPECT_THROW(x.traverse(2, 0, 8, 0), std::out_of_range);
+    EXPECT_THROW(x.traverse(0, -1, 8, 0), std::out_of_range);
+}
+
+TEST(Crossbar, TwoRequestersToOneTargetSerializeAtTheOutput) {
+    Crossbar x(crossbar_params(2, 2));
+    EXPECT_EQ(x.traverse(0, 0, 128, 0), 9000u);
+    // Requester 1's own input port is free: its transfer crosses at once into target 0's buffer,
+    // waits there for the output port (free at 4 ns), leaves at 4 + 4 = 8 ns, + 5 = 13 ns.
     EXPECT_EQ(x.traverse(1, 0, 128, 0), 13000u);
-    // Different input and output ports: no wait.
+    EXPECT_EQ(x.stats().output_wait_ps, 4000u);
+    EXPECT_EQ(x.stats().input_wait_ps, 0u);
+}
+
+TEST(Crossbar, OneRequesterToTwoTargetsSerializesAtTheInputOnly) {
+    Crossbar x(crossbar_params(2, 2));
+    EXPECT_EQ(x.traverse(0, 0, 128, 0), 9000u);
+    // The input port is busy until 4 ns; target 1's output is idle: 4 + 4 + 5 = 13 ns.
+    EXPECT_EQ(x.traverse(0, 1, 128, 0), 13000u);
+    EXPECT_EQ(x.stats().input_wait_ps, 4000u);
+    EXPECT_EQ(x.stats().output_wait_ps, 0u);
+}
+
+TEST(Crossbar, ABusyTargetDoesNotBlockItsRequestersOtherTargets) {
+    // The case the unbuffered crossbar got wrong (head-of-line blocking): requester 1 sends to
+    // the busy target 0, then to the idle target 1.
+    Crossbar x(crossbar_params(2, 2));
+    EXPECT_EQ(x.traverse(0, 0, 128, 0), 9000u);
+    EXPECT_EQ(x.traverse(1, 0, 128, 0), 13000u);  // buffered at target 0 from 0 to 4 ns
+    // Requester 1's input port carried its first transfer from 0 to 4 ns and is free then:
+    // 4 + 4 + 5 = 13 ns. (Unbuffered, the port was held until that transfer left target 0 at
+    // 8 ns: 8 + 4 + 5 = 17 ns.)
+    EXPECT_EQ(x.traverse(1, 1, 128, 0), 13000u);
+}
+
+TEST(Crossbar, AFullOutputBufferHoldsTheInputPort) {
+    CrossbarParams p = crossbar_params(3, 2);
+    p.output_buffer_transfers = 2;
+    Crossbar x(p);
+    // Three requesters to target 0 at 0 ns. Departures from target 0: 4, 8 ns. The third finds
+    // both slots taken until the first leaves at 4 ns: it enters at 4, leaves the output at
+    // max(4, 8) + 4 = 12 ns, + 5 = 17 ns.
+    EXPECT_EQ(x.traverse(0, 0, 128, 0), 9000u);
+    EXPECT_EQ(x.traverse(1, 0, 128, 0), 13000u);
+    EXPECT_EQ(x.traverse(2, 0, 128, 0), 17000u);
+    EXPECT_EQ(x.stats().backpressure_ps, 4000u);
+    EXPECT_EQ(x.stats().output_wait_ps, 4000u + 4000u);  // 4 to 8 ns for each of the last two
+    // Requester 2's input port carried that transfer from 4 to 8 ns, so its next one, to the idle
+    // target 1, starts at 8: 8 + 4 + 5 = 17 ns.
+    EXPECT_EQ(x.traverse(2, 1, 128, 0), 17000u);
+    // With an unbounded buffer the third transfer enters at once (same 17 ns: the output is the
+    // limit), and requester 2's port is free at 4 ns: 4 + 4 + 5 = 13 ns to target 1.
+    p.output_buffer_transfers = 0;
     Crossbar y(p);
-    EXPECT_EQ(y.traverse(0, 0, 128, 0), 9000u);
-    EXPECT_EQ(y.traverse(1, 1, 128, 0), 9000u);
-    EXPECT_THROW(y.traverse(2, 0, 8, 0), std::out_of_range);
+    y.traverse(0, 0, 128, 0);
+    y.traverse(1, 0, 128, 0);
+    EXPECT_EQ(y.traverse(2, 0, 128, 0), 17000u);
+    EXPECT_EQ(y.traverse(2, 1, 128, 0), 13000u);
+    EXPECT_EQ(y.stats().backpressure_ps, 0u);
+    p.output_buffer_transfers = -1;
+    EXPECT_THROW(Crossbar{p}, std::invalid_argument);
 }
 
 }  // namespace
