@@ -304,7 +304,7 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
 
 OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, bool input_in_vmem) {
     if (is_gemm_like(op.kind)) return lower_gemm(op, p, where);
-    if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips");
+    if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
     return lower_vector(op, p, where, input_in_vmem);
 }
 

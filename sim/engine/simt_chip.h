@@ -19,8 +19,9 @@ namespace accelsim {
 
 // SMs advance in lock-step windows of this many cycles when they share the memory hierarchy, so
 // the crossbar, L2 and HBM see requests in time order to within a window (simt::LaunchOptions).
-// One cycle: the busy-until crossbar couples its ports, so out-of-order arrivals snowball (saxpy
-// over 2^20 floats on a100: 35,660 cycles with 1-cycle windows, 49,147 with 8, 197,077 with 64),
+// One cycle: the memory models serve requests in call order, so out-of-order arrivals are served
+// late (with the earlier unbuffered crossbar, saxpy over 2^20 floats on a100 took 35,660 cycles
+// with 1-cycle windows, 49,147 with 8, 197,077 with 64; not re-measured with the buffered one),
 // while 1-cycle windows cost about 1.5x the wall time of 64-cycle ones (docs/gpu.md).
 inline constexpr std::uint64_t kSimtQuantumCycles = 1;
 
