@@ -122,7 +122,8 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
         const std::uint32_t p = w.preds[static_cast<std::size_t>(in.guard)];
         exec &= in.guard_negated ? ~p : p;
     }
-    const int lanes = __builtin_popcount(active);
+    // Full warps are the common case; without -mpopcnt __builtin_popcount is a library call.
+    const int lanes = active == 0xffffffffu ? 32 : __builtin_popcount(active);
     ++counters_.issued;
     counters_.active_lanes += static_cast<std::uint64_t>(lanes);
     ++counters_.lanes_histogram[static_cast<std::size_t>(lanes)];

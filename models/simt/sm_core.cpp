@@ -74,8 +74,18 @@ Stall SmCore::try_issue(int sp, std::uint64_t& next_change) {
     WarpScheduler& scheduler = *schedulers_[static_cast<std::size_t>(sp)];
     const int preferred = scheduler.preferred();
     if (preferred >= 0 && check_warp(sp, preferred, scan, next_change)) return Stall::issued;
-    for (int slot : scheduler.order())
-        if (slot != preferred && check_warp(sp, slot, scan, next_change)) return Stall::issued;
+    for (int slot : scheduler.order()) {
+        if (slot == preferred) continue;
+        // Most warps in the scan are still blocked by their cached result: fold it in here
+        // without the call (the same as check_warp's first branch; this is the hottest loop).
+        const std::uint64_t until = blocked_until_[static_cast<std::size_t>(slot)];
+        if (until > now_) {
+            scan.reasons |= 1u << static_cast<unsigned>(blocked_reason_[static_cast<std::size_t>(slot)]);
+            next_change = std::min(next_change, until);
+            continue;
+        }
+        if (check_warp(sp, slot, scan, next_change)) return Stall::issued;
+    }
     auto saw = [&](Stall s) { return (scan.reasons >> static_cast<unsigned>(s)) & 1u; };
     if (saw(Stall::pipeline)) return Stall::pipeline;
     if (saw(Stall::scoreboard)) return Stall::scoreboard;

@@ -10,65 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/accelsim_process.h"
+
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/trace/trace_reader.h"
 
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-fs::path test_dir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return fs::path(::testing::TempDir()) /
-           (std::string("accelsim_cli_") + info->test_suite_name() + "_" + info->name());
-}
-
-// A fresh, empty folder for this test's files.
-fs::path scratch_dir() {
-    const fs::path dir = test_dir();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
-// Runs accelsim with `args` from the source tree, capturing stdout, stderr and the exit code.
-Result run(const std::string& args) {
-    const fs::path dir = test_dir() / "io";
-    fs::create_directories(dir);
-    const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY +
-                            "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
-                            (dir / "err").string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
-    return r;
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-    std::ofstream f(p, std::ios::binary);
-    f << text;
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-    return hay.find(needle) != std::string::npos;
-}
-
-}  // namespace
+using namespace accelsim_test;
 
 TEST(Cli, BertBaseOnTpuV4JsonReport) {
     const fs::path dir = scratch_dir();

@@ -14,48 +14,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/accelsim_process.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-fs::path test_dir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return fs::path(::testing::TempDir()) /
-           (std::string("accelsim_occupancy_") + info->test_suite_name() + "_" + info->name());
-}
-
-// Runs accelsim with `args` from the source tree, capturing stdout, stderr and the exit code
-// (the helper of tests/cli/cli_test.cpp).
-Result run(const std::string& args) {
-    const fs::path dir = test_dir() / "io";
-    fs::create_directories(dir);
-    const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY + "' " + args +
-                            " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
-    return r;
-}
+using namespace accelsim_test;
 
 // Runs `accelsim occupancy ARGS --json FILE` and returns the JSON.
 nlohmann::json occupancy_json(const std::string& args) {
-    const fs::path json = test_dir() / "occupancy.json";
-    fs::create_directories(test_dir());
-    fs::remove(json);
+    const fs::path json = scratch_dir() / "occupancy.json";
     const Result r = run("occupancy " + args + " --json '" + json.string() + "'");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(slurp(json));

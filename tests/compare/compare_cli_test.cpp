@@ -12,52 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/accelsim_process.h"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
+using namespace accelsim_test;
 
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// A fresh, empty folder for this test; `purpose` keeps the test's files apart from run()'s output.
-fs::path scratch_dir(const std::string& purpose = "files") {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    fs::path dir = fs::path(::testing::TempDir()) / (std::string("accelsim_compare_") + info->test_suite_name() +
-                                                     "_" + info->name() + "_" + purpose);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
-// Runs accelsim with `args` from the source tree, capturing stdout, stderr and the exit code.
-Result run(const std::string& args) {
-    const fs::path dir = scratch_dir("io");
-    const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY + "' " + args +
-                            " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
-    return r;
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-    std::ofstream f(p, std::ios::binary);
-    f << text;
-}
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 int count_lines_containing(const std::string& text, const std::string& needle) {
     std::istringstream lines(text);
