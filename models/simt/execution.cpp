@@ -272,16 +272,36 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 std::uint8_t* bytes = global ? memory_.data() : block.shared.data();
                 const std::size_t size = global ? memory_.size() : block.shared.size();
                 const bool move_data = !(skip_fp_payload_ && in.payload_data);
-                for (int l = 0; l < 32; ++l) {
-                    if (!((exec >> l) & 1)) continue;
-                    const std::uint32_t address = base[l] + static_cast<std::uint32_t>(in.offset);
-                    if ((address & 3) != 0 || static_cast<std::size_t>(address) + 4 > size)
-                        fault(in, "lane " + std::to_string(l) + " address " + std::to_string(address) +
-                                      ((address & 3) ? " is not 4-byte aligned" : " is outside the " +
-                                       std::string(global ? "global" : "shared") + " memory of " +
-                                       std::to_string(size) + " bytes"));
-                    r.addresses[static_cast<std::size_t>(l)] = address;
+                // Addresses of all 32 lanes in one branch-free pass (the timing model reads only
+                // the executed lanes'); a bad executed lane is looked for again only to name it.
+                // "address + 4 > size" is "address > size - 4" (clamped to 32 bits) in 32-bit
+                // lanes, which SSE2 vectorizes.
+                const std::uint32_t last_word =
+                    size >= 4 ? static_cast<std::uint32_t>(std::min<std::size_t>(size - 4, 0xffffffffu)) : 0;
+                std::uint32_t bad = size >= 4 ? 0u : 1u;
+                const auto offset = static_cast<std::uint32_t>(in.offset);
+                for (int l = 0; l < 32; ++l) r.addresses[static_cast<std::size_t>(l)] = base[l] + offset;
+                if (exec == 0xffffffffu) {
+                    for (int l = 0; l < 32; ++l) {
+                        const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
+                        bad |= static_cast<std::uint32_t>((address & 3u) != 0) | static_cast<std::uint32_t>(address > last_word);
+                    }
+                } else {
+                    for (int l = 0; l < 32; ++l) {
+                        const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
+                        bad |= (static_cast<std::uint32_t>((address & 3u) != 0) | static_cast<std::uint32_t>(address > last_word)) &
+                               ((exec >> l) & 1u);
+                    }
                 }
+                if (bad)
+                    for (int l = 0; l < 32; ++l) {
+                        const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
+                        if (((exec >> l) & 1) && ((address & 3) != 0 || static_cast<std::size_t>(address) + 4 > size))
+                            fault(in, "lane " + std::to_string(l) + " address " + std::to_string(address) +
+                                          ((address & 3) ? " is not 4-byte aligned" : " is outside the " +
+                                           std::string(global ? "global" : "shared") + " memory of " +
+                                           std::to_string(size) + " bytes"));
+                    }
                 if (!move_data) {
                     write_result = false;
                     break;

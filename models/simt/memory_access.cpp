@@ -54,6 +54,18 @@ int shared_bank_conflict_degree(const std::array<std::uint32_t, 32>& addresses, 
         // Fast path for the conflict-free case (every bank asked for at most one distinct word,
         // broadcasts included); any real conflict falls through to the exact count below.
         const int shift = __builtin_ctz(static_cast<unsigned>(bank_bytes));
+        if (mask == 0xffffffffu) {
+            // Quickest test first: words within a window of 32 consecutive words fall into 32
+            // distinct banks (or are the same word), so the access is conflict-free. Min and max
+            // over the lanes vectorize; tiles, rows and broadcasts all pass this.
+            std::uint32_t lo = 0xffffffffu, hi = 0;
+            for (int l = 0; l < 32; ++l) {
+                const std::uint32_t word = addresses[static_cast<std::size_t>(l)] >> shift;
+                lo = std::min(lo, word);
+                hi = std::max(hi, word);
+            }
+            if (hi - lo < 32) return 1;
+        }
         std::uint32_t bank_used = 0;
         std::array<std::uint32_t, 32> bank_word;
         bool conflict = false;

@@ -74,17 +74,20 @@ Stall SmCore::try_issue(int sp, std::uint64_t& next_change) {
     WarpScheduler& scheduler = *schedulers_[static_cast<std::size_t>(sp)];
     const int preferred = scheduler.preferred();
     if (preferred >= 0 && check_warp(sp, preferred, scan, next_change)) return Stall::issued;
-    for (int slot : scheduler.order()) {
-        if (slot == preferred) continue;
-        // Most warps in the scan are still blocked by their cached result: fold it in here
-        // without the call (the same as check_warp's first branch; this is the hottest loop).
-        const std::uint64_t until = blocked_until_[static_cast<std::size_t>(slot)];
-        if (until > now_) {
-            scan.reasons |= 1u << static_cast<unsigned>(blocked_reason_[static_cast<std::size_t>(slot)]);
-            next_change = std::min(next_change, until);
-            continue;
-        }
+    // Hottest loop of the simulator: most warps are still blocked by their cached check, so the
+    // first pass only looks for the first unblocked one in priority order. Which warp issues
+    // does not depend on the others' reasons, so those are gathered only when nothing issued.
+    const std::vector<int>& order = scheduler.order();
+    const std::uint64_t* until = blocked_until_.data();
+    for (const int slot : order) {
+        if (until[static_cast<std::size_t>(slot)] > now_ || slot == preferred) continue;
         if (check_warp(sp, slot, scan, next_change)) return Stall::issued;
+    }
+    // Nothing issued: every warp checked has its blocked time and reason cached (check_warp
+    // caches every failure), so the class and the next change are the union over the warps.
+    for (const int slot : order) {
+        scan.reasons |= 1u << static_cast<unsigned>(blocked_reason_[static_cast<std::size_t>(slot)]);
+        next_change = std::min(next_change, until[static_cast<std::size_t>(slot)]);
     }
     auto saw = [&](Stall s) { return (scan.reasons >> static_cast<unsigned>(s)) & 1u; };
     if (saw(Stall::pipeline)) return Stall::pipeline;

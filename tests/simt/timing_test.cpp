@@ -4,6 +4,9 @@
 // kernels against Eigen, and the timing-only mode against full computation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include <Eigen/Core>
 #include <random>
 
@@ -111,6 +114,44 @@ TEST(SmTiming, BankConflictsCostTheirDegree) {
     EXPECT_EQ(s32.shared_wavefronts, 16u * 32u);
     EXPECT_EQ(shared_bank_conflict_degree({0, 4, 4, 8}, 0xf), 1);      // same word: broadcast
     EXPECT_EQ(shared_bank_conflict_degree({0, 128, 256, 4}, 0xf), 3);  // 3 words in bank 0
+}
+
+TEST(SmTiming, BankConflictDegreeMatchesItsDefinition) {
+    // The degree by definition: the most distinct 4-byte words any one of the 32 banks is asked
+    // for (bank = word % 32), counted here by brute force. Patterns cover the fast paths (a window
+    // of 32 words, broadcasts) and the slow one (strides, random words), full and partial masks.
+    auto by_definition = [](const std::array<std::uint32_t, 32>& a, std::uint32_t mask) {
+        int degree = 0;
+        for (std::uint32_t bank = 0; bank < 32; ++bank) {
+            std::vector<std::uint32_t> words;
+            for (int l = 0; l < 32; ++l)
+                if (((mask >> l) & 1) && (a[static_cast<std::size_t>(l)] / 4) % 32 == bank &&
+                    std::find(words.begin(), words.end(), a[static_cast<std::size_t>(l)] / 4) == words.end())
+                    words.push_back(a[static_cast<std::size_t>(l)] / 4);
+            degree = std::max(degree, static_cast<int>(words.size()));
+        }
+        return degree;
+    };
+    std::mt19937 rng(6);
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::array<std::uint32_t, 32> a{};
+        const int pattern = trial % 4;
+        const std::uint32_t base = (rng() % 4096) * 4;
+        const std::uint32_t stride = rng() % 40;
+        for (int l = 0; l < 32; ++l) {
+            const auto lane = static_cast<std::uint32_t>(l);
+            std::uint32_t word = 0;
+            switch (pattern) {
+                case 0: word = base / 4 + rng() % 32; break;               // inside a 32-word window
+                case 1: word = base / 4 + rng() % 48; break;               // just wider than a window
+                case 2: word = base / 4 + lane * stride; break;            // strided
+                default: word = rng() % 256; break;                        // random
+            }
+            a[static_cast<std::size_t>(l)] = word * 4;
+        }
+        const std::uint32_t mask = trial % 3 == 0 ? static_cast<std::uint32_t>(rng()) | 1u : 0xffffffffu;
+        ASSERT_EQ(shared_bank_conflict_degree(a, mask), by_definition(a, mask)) << "trial " << trial;
+    }
 }
 
 TEST(SmTiming, CoalescingCountsSectors) {
