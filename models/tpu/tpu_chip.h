@@ -35,7 +35,7 @@ using PipelineDriver = std::function<void(std::vector<CorePipeline>&)>;
 struct TpuOpResult {
     std::string model;      // "tpu.ideal" or "tpu.hierarchy"; empty: no cycle model for this op
     std::uint64_t cycles = 0;
-    std::map<std::string, std::int64_t> bytes;  // by level: "hbm", "cmem", "scratchpad" (VMEM)
+    std::map<std::string, std::int64_t> bytes;  // by level: "hbm", "scratchpad" (VMEM); CMEM is not used yet
     std::optional<double> utilization;          // MXU MAC utilization (GEMMs) or vector-unit use
     std::optional<double> mxu_utilization, vector_utilization;
     std::int64_t fused_hbm_bytes_saved = 0;     // input read from VMEM instead of HBM (fusion)

@@ -173,7 +173,6 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     }
     r.bytes["hbm"] = hbm_in + hbm_out;
     r.bytes["scratchpad"] = vmem;
-    if (params_.cmem_bytes > 0) r.bytes["cmem"] = 0;  // CMEM is not a placement target yet (docs/tpu.md)
     const double seconds = cycles / hz;
     r.stats.push_back({"chip.hbm.bytes_read", "bytes", "read from HBM by the DMA engines", double(hbm_in)});
     r.stats.push_back({"chip.hbm.bytes_written", "bytes", "written to HBM by the DMA engines", double(hbm_out)});
