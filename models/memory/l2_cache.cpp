@@ -175,33 +175,35 @@ Picoseconds L2Cache::fill(Slice& slice, std::uint64_t line_addr, Picoseconds& li
     return done;
 }
 
-Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival, int slice_index) {
-    const std::uint64_t line_addr = line_div_.div(address);
-    Slice& slice = slices_[static_cast<std::size_t>(slice_index)];
-    const SetView set = set_view(set_block(static_cast<std::size_t>(slice_index), address));
-    const std::uint8_t want = sector_mask(address, bytes);
-
-    // Slice port: start = max(arrival, free_at); occupancy = bytes / bandwidth, whole cycles.
+// Slice port: start = max(arrival, free_at); occupancy = bytes / bandwidth, whole cycles.
+Picoseconds L2Cache::occupy_port(Slice& slice, std::uint32_t bytes, bool write, Picoseconds arrival) {
     const Picoseconds occupancy = occupancy_ps(bytes);
     const Picoseconds start = std::max(arrival, slice.port_free);
     slice.port_free = start + occupancy;
     stats_.busy_ps += occupancy;
     ++stats_.accesses;
     (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
+    return start;
+}
 
-    // One pass finds the line or the first empty way (valid ways are a prefix).
-    const std::uint64_t tag = line_addr + 1;
-    int found = -1, empty = -1;
+// One pass finds the line's way or the first empty way (valid ways are a prefix); -1 for none.
+std::pair<int, int> L2Cache::find_way(const SetView& set, std::uint64_t tag) const {
     for (int w = 0; w < params_.ways; ++w) {
-        if (set.tags[w] == tag) {
-            found = w;
-            break;
-        }
-        if (set.tags[w] == 0) {
-            empty = w;
-            break;
-        }
+        if (set.tags[w] == tag) return {w, -1};
+        if (set.tags[w] == 0) return {-1, w};
     }
+    return {-1, -1};
+}
+
+Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival, int slice_index) {
+    const std::uint64_t line_addr = line_div_.div(address);
+    Slice& slice = slices_[static_cast<std::size_t>(slice_index)];
+    const SetView set = set_view(set_block(static_cast<std::size_t>(slice_index), address));
+    const std::uint8_t want = sector_mask(address, bytes);
+
+    const Picoseconds start = occupy_port(slice, bytes, write, arrival);
+    const std::uint64_t tag = line_addr + 1;
+    const auto [found, empty] = find_way(set, tag);
     // A write of whole sectors needs no data from below (write-allocate without fetch).
     const std::uint8_t written_whole = write ? full_sector_mask(address, bytes) : 0;
 
@@ -344,26 +346,10 @@ L2Cache::DeferredOutcome L2Cache::access_deferred(std::uint64_t address, std::ui
     const SetView set = set_view(block);
     const std::uint8_t want = sector_mask(address, bytes);
 
-    const Picoseconds occupancy = occupancy_ps(bytes);
-    const Picoseconds start = std::max(arrival, slice.port_free);
-    slice.port_free = start + occupancy;
-    stats_.busy_ps += occupancy;
-    ++stats_.accesses;
-    (write ? stats_.bytes_written : stats_.bytes_read) += bytes;
+    const Picoseconds start = occupy_port(slice, bytes, write, arrival);
     out.floor = start + hit_latency_ps_;
-
     const std::uint64_t tag = line_addr + 1;
-    int found = -1, empty = -1;
-    for (int w = 0; w < params_.ways; ++w) {
-        if (set.tags[w] == tag) {
-            found = w;
-            break;
-        }
-        if (set.tags[w] == 0) {
-            empty = w;
-            break;
-        }
-    }
+    const auto [found, empty] = find_way(set, tag);
     const std::uint8_t written_whole = write ? full_sector_mask(address, bytes) : 0;
     // Waits for the line's current fill if it is in flight, else for its known ready time.
     auto wait_for_line = [&](Picoseconds ready, int slot) {

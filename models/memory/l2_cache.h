@@ -138,6 +138,8 @@ private:
     const std::uint64_t* set_block(std::size_t slice, std::uint64_t address) const;
     SetView set_view(std::uint64_t* block) const;
     void touch(const SetView& set, int way) const;  // makes `way` the most recently used
+    Picoseconds occupy_port(Slice& slice, std::uint32_t bytes, bool write, Picoseconds arrival);
+    std::pair<int, int> find_way(const SetView& set, std::uint64_t tag) const;  // {found, empty}
     Picoseconds next_level(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds at);
     Picoseconds fill(Slice& slice, std::uint64_t line_addr, Picoseconds& line_ready, std::uint8_t& line_valid,
                      std::uint8_t missing, Picoseconds when);
