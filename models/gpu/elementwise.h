@@ -1,29 +1,69 @@
 #pragma once
-// The first piece of the GPU kernel library (issue 7): elementwise trace ops (add, mul, relu,
-// gelu) as grid-stride loops in the project's warp ISA. The grid is one wave of resident blocks
-// (or fewer when n is small); each thread handles i, i + grid*block, ... so the last trip is a real
-// tail where lanes with i >= n leave and the rest run on with a partial mask.
+// The GPU kernel library's elementwise ops (issue 7): add, mul, relu, gelu as grid-stride loops in
+// the project's warp ISA. The grid is one wave of resident blocks (or fewer when the op is small);
+// each thread handles word i, i + grid*block, ... so the last trip is a real tail where lanes past
+// the end leave and the rest run on with a partial mask.
+//
+// Tensors are stored in the op's dtype: fp32 one element per 32-bit word; fp16 and bf16 two per
+// word (packed pairs, the lower-indexed element in the low half), so a 16-bit kernel loads a word,
+// converts both halves to fp32, computes in fp32 and packs the two results back. An odd element
+// count leaves the high half of the last word as padding (zero on input, don't-care on output).
+// The storage helpers below are shared with the reduction kernels (reduction.h).
 #include <cstdint>
-#include <optional>
+#include <random>
+#include <vector>
 
 #include "models/common/op.h"
-#include "models/simt/isa.h"
+#include "models/gpu/lowering.h"
 #include "models/simt/execution.h"
+#include "models/simt/isa.h"
 
 namespace accelsim::gpu {
 
 inline constexpr std::uint32_t kElementwiseBlock = 256;
 
-// The assembled kernel for an elementwise op kind (add, mul: params n, a, b, y; relu, gelu: n, x,
-// y), assembled once per process; nullopt-like nullptr for other kinds.
-const simt::Kernel* elementwise_kernel(OpKind kind);
+// ---- storage of tensors in global memory -------------------------------------------------------
 
-// Grid and block for n elements on `sms` SMs that each hold `blocks_per_sm` blocks of
+// How a dtype is held in memory by the library's vector kernels: fp16 and bf16 as packed pairs;
+// everything else (fp32, and int8/int32 traces, which these float kernels run in fp32) as fp32.
+enum class Storage : std::uint8_t { f32, f16, bf16 };
+Storage storage_of(DType dtype);
+const char* to_string(Storage s);
+// Elements per 32-bit word (1 or 2) and words holding `elements` elements.
+int elements_per_word(Storage s);
+std::int64_t storage_words(std::int64_t elements, Storage s);
+// Unit roundoff of the stored format (2^-24 fp32, 2^-11 fp16, 2^-8 bf16): rounding a value v to
+// the format changes it by at most u * |v| (normal range; see subnormal_spacing).
+double unit_roundoff(Storage s);
+// Half the spacing of the format's subnormals: the absolute rounding error floor near zero.
+double subnormal_half_spacing(Storage s);
+// The value `v` becomes when stored in `s` (round to nearest even).
+float round_to(Storage s, float v);
+// Element `index` of a tensor stored at `address`.
+float load_element(const simt::GlobalMemory& memory, std::uint32_t address, std::int64_t index, Storage s);
+// Stores `values` (rounded to `s`) from element 0 at `address`, which must hold storage_words.
+void store_elements(simt::GlobalMemory& memory, std::uint32_t address, const std::vector<float>& values, Storage s);
+// Uniform in [-1, 1) from the top 24 bits of one draw: exact in fp32 and the same on every
+// platform (std::uniform_real_distribution is not specified bit for bit).
+float unit_random(std::mt19937_64& rng);
+// One random stream per (seed, tensor), so adding a tensor does not change the others' data.
+std::mt19937_64 tensor_rng(std::uint64_t seed, int tensor);
+// Occupancy-limited blocks per SM of `kernel` at `threads` per block on the target's SMs (at least
+// 1); throws LoweringError when such a block cannot run at all.
+int blocks_per_sm(const simt::Kernel& kernel, std::uint32_t threads, const LoweringTarget& target);
+
+// ---- elementwise ops ---------------------------------------------------------------------------
+
+// The assembled kernel for an elementwise op kind and storage (add, mul: params n, a, b, y; relu,
+// gelu: n, x, y; n counts 32-bit words), assembled once per process; nullptr for other kinds.
+const simt::Kernel* elementwise_kernel(OpKind kind, Storage storage = Storage::f32);
+
+// Grid and block for n words on `sms` SMs that each hold `blocks_per_sm` blocks of
 // kElementwiseBlock threads: ceil(n / block) blocks, capped at one full wave.
 simt::Dim elementwise_dims(std::int64_t n, int sms, int blocks_per_sm);
 
-// What one element of the kernel computes, in the same fp32 operations (the --validate
-// reference): gelu is the sigmoid form x * 1 / (1 + 2^(-1.702 * log2(e) * x)).
-float elementwise_reference(OpKind kind, float a, float b);
+// What one element computes, in double (the --validate reference): gelu is the sigmoid form
+// x / (1 + e^(-1.702 x)), which the kernel evaluates as x * 1 / (1 + 2^(-1.702 * log2(e) * x)).
+double elementwise_reference_double(OpKind kind, double a, double b);
 
 }  // namespace accelsim::gpu

@@ -1,23 +1,126 @@
 #include "models/gpu/hierarchy_port.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace accelsim::gpu {
 
-HierarchyMemoryPort::HierarchyMemoryPort(const memory::MemoryHierarchyParams& params)
+HierarchyMemoryPort::HierarchyMemoryPort(const memory::MemoryHierarchyParams& params, bool blocking)
     : hierarchy_(params), cycle_ps_(1e12 / params.clock_hz) {
     if (!(params.clock_hz > 0)) throw std::invalid_argument("hierarchy port: clock_hz must be > 0");
+    if (params.l2 && !blocking) {
+        // The L2 runs at the hierarchy's clock (MemoryHierarchy sets it), the SM's here.
+        const double hit_cycles = params.l2->hit_latency_cycles;  // L2 clock = SM clock
+        lookahead_ = static_cast<std::uint64_t>(std::max(1.0, std::floor(hit_cycles) - 1));
+    }
 }
 
-std::uint64_t HierarchyMemoryPort::access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) {
-    ++(write ? write_sectors_ : read_sectors_);
-    const auto arrival = static_cast<memory::Picoseconds>(std::llround(static_cast<double>(cycle) * cycle_ps_));
-    const memory::Picoseconds done = hierarchy_.access(sm, sector_address, kSectorBytes, write, arrival);
+memory::Picoseconds HierarchyMemoryPort::to_ps(std::uint64_t cycle) const {
+    return static_cast<memory::Picoseconds>(std::llround(static_cast<double>(cycle) * cycle_ps_));
+}
+
+std::uint64_t HierarchyMemoryPort::to_cycle(memory::Picoseconds done, std::uint64_t cycle) const {
     // Back to SM cycles, rounding up (the data is usable from the first SM edge after it lands);
     // the 1e-6 keeps an exact cycle boundary that picosecond rounding nudged up on that cycle.
     const auto back = static_cast<std::uint64_t>(std::ceil(static_cast<double>(done) / cycle_ps_ - 1e-6));
     return back > cycle ? back : cycle + 1;
+}
+
+std::uint64_t HierarchyMemoryPort::access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) {
+    ++(write ? write_sectors_ : read_sectors_);
+    const memory::Picoseconds done = hierarchy_.access(sm, sector_address, kSectorBytes, write, to_ps(cycle));
+    return to_cycle(done, cycle);
+}
+
+void HierarchyMemoryPort::submit(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm,
+                                 std::uint64_t tag) {
+    if (lookahead_ == 0) throw std::logic_error("hierarchy port: submit() on a blocking port");
+    if ((tag & kTagSmBits) != 0 || sm < 0 || static_cast<std::uint64_t>(sm) >= (kTagSmBits >> kTagSmShift))
+        throw std::logic_error("hierarchy port: tag bits 40..61 must be clear and sm below 2^22");
+    ++(write ? write_sectors_ : read_sectors_);
+    // The SM rides in the tag's free bits and the cycle in the issue time, so an answer needs no
+    // lookup in a side table (a host cache miss per sector when tens of thousands are in flight).
+    const std::uint64_t engine_tag = tag | (static_cast<std::uint64_t>(sm) << kTagSmShift);
+    submitted_.push_back(Submitted{to_ps(cycle), cycle, sm, seq_++, sector_address, write, engine_tag});
+}
+
+void HierarchyMemoryPort::collect(std::vector<simt::SectorAnswer>& answers) {
+    std::vector<memory::QueuedCompletion>& done = hierarchy_.queued_completions();
+    for (const memory::QueuedCompletion& c : done) {
+        const auto sm = static_cast<int>((c.tag & kTagSmBits) >> kTagSmShift);
+        const auto cycle = static_cast<std::uint64_t>(std::llround(static_cast<double>(c.issued) / cycle_ps_));
+        answers.push_back({sm, c.tag & ~kTagSmBits, to_cycle(c.done, cycle)});
+    }
+    done.clear();
+}
+
+void HierarchyMemoryPort::advance(std::uint64_t end, std::vector<simt::SectorAnswer>& answers) {
+    // Everything before `end`, in time order: a sector leaving an SM goes before the hierarchy's
+    // own events of the same picosecond (as run_queued's driver does).
+    const memory::Picoseconds limit = end == ~std::uint64_t{0} ? ~memory::Picoseconds{0} : to_ps(end);
+    due_.clear();
+    std::size_t kept = 0;
+    for (const Submitted& s : submitted_) {
+        if (s.at < limit) due_.push_back(s);
+        else submitted_[kept++] = s;
+    }
+    submitted_.resize(kept);
+    sort_due();
+    std::size_t next = 0;
+    for (;;) {
+        const memory::Picoseconds request = next < due_.size() ? due_[next].at : ~memory::Picoseconds{0};
+        const memory::Picoseconds event = hierarchy_.queued_next_event();
+        const memory::Picoseconds now = std::min(request, event);
+        if (now >= limit || now == ~memory::Picoseconds{0}) break;
+        if (request == now) {
+            const Submitted& s = due_[next++];
+            hierarchy_.queued_issue(s.sm, s.sector, kSectorBytes, s.write, s.at, s.tag);
+        } else {
+            hierarchy_.queued_step();
+            collect(answers);
+        }
+    }
+}
+
+void HierarchyMemoryPort::sort_due() {
+    // Into (time, SM, submission) order. A window's requests span about W cycles: a counting
+    // sort by cycle, then each cycle's few requests by SM, is cheaper than sorting them all.
+    if (due_.empty()) return;
+    std::uint64_t lo = due_.front().cycle, hi = lo;
+    for (const Submitted& s : due_) {
+        lo = std::min(lo, s.cycle);
+        hi = std::max(hi, s.cycle);
+    }
+    if (hi - lo > 4 * due_.size() + 1024) {  // sparse (the final drain): a plain sort
+        std::sort(due_.begin(), due_.end());
+        return;
+    }
+    bucket_start_.assign(static_cast<std::size_t>(hi - lo) + 2, 0);
+    for (const Submitted& s : due_) ++bucket_start_[static_cast<std::size_t>(s.cycle - lo) + 1];
+    for (std::size_t b = 1; b < bucket_start_.size(); ++b) bucket_start_[b] += bucket_start_[b - 1];
+    sorted_.resize(due_.size());
+    for (const Submitted& s : due_) sorted_[bucket_start_[static_cast<std::size_t>(s.cycle - lo)]++] = s;
+    // bucket_start_[b] is now the end of bucket b; within a bucket the order is submission
+    // order, so sorting each by (SM, seq) completes the (time, SM, seq) order (one cycle is one
+    // picosecond time).
+    std::size_t begin = 0;
+    for (std::size_t b = 0; b + 1 < bucket_start_.size(); ++b) {
+        const std::size_t end = bucket_start_[b];
+        if (end - begin > 1) std::sort(sorted_.begin() + static_cast<std::ptrdiff_t>(begin), sorted_.begin() + static_cast<std::ptrdiff_t>(end));
+        begin = end;
+    }
+    due_.swap(sorted_);
+}
+
+std::uint64_t HierarchyMemoryPort::next_activity_cycle() {
+    memory::Picoseconds next = hierarchy_.queued_next_event();
+    for (const Submitted& s : submitted_) next = std::min(next, s.at);
+    if (next == ~memory::Picoseconds{0}) return ~std::uint64_t{0};
+    // Rounded down, and one cycle earlier against floating-point error: a window may start early
+    // (it only idles), never late.
+    const auto cycle = static_cast<std::uint64_t>(static_cast<double>(next) / cycle_ps_);
+    return cycle > 0 ? cycle - 1 : 0;
 }
 
 HierarchyTraffic HierarchyMemoryPort::traffic() const {

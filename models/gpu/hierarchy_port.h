@@ -3,7 +3,14 @@
 // L1 sends on (misses and stores) crosses the crossbar from that SM's port to an L2 slice, and L2
 // misses and write-backs go to the HBM channels. Times cross between the SM clock (cycles) and the
 // memory models' integer picoseconds here, and nowhere else. Each SM's L1 stays in the SIMT core.
+//
+// Two ways to drive it (GlobalMemoryPort): non-blocking (the default when there is an L2) through
+// MemoryHierarchy's queued engine, the one membench's run_queued uses: requests are served in time
+// order (ties by SM, then submission order) with the L2's misses and write-backs scheduled by the
+// HBM controllers' FR-FCFS queues; and blocking, access() served at once in call order (FCFS
+// DRAM), the only mode without an L2 and the one tests use to call the port by hand.
 #include <cstdint>
+#include <vector>
 
 #include "models/memory/memory_hierarchy.h"
 #include "models/simt/memory_access.h"
@@ -27,11 +34,22 @@ public:
 
     // params.requesters must be the number of SMs (SM i is requester i); params.clock_hz is the SM
     // clock. Throws std::invalid_argument for parameters the memory models reject.
-    explicit HierarchyMemoryPort(const memory::MemoryHierarchyParams& params);
+    // blocking = true keeps the port blocking even with an L2 (the FCFS path, for comparisons).
+    explicit HierarchyMemoryPort(const memory::MemoryHierarchyParams& params, bool blocking = false);
 
     // One sector leaving SM `sm` at `cycle`; returns the first SM cycle at or after the memory's
-    // completion (data back for loads, write accepted for stores), at least cycle + 1.
+    // completion (data back for loads, write accepted for stores), at least cycle + 1. Blocking:
+    // do not mix with submit() on one port.
     std::uint64_t access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) override;
+
+    // Non-blocking (tags must leave bits 40..61 clear: the port keeps the SM there). The lookahead: an answer lies at least the L2 hit latency after the event that
+    // decides it (an L2 lookup, a burst entering a controller queue, a controller decision; a
+    // sector reaches its lookup no earlier than it left the SM), so W = the hit latency in SM
+    // cycles, less one for rounding picoseconds to cycles. 0 (blocking) without an L2.
+    std::uint64_t lookahead_cycles() const override { return lookahead_; }
+    void submit(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm, std::uint64_t tag) override;
+    void advance(std::uint64_t end, std::vector<simt::SectorAnswer>& answers) override;
+    std::uint64_t next_activity_cycle() override;
 
     HierarchyTraffic traffic() const;
     const memory::MemoryHierarchy& hierarchy() const { return hierarchy_; }
@@ -39,9 +57,34 @@ public:
     double hbm_bytes_per_cycle() const;
 
 private:
+    struct Submitted {
+        memory::Picoseconds at;
+        std::uint64_t cycle;
+        int sm;
+        std::uint64_t seq;
+        std::uint32_t sector;
+        bool write;
+        std::uint64_t tag;  // the SM's tag with the SM in bits 40..61
+        bool operator<(const Submitted& o) const {
+            return at != o.at ? at < o.at : sm != o.sm ? sm < o.sm : seq < o.seq;
+        }
+    };
+    static constexpr int kTagSmShift = 40;
+    static constexpr std::uint64_t kTagSmBits = ((std::uint64_t{1} << 22) - 1) << kTagSmShift;
+    memory::Picoseconds to_ps(std::uint64_t cycle) const;
+    std::uint64_t to_cycle(memory::Picoseconds done, std::uint64_t cycle) const;  // rounding up, > cycle
+    void collect(std::vector<simt::SectorAnswer>& answers);
+
     memory::MemoryHierarchy hierarchy_;
     double cycle_ps_;  // one SM cycle in picoseconds (not an integer in general: 1410 MHz = 709.2 ps)
+    std::uint64_t lookahead_ = 0;
     std::uint64_t read_sectors_ = 0, write_sectors_ = 0;
+    // Submitted, not yet issued; at each advance() the ones due are sorted (cheaper than a heap:
+    // contiguous, and most requests of a window are due at its end).
+    std::vector<Submitted> submitted_, due_, sorted_;
+    std::vector<std::size_t> bucket_start_;
+    void sort_due();
+    std::uint64_t seq_ = 0;
 };
 
 }  // namespace accelsim::gpu

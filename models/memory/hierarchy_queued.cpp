@@ -1,7 +1,8 @@
-// MemoryHierarchy::run_queued: the hierarchy with the DRAM's scheduler in the loop (see the
-// declaration). One event loop over simulated time: driver issues, L2 lookups at slice arrival,
-// bursts entering controller queues, controller decisions. Ties are broken in that order, then by
-// sequence number, so the run is deterministic.
+// The hierarchy with the DRAM's scheduler in the loop: an incremental event engine (queued_issue,
+// queued_step, see the declarations) and MemoryHierarchy::run_queued, a traffic driver on top of
+// it. Events: L2 lookups at slice arrival, bursts entering controller queues, controller
+// decisions. Ties are broken in that order, then by sequence number, so runs are deterministic;
+// drivers issue before any event of the same time.
 #include <algorithm>
 #include <deque>
 #include <queue>
@@ -14,14 +15,24 @@
 namespace accelsim::memory {
 
 namespace {
+// A request's slot holds what its pieces share; a request of one piece (most: sectors never cross
+// a line) gets a slot only if its lookup has to wait for a fill. Until then it travels in its
+// lookup, so the thousands of lookups queued behind the crossbar cost no scattered slot accesses.
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 struct Lookup {
     Picoseconds at;
     std::uint64_t seq;
     std::uint64_t address;
-    std::uint32_t bytes, slot;
-    int slice;
+    std::uint64_t tag;
+    Picoseconds issued;
+    std::uint32_t bytes, slot;  // slot: kNoSlot for a one-piece request
     bool write;
-    bool operator>(const Lookup& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
+};
+struct SliceHead {  // the earliest lookup waiting at a slice
+    Picoseconds at;
+    std::uint64_t seq;
+    int slice;
+    bool operator>(const SliceHead& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
 };
 struct Arrival {  // a burst on its way to a controller queue
     Picoseconds at;
@@ -29,13 +40,13 @@ struct Arrival {  // a burst on its way to a controller queue
     DramController::Burst burst;
     bool operator>(const Arrival& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
 };
+constexpr Picoseconds kNever = DramController::kNeverPs;
 }  // namespace
 
-DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverParams& driver) {
-    if (!l2_) throw std::logic_error("MemoryHierarchy::run_queued needs an L2");
-    constexpr Picoseconds never = DramController::kNeverPs;
-    struct Slot {
+struct MemoryHierarchy::QueuedState {
+    struct Slot {  // one request in flight
         Picoseconds issued = 0, done = 0;
+        std::uint64_t tag = 0;
         std::uint32_t bytes = 0;
         int pieces = 0;  // line pieces not yet looked up
         int waits = 0;   // fills still awaited
@@ -49,68 +60,413 @@ DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverP
         int bursts = 0;
         bool write = false;
     };
-    const int window = std::max(1, driver.max_outstanding);
-    std::vector<Slot> slots(static_cast<std::size_t>(window));
+    std::vector<Slot> slots;
     std::vector<std::uint32_t> free_slots;
-    for (int i = window - 1; i >= 0; --i) free_slots.push_back(static_cast<std::uint32_t>(i));
-    using Finished = std::pair<Picoseconds, std::uint32_t>;
-    std::priority_queue<Finished, std::vector<Finished>, std::greater<>> finished;
-
-    std::priority_queue<Lookup, std::vector<Lookup>, std::greater<>> lookups;
+    std::uint32_t new_slot() {
+        if (free_slots.empty()) {
+            slots.emplace_back();
+            return static_cast<std::uint32_t>(slots.size() - 1);
+        }
+        const std::uint32_t s = free_slots.back();
+        free_slots.pop_back();
+        return s;
+    }
+    std::uint64_t in_flight = 0;
+    // Lookups per slice, in time order: a crossbar output port delivers its transfers in call
+    // order, each strictly after the one before, so a FIFO per slice plus a heap of the FIFOs'
+    // heads gives the (time, seq) order of one heap over all lookups with a heap of at most one
+    // entry per slice (tens of thousands of lookups can be waiting when the SMs stream).
+    std::vector<std::deque<Lookup>> slice_lookups;
+    std::priority_queue<SliceHead, std::vector<SliceHead>, std::greater<>> lookup_heads;
     std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals;
-    auto& ctrls = dram_.controllers();
-    std::vector<std::deque<DramController::Burst>> waiting(ctrls.size());
+    std::vector<std::deque<DramController::Burst>> waiting;  // per controller, in front of a full queue
     using Event = std::pair<Picoseconds, int>;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> decisions;
-
     std::vector<DramRequest> dram_requests;
     std::vector<std::uint32_t> free_dram_requests;
-    std::vector<std::vector<std::uint32_t>> fill_waiters;  // by fill id: slots waiting for it
-    std::vector<std::vector<std::uint32_t>> fill_held;     // by fill id: its DRAM requests, while blocked
-    std::vector<int> fill_requests_left;                   // by fill id
-    std::vector<Picoseconds> fill_done;
+    // By fill id: one host cache line, so that a landing fill costs one host cache miss. Most
+    // fills have one DRAM request (a "direct" fill: its bursts carry kDirect | fill id and its
+    // request lives here) and one waiter, the sector that missed, which waits for nothing else
+    // or for one older fill of its line besides (an "inline" waiter: it lives here instead of in a
+    // slot; the older fill lists it as kInlineRef | this fill's id).
+    struct alignas(64) Fill {
+        Picoseconds done = kNever;  // landing: the latest of its requests' (direct: while in flight too)
+        Picoseconds dram_issued = 0;              // direct: when its request left the slice
+        Picoseconds waiter_issued = 0, waiter_done = 0;  // the inline waiter
+        std::uint64_t waiter_tag = 0;
+        std::uint32_t first_waiter = 0;  // waiting slots: the first one here, the rest in
+        std::uint32_t waiter_count = 0;  // more_waiters[fill id]
+        std::uint32_t waiter_other = 0;  // the other fill the inline waiter waits for, if any
+        std::uint16_t waiter_bytes = 0;
+        std::uint16_t dram_bytes = 0;    // direct
+        std::uint16_t bursts = 0;        // direct: bursts not yet served
+        std::uint16_t slice = 0;
+        std::uint8_t requests_left = 0;
+        std::uint8_t waiter_waits = 0;   // fills the inline waiter still waits for
+        bool inline_waiter = false, waiter_write = false;
+    };
+    static_assert(sizeof(Fill) == 64, "a fill record is one host cache line");
+    static constexpr std::uint32_t kDirect = std::uint32_t{1} << 31;     // burst tag of a direct fill
+    static constexpr std::uint32_t kInlineRef = std::uint32_t{1} << 31;  // waiter: a fill's inline one
+    std::vector<Fill> fills;
+    std::vector<std::vector<std::uint32_t>> more_waiters;  // by fill id, rarely used
+    // A fill blocked for want of an MSHR keeps its DRAM requests here, per slice in the L2's own
+    // release order (FIFO per slice); their records are made only when released, so a blocked
+    // fill (tens of thousands when the SMs stream) costs no scattered record to revisit.
+    struct HeldRequest {
+        std::uint64_t address;
+        std::int64_t fill;
+        std::uint32_t bytes;
+        bool direct;
+    };
+    std::vector<std::deque<HeldRequest>> held;
     std::vector<L2Cache::NextLevelRequest> requests;
     std::vector<std::pair<std::int64_t, Picoseconds>> released;
-    const Picoseconds controller_latency = ns_to_ps(dram_.params().controller_latency_ns);
-    const FastDivider burst_div(static_cast<std::uint64_t>(dram_.params().burst_bytes()));
-    const Picoseconds hit = l2_->hit_latency_ps();
+    std::vector<QueuedCompletion> completions;
+    Picoseconds controller_latency = 0, hit = 0;
+    FastDivider burst_div;
     std::uint64_t seq = 0;
-    DriveResult result;
+};
 
-    auto slot_finished = [&](std::uint32_t s) {
-        Slot& sl = slots[s];
-        finished.emplace(sl.done, s);
-        result.latency.record(sl.done - sl.issued);
-        result.last_completion = std::max(result.last_completion, sl.done);
+void MemoryHierarchy::QueuedStateDeleter::operator()(QueuedState* state) const { delete state; }
+
+MemoryHierarchy::QueuedState& MemoryHierarchy::queued() {
+    if (!queued_) {
+        if (!l2_) throw std::logic_error("MemoryHierarchy: the queued mode needs an L2");
+        queued_.reset(new QueuedState());
+        QueuedState& q = *queued_;
+        q.waiting.resize(dram_.controllers().size());
+        q.slice_lookups.resize(static_cast<std::size_t>(l2_->params().slices));
+        q.held.resize(static_cast<std::size_t>(l2_->params().slices));
+        if (l2_->params().slices > 0xFFFF) throw std::invalid_argument("memory hierarchy: the queued mode takes at most 65535 L2 slices");
+        q.controller_latency = ns_to_ps(dram_.params().controller_latency_ns);
+        q.burst_div = FastDivider(static_cast<std::uint64_t>(dram_.params().burst_bytes()));
+        q.hit = l2_->hit_latency_ps();
+    }
+    return *queued_;
+}
+
+void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::uint32_t bytes, bool write,
+                                   Picoseconds now, std::uint64_t tag) {
+    QueuedState& q = queued();
+    if (requester < 0 || requester >= params_.requesters)
+        throw std::invalid_argument("memory hierarchy: requester out of range");
+    bytes = std::max<std::uint32_t>(bytes, 1);
+    ++q.in_flight;
+    const std::uint64_t line = line_div_.divisor();
+    const std::uint64_t end = address + bytes;
+    std::uint32_t s = kNoSlot;
+    if (line_div_.div(address) != line_div_.div(end - 1)) {
+        s = q.new_slot();
+        q.slots[s] = QueuedState::Slot{now, now, tag, bytes, 0, 0, write};
+    }
+    // Through the crossbar to its slices, one lookup per line piece.
+    std::uint64_t a = address;
+    while (a < end) {
+        const std::uint64_t piece_end = std::min(end, (line_div_.div(a) + 1) * line);
+        const auto n = static_cast<std::uint32_t>(piece_end - a);
+        const int slice = l2_->slice_of(a);
+        const Picoseconds at_slice = crossbar_.traverse(requester, slice, n, now);
+        auto& fifo = q.slice_lookups[static_cast<std::size_t>(slice)];
+        if (fifo.empty()) q.lookup_heads.push(SliceHead{at_slice, q.seq, slice});
+        else if (fifo.back().at > at_slice) throw std::logic_error("memory hierarchy: crossbar delivered out of order");
+        fifo.push_back(Lookup{at_slice, q.seq++, a, tag, now, n, s, write});
+        if (s != kNoSlot) ++q.slots[s].pieces;
+        a = piece_end;
+    }
+}
+
+Picoseconds MemoryHierarchy::queued_next_event() {
+    if (!queued_) return kNever;
+    QueuedState& q = *queued_;
+    auto& ctrls = dram_.controllers();
+    while (!q.decisions.empty() &&
+           q.decisions.top().first != ctrls[static_cast<std::size_t>(q.decisions.top().second)].next_decision_time())
+        q.decisions.pop();  // stale: the controller's next decision moved
+    const Picoseconds lookup_time = q.lookup_heads.empty() ? kNever : q.lookup_heads.top().at;
+    const Picoseconds arrival_time = q.arrivals.empty() ? kNever : q.arrivals.top().at;
+    const Picoseconds decide_time = q.decisions.empty() ? kNever : q.decisions.top().first;
+    return std::min({lookup_time, arrival_time, decide_time});
+}
+
+bool MemoryHierarchy::queued_idle() const { return !queued_ || queued_->in_flight == 0; }
+
+std::vector<QueuedCompletion>& MemoryHierarchy::queued_completions() { return queued().completions; }
+
+void MemoryHierarchy::queued_step() {
+    const Picoseconds now = queued_next_event();
+    if (now == kNever) return;
+    QueuedState& q = *queued_;
+    auto& ctrls = dram_.controllers();
+
+    auto request_finished = [&](std::uint64_t tag, Picoseconds issued, Picoseconds done, std::uint32_t bytes, bool write) {
+        q.completions.push_back({tag, issued, done});
         ++requests_;
-        (sl.write ? bytes_written_ : bytes_read_) += sl.bytes;
-        latency_.record(sl.done - sl.issued);
+        (write ? bytes_written_ : bytes_read_) += bytes;
+        latency_.record(done - issued);
+        --q.in_flight;
+    };
+    auto slot_finished = [&](std::uint32_t s) {
+        const QueuedState::Slot& sl = q.slots[s];
+        request_finished(sl.tag, sl.issued, sl.done, sl.bytes, sl.write);
+        q.free_slots.push_back(s);
     };
     // Sends a DRAM request's bursts toward their controllers; they arrive after the front end.
     auto send = [&](std::uint32_t r, Picoseconds at) {
-        DramRequest& q = dram_requests[r];
-        q.issued = at;
-        q.done = at + controller_latency;
-        const std::uint64_t last = burst_div.div(q.address + std::max<std::uint32_t>(q.bytes, 1) - 1);
-        for (std::uint64_t b = burst_div.div(q.address); b <= last; ++b) {
-            DramController::Burst burst{dram_.mapper().map(b * burst_div.divisor()), q.write, at + controller_latency, r};
-            ++q.bursts;
-            arrivals.push(Arrival{burst.arrival, seq++, burst});
+        QueuedState::DramRequest& d = q.dram_requests[r];
+        d.issued = at;
+        d.done = at + q.controller_latency;
+        const std::uint64_t last = q.burst_div.div(d.address + std::max<std::uint32_t>(d.bytes, 1) - 1);
+        for (std::uint64_t b = q.burst_div.div(d.address); b <= last; ++b) {
+            DramController::Burst burst{dram_.mapper().map(b * q.burst_div.divisor()), d.write,
+                                        at + q.controller_latency, r};
+            ++d.bursts;
+            q.arrivals.push(Arrival{burst.arrival, q.seq++, burst});
         }
+    };
+    // The same for a direct fill's one request.
+    auto send_direct = [&](std::int64_t fill, std::uint64_t address, std::uint32_t bytes, Picoseconds at) {
+        QueuedState::Fill& f = q.fills[static_cast<std::size_t>(fill)];
+        f.dram_issued = at;
+        f.done = at + q.controller_latency;
+        f.dram_bytes = static_cast<std::uint16_t>(bytes);
+        const std::uint64_t last = q.burst_div.div(address + std::max<std::uint32_t>(bytes, 1) - 1);
+        std::uint16_t bursts = 0;
+        for (std::uint64_t b = q.burst_div.div(address); b <= last; ++b) {
+            DramController::Burst burst{dram_.mapper().map(b * q.burst_div.divisor()), false,
+                                        at + q.controller_latency, QueuedState::kDirect | static_cast<std::uint32_t>(fill)};
+            ++bursts;
+            q.arrivals.push(Arrival{burst.arrival, q.seq++, burst});
+        }
+        f.bursts = bursts;
     };
     auto new_dram_request = [&](const L2Cache::NextLevelRequest& n, bool write) {
         std::uint32_t r;
-        if (free_dram_requests.empty()) {
-            r = static_cast<std::uint32_t>(dram_requests.size());
-            dram_requests.emplace_back();
+        if (q.free_dram_requests.empty()) {
+            r = static_cast<std::uint32_t>(q.dram_requests.size());
+            q.dram_requests.emplace_back();
         } else {
-            r = free_dram_requests.back();
-            free_dram_requests.pop_back();
+            r = q.free_dram_requests.back();
+            q.free_dram_requests.pop_back();
         }
-        dram_requests[r] = DramRequest{n.address, 0, 0, n.fill, n.bytes, 0, write};
+        q.dram_requests[r] = QueuedState::DramRequest{n.address, 0, 0, n.fill, n.bytes, 0, write};
         return r;
     };
 
+    if (!q.lookup_heads.empty() && q.lookup_heads.top().at == now) {  // one L2 lookup at its slice
+        const int slice = q.lookup_heads.top().slice;
+        q.lookup_heads.pop();
+        auto& fifo = q.slice_lookups[static_cast<std::size_t>(slice)];
+        const Lookup lk = fifo.front();
+        fifo.pop_front();
+        if (!fifo.empty()) q.lookup_heads.push(SliceHead{fifo.front().at, fifo.front().seq, slice});
+        // This slice's FIFO is read again only after the other slices' heads: start loading the
+        // entry after the new head now (the FIFOs outgrow the host caches when the SMs stream).
+        if (fifo.size() > 1) __builtin_prefetch(&fifo[1]);
+        q.requests.clear();
+        const L2Cache::DeferredOutcome o =
+            l2_->access_deferred(lk.address, lk.bytes, lk.write, lk.at, slice, q.requests);
+        const int wait_count = (o.waits[0] >= 0 ? 1 : 0) + (o.waits[1] >= 0 ? 1 : 0);
+        if (lk.slot == kNoSlot && wait_count == 0)
+            request_finished(lk.tag, lk.issued, std::max(lk.issued, o.floor), lk.bytes, lk.write);
+        if (o.new_fill >= 0) {  // fill ids are reused once resolved: reset its state
+            const auto f = static_cast<std::size_t>(o.new_fill);
+            if (f >= QueuedState::kDirect) throw std::logic_error("memory hierarchy: too many L2 fills in flight");
+            if (f >= q.fills.size()) {
+                q.fills.resize(f + 1);
+                q.more_waiters.resize(f + 1);
+            }
+            QueuedState::Fill& fill = q.fills[f];
+            fill.done = kNever;
+            fill.first_waiter = 0;
+            fill.waiter_count = 0;
+            fill.slice = static_cast<std::uint16_t>(slice);
+            fill.requests_left = 0;
+            fill.inline_waiter = false;
+        }
+        // A fill of one request whose bursts fit the record's counter goes direct.
+        std::size_t fill_requests = 0;
+        for (const auto& n : q.requests) fill_requests += n.fill >= 0 ? 1 : 0;
+        bool direct = false;
+        if (fill_requests == 1)
+            for (const auto& n : q.requests)
+                if (n.fill >= 0)
+                    direct = n.bytes <= 0xFFFF && q.burst_div.div(n.address + std::max<std::uint32_t>(n.bytes, 1) - 1) -
+                                                          q.burst_div.div(n.address) < 0xFFFF;
+        for (const auto& n : q.requests) {
+            if (n.fill < 0) {
+                send(new_dram_request(n, true), o.floor - q.hit);  // write-back: posted at the lookup's start
+            } else {
+                ++q.fills[static_cast<std::size_t>(n.fill)].requests_left;
+                if (o.new_fill_blocked) q.held[static_cast<std::size_t>(slice)].push_back({n.address, n.fill, n.bytes, direct});
+                else if (direct) send_direct(n.fill, n.address, n.bytes, o.new_fill_issue);
+                else send(new_dram_request(n, false), o.new_fill_issue);
+            }
+        }
+        std::uint32_t slot = lk.slot;
+        if (slot == kNoSlot) {
+            if (wait_count == 0) return;
+            // A one-piece request, the first waiter of the first fill it waits for: inline there
+            // (its place in the other fill's list, if any, is a reference to it).
+            const std::int64_t w = o.waits[0] >= 0 ? o.waits[0] : o.waits[1];
+            QueuedState::Fill& waited = q.fills[static_cast<std::size_t>(w)];
+            if (lk.bytes <= 0xFFFF && waited.waiter_count == 0 && !waited.inline_waiter && o.waits[0] != o.waits[1]) {
+                waited.inline_waiter = true;
+                waited.waiter_tag = lk.tag;
+                waited.waiter_issued = lk.issued;
+                waited.waiter_done = std::max(lk.issued, o.floor);
+                waited.waiter_bytes = static_cast<std::uint16_t>(lk.bytes);
+                waited.waiter_write = lk.write;
+                waited.waiter_waits = static_cast<std::uint8_t>(wait_count);
+                if (wait_count == 2) {
+                    const auto x = static_cast<std::size_t>(o.waits[1]);
+                    waited.waiter_other = static_cast<std::uint32_t>(x);
+                    QueuedState::Fill& other = q.fills[x];
+                    const std::uint32_t ref = QueuedState::kInlineRef | static_cast<std::uint32_t>(w);
+                    if (other.waiter_count++ == 0) other.first_waiter = ref;
+                    else q.more_waiters[x].push_back(ref);
+                }
+                return;
+            }
+            slot = q.new_slot();
+            if (slot >= QueuedState::kInlineRef) throw std::logic_error("memory hierarchy: too many requests in flight");
+            q.slots[slot] = QueuedState::Slot{lk.issued, lk.issued, lk.tag, lk.bytes, 1, 0, lk.write};
+        }
+        QueuedState::Slot& sl = q.slots[slot];
+        sl.done = std::max(sl.done, o.floor);
+        --sl.pieces;
+        for (const std::int64_t w : o.waits) {
+            // The L2 names only fills still in flight (a landed fill has updated its line).
+            if (w < 0) continue;
+            QueuedState::Fill& waited = q.fills[static_cast<std::size_t>(w)];
+            if (waited.waiter_count++ == 0) waited.first_waiter = slot;
+            else q.more_waiters[static_cast<std::size_t>(w)].push_back(slot);
+            ++sl.waits;
+        }
+        if (sl.pieces == 0 && sl.waits == 0) slot_finished(slot);
+        return;
+    }
+
+    if (!q.arrivals.empty() && q.arrivals.top().at == now) {  // a burst reaches its controller (or waits)
+        const DramController::Burst burst = q.arrivals.top().burst;
+        q.arrivals.pop();
+        const auto u = static_cast<std::size_t>(burst.where.unit);
+        if (ctrls[u].has_space() && q.waiting[u].empty()) {
+            const bool was_empty = ctrls[u].empty();
+            ctrls[u].enqueue(burst);
+            if (was_empty) q.decisions.emplace(ctrls[u].next_decision_time(), burst.where.unit);
+        } else {
+            q.waiting[u].push_back(burst);
+        }
+        return;
+    }
+
+    // A controller decision.
+    const int unit = q.decisions.top().second;
+    q.decisions.pop();
+    auto& c = ctrls[static_cast<std::size_t>(unit)];
+    const DramController::Issued done = c.decide();
+    auto& line = q.waiting[static_cast<std::size_t>(unit)];
+    if (!line.empty()) {
+        DramController::Burst next = line.front();
+        line.pop_front();
+        next.arrival = std::max(next.arrival, now);
+        c.enqueue(next);
+    }
+    if (!c.empty()) q.decisions.emplace(c.next_decision_time(), unit);
+    std::int64_t fill;
+    if (done.tag & QueuedState::kDirect) {
+        fill = static_cast<std::int64_t>(done.tag & ~QueuedState::kDirect);
+        QueuedState::Fill& f = q.fills[static_cast<std::size_t>(fill)];
+        f.done = std::max(f.done, done.data_end);  // its one request's completion, as d.done below
+        if (--f.bursts > 0) return;
+        dram_.record_request(false, f.dram_bytes, f.done - f.dram_issued);
+    } else {
+        QueuedState::DramRequest& d = q.dram_requests[done.tag];
+        d.done = std::max(d.done, done.data_end);
+        if (--d.bursts > 0) return;
+        dram_.record_request(d.write, d.bytes, d.done - d.issued);
+        fill = d.fill;
+        const Picoseconds d_done = d.done;
+        q.free_dram_requests.push_back(done.tag);
+        if (fill < 0) return;
+        QueuedState::Fill& f = q.fills[static_cast<std::size_t>(fill)];
+        f.done = f.done == kNever ? d_done : std::max(f.done, d_done);
+    }
+    const auto f = static_cast<std::size_t>(fill);
+    QueuedState::Fill& landed = q.fills[f];
+    if (--landed.requests_left > 0) return;
+    // The fill has landed: its waiters, its line and its MSHR (which may release held fills).
+    // An inline waiter, as wake() below does for a slot.
+    auto wake_inline = [&](QueuedState::Fill& host) {
+        host.waiter_done = std::max(host.waiter_done, landed.done + q.hit);
+        if (--host.waiter_waits > 0) return false;
+        host.inline_waiter = false;
+        request_finished(host.waiter_tag, host.waiter_issued, host.waiter_done, host.waiter_bytes, host.waiter_write);
+        return true;
+    };
+    auto wake = [&](std::uint32_t s) {
+        if (s & QueuedState::kInlineRef) {
+            wake_inline(q.fills[s & ~QueuedState::kInlineRef]);
+            return;
+        }
+        QueuedState::Slot& sl = q.slots[s];
+        sl.done = std::max(sl.done, landed.done + q.hit);
+        if (--sl.waits == 0 && sl.pieces == 0) slot_finished(s);
+    };
+    if (landed.inline_waiter && !wake_inline(landed)) {
+        // It still waits for the other fill, and this fill's id may be reused once resolved:
+        // it moves to a slot, which takes its reference's place in the other fill's list.
+        const std::uint32_t s = q.new_slot();
+        if (s >= QueuedState::kInlineRef) throw std::logic_error("memory hierarchy: too many requests in flight");
+        q.slots[s] = QueuedState::Slot{landed.waiter_issued, landed.waiter_done, landed.waiter_tag,
+                                       landed.waiter_bytes, 0, landed.waiter_waits, landed.waiter_write};
+        landed.inline_waiter = false;
+        const std::uint32_t ref = QueuedState::kInlineRef | static_cast<std::uint32_t>(f);
+        QueuedState::Fill& other = q.fills[landed.waiter_other];
+        if (other.waiter_count > 0 && other.first_waiter == ref) {
+            other.first_waiter = s;
+        } else {
+            auto& more = q.more_waiters[landed.waiter_other];
+            const auto it = std::find(more.begin(), more.end(), ref);
+            if (it == more.end()) throw std::logic_error("memory hierarchy: lost a waiter");
+            *it = s;
+        }
+    }
+    if (landed.waiter_count > 1) {
+        auto& more = q.more_waiters[f];
+        wake(landed.first_waiter);
+        for (const std::uint32_t s : more) wake(s);
+        more.clear();
+    } else if (landed.waiter_count == 1) {
+        wake(landed.first_waiter);
+    }
+    landed.waiter_count = 0;
+    const auto slice = static_cast<std::size_t>(landed.slice);
+    q.released.clear();
+    l2_->resolve_fill(fill, landed.done, q.released);
+    auto& held = q.held[slice];
+    for (const auto& [released, issue] : q.released) {
+        if (held.empty() || held.front().fill != released)
+            throw std::logic_error("memory hierarchy: L2 released a fill out of its slice's order");
+        while (!held.empty() && held.front().fill == released) {
+            const QueuedState::HeldRequest h = held.front();
+            held.pop_front();
+            if (h.direct) send_direct(h.fill, h.address, h.bytes, issue);
+            else send(new_dram_request(L2Cache::NextLevelRequest{h.address, h.bytes, h.fill}, false), issue);
+        }
+    }
+}
+
+DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverParams& driver) {
+    if (!l2_) throw std::logic_error("MemoryHierarchy::run_queued needs an L2");
+    // The driver: at most max_outstanding requests in flight; a request's place frees when the
+    // driver's clock reaches its completion.
+    const int window = std::max(1, driver.max_outstanding);
+    int free_places = window;
+    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> finished;  // completion times
+    std::vector<QueuedCompletion>& completions = queued_completions();
+    DriveResult result;
     MemoryRequest req;
     bool have_request = traffic.next(req);
     Picoseconds t_driver = 0;
@@ -118,150 +474,44 @@ DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverP
     std::uint64_t issued_requests = 0;
 
     for (;;) {
-        Picoseconds driver_time = never;
+        Picoseconds driver_time = kNever;
         if (have_request) {
-            while (!finished.empty() && finished.top().first <= t_driver) {
-                free_slots.push_back(finished.top().second);
+            while (!finished.empty() && finished.top() <= t_driver) {
+                ++free_places;
                 finished.pop();
             }
-            if (!free_slots.empty()) driver_time = t_driver;
-            else if (!finished.empty()) driver_time = std::max(t_driver, finished.top().first);
+            if (free_places > 0) driver_time = t_driver;
+            else if (!finished.empty()) driver_time = std::max(t_driver, finished.top());
         }
-        while (!decisions.empty() &&
-               decisions.top().first != ctrls[static_cast<std::size_t>(decisions.top().second)].next_decision_time())
-            decisions.pop();
-        const Picoseconds lookup_time = lookups.empty() ? never : lookups.top().at;
-        const Picoseconds arrival_time = arrivals.empty() ? never : arrivals.top().at;
-        const Picoseconds decide_time = decisions.empty() ? never : decisions.top().first;
-        const Picoseconds now = std::min({driver_time, lookup_time, arrival_time, decide_time});
-        if (now == never) {
+        const Picoseconds event_time = queued_next_event();
+        const Picoseconds now = std::min(driver_time, event_time);
+        if (now == kNever) {
             if (have_request) throw std::logic_error("MemoryHierarchy::run_queued: stalled with requests left");
             break;
         }
-
-        if (driver_time == now) {  // issue one request: through the crossbar to its slices
+        if (driver_time == now) {
             t_driver = now;
-            if (free_slots.empty()) {
-                free_slots.push_back(finished.top().second);
+            if (free_places == 0) {
+                ++free_places;
                 finished.pop();
             }
-            const std::uint32_t s = free_slots.back();
-            free_slots.pop_back();
+            --free_places;
             if (first) result.first_issue = now, first = false;
-            const std::uint32_t bytes = std::max<std::uint32_t>(req.bytes, 1);
-            slots[s] = Slot{now, now, bytes, 0, 0, req.write};
             ++result.requests;
             result.bytes += req.bytes;
             const int requester = static_cast<int>(issued_requests++ % static_cast<std::uint64_t>(params_.requesters));
-            const std::uint64_t line = line_div_.divisor();
-            std::uint64_t a = req.address;
-            const std::uint64_t end = req.address + bytes;
-            while (a < end) {
-                const std::uint64_t piece_end = std::min(end, (line_div_.div(a) + 1) * line);
-                const auto n = static_cast<std::uint32_t>(piece_end - a);
-                const int slice = l2_->slice_of(a);
-                const Picoseconds at_slice = crossbar_.traverse(requester, slice, n, now);
-                lookups.push(Lookup{at_slice, seq++, a, n, s, slice, req.write});
-                ++slots[s].pieces;
-                a = piece_end;
-            }
+            queued_issue(requester, req.address, req.bytes, req.write, now, 0);
             have_request = traffic.next(req);
             t_driver += driver.issue_interval_ps;
             continue;
         }
-
-        if (lookup_time == now) {  // one L2 lookup at its slice
-            const Lookup lk = lookups.top();
-            lookups.pop();
-            requests.clear();
-            const L2Cache::DeferredOutcome o = l2_->access_deferred(lk.address, lk.bytes, lk.write, lk.at, lk.slice, requests);
-            Slot& sl = slots[lk.slot];
-            sl.done = std::max(sl.done, o.floor);
-            --sl.pieces;
-            if (o.new_fill >= 0) {  // fill ids are reused once resolved: reset its state
-                const auto f = static_cast<std::size_t>(o.new_fill);
-                if (f >= fill_waiters.size()) {
-                    fill_waiters.resize(f + 1);
-                    fill_held.resize(f + 1);
-                    fill_requests_left.resize(f + 1, 0);
-                    fill_done.resize(f + 1, never);
-                }
-                fill_waiters[f].clear();
-                fill_held[f].clear();
-                fill_requests_left[f] = 0;
-                fill_done[f] = never;
-            }
-            for (const auto& n : requests) {
-                const std::uint32_t r = new_dram_request(n, n.fill < 0);
-                if (n.fill < 0) {
-                    send(r, o.floor - hit);  // write-back: posted at the lookup's start
-                } else {
-                    ++fill_requests_left[static_cast<std::size_t>(n.fill)];
-                    if (o.new_fill_blocked) fill_held[static_cast<std::size_t>(n.fill)].push_back(r);
-                    else send(r, o.new_fill_issue);
-                }
-            }
-            for (const std::int64_t w : o.waits) {
-                // The L2 names only fills still in flight (a landed fill has updated its line).
-                if (w < 0) continue;
-                fill_waiters[static_cast<std::size_t>(w)].push_back(lk.slot);
-                ++sl.waits;
-            }
-            if (sl.pieces == 0 && sl.waits == 0) slot_finished(lk.slot);
-            continue;
+        queued_step();
+        for (const QueuedCompletion& c : completions) {
+            finished.push(c.done);
+            result.latency.record(c.done - c.issued);
+            result.last_completion = std::max(result.last_completion, c.done);
         }
-
-        if (arrival_time == now) {  // a burst reaches its controller's queue (or waits in front of it)
-            const DramController::Burst burst = arrivals.top().burst;
-            arrivals.pop();
-            const auto u = static_cast<std::size_t>(burst.where.unit);
-            if (ctrls[u].has_space() && waiting[u].empty()) {
-                const bool was_empty = ctrls[u].empty();
-                ctrls[u].enqueue(burst);
-                if (was_empty) decisions.emplace(ctrls[u].next_decision_time(), burst.where.unit);
-            } else {
-                waiting[u].push_back(burst);
-            }
-            continue;
-        }
-
-        // A controller decision.
-        const int unit = decisions.top().second;
-        decisions.pop();
-        auto& c = ctrls[static_cast<std::size_t>(unit)];
-        const DramController::Issued done = c.decide();
-        auto& line = waiting[static_cast<std::size_t>(unit)];
-        if (!line.empty()) {
-            DramController::Burst next = line.front();
-            line.pop_front();
-            next.arrival = std::max(next.arrival, now);
-            c.enqueue(next);
-        }
-        if (!c.empty()) decisions.emplace(c.next_decision_time(), unit);
-        DramRequest& q = dram_requests[done.tag];
-        q.done = std::max(q.done, done.data_end);
-        if (--q.bursts > 0) continue;
-        dram_.record_request(q.write, q.bytes, q.done - q.issued);
-        const std::int64_t fill = q.fill;
-        const Picoseconds q_done = q.done;
-        free_dram_requests.push_back(done.tag);
-        if (fill < 0) continue;
-        const auto f = static_cast<std::size_t>(fill);
-        fill_done[f] = fill_done[f] == never ? q_done : std::max(fill_done[f], q_done);
-        if (--fill_requests_left[f] > 0) continue;
-        // The fill has landed: its waiters, its line and its MSHR (which may release held fills).
-        for (const std::uint32_t s : fill_waiters[f]) {
-            Slot& sl = slots[s];
-            sl.done = std::max(sl.done, fill_done[f] + hit);
-            if (--sl.waits == 0 && sl.pieces == 0) slot_finished(s);
-        }
-        fill_waiters[f].clear();
-        released.clear();
-        l2_->resolve_fill(fill, fill_done[f], released);
-        for (const auto& [held, issue] : released) {
-            for (const std::uint32_t r : fill_held[static_cast<std::size_t>(held)]) send(r, issue);
-            fill_held[static_cast<std::size_t>(held)].clear();
-        }
+        completions.clear();
     }
     return result;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "models/memory/crossbar.h"
 #include "models/memory/dram.h"
@@ -21,6 +22,12 @@ struct MemoryHierarchyParams {
     CrossbarParams crossbar;               // requesters/targets/clock are filled in by the hierarchy
     std::optional<L2Params> l2;            // none: the crossbar feeds the DRAM directly
     DramParams dram;
+};
+
+// A request of the incremental queued mode that has completed (see MemoryHierarchy::queued_issue).
+struct QueuedCompletion {
+    std::uint64_t tag;           // the caller's, from queued_issue
+    Picoseconds issued, done;    // arrival, and data delivered (reads) or accepted (writes)
 };
 
 struct MemoryHierarchyStats {
@@ -49,6 +56,22 @@ public:
     // fresh hierarchy (do not mix with access()). Results depend only on the inputs.
     DriveResult run_queued(TrafficGenerator& traffic, const DriverParams& driver);
 
+    // The same event engine driven incrementally, for callers that learn their requests as they
+    // go (the GPU's memory port, run_queued's driver). The caller merges its own requests with the
+    // engine's events in time order: while its next request is due no later than
+    // queued_next_event(), it calls queued_issue(); otherwise queued_step() processes that one
+    // event. Requests must be issued in non-decreasing time, never before an event already
+    // processed. Completed requests are appended to queued_completions() (the caller drains it).
+    // A completion is known no later than when the event that decides it is processed, and it
+    // lies at least the L2 hit latency after that event: callers use this bound as lookahead.
+    // Needs an L2 (throws std::logic_error without one); do not mix with access().
+    void queued_issue(int requester, std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds now,
+                      std::uint64_t tag);
+    Picoseconds queued_next_event();  // DramController::kNeverPs when nothing is pending
+    void queued_step();
+    bool queued_idle() const;         // no request in flight
+    std::vector<QueuedCompletion>& queued_completions();
+
     MemoryHierarchyStats stats() const;
     void drain_writes(Picoseconds now) { dram_.drain_writes(now); }  // posted DRAM writes
     const MemoryHierarchyParams& params() const { return params_; }
@@ -62,6 +85,12 @@ private:
     std::uint64_t requests_ = 0, bytes_read_ = 0, bytes_written_ = 0;
     LatencyHistogram latency_;
     FastDivider line_div_;  // L2 line size
+    struct QueuedState;     // the queued mode's events and requests (hierarchy_queued.cpp)
+    struct QueuedStateDeleter {
+        void operator()(QueuedState* state) const;
+    };
+    std::unique_ptr<QueuedState, QueuedStateDeleter> queued_;
+    QueuedState& queued();
 };
 
 }  // namespace accelsim::memory

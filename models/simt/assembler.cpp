@@ -294,6 +294,7 @@ private:
         else if (base == "i2f") simple(Opcode::i2f, Unit::fp32, "ds", true);
         else if (base == "f2i") simple(Opcode::f2i, Unit::fp32, "ds");
         else if (base == "selp") simple(Opcode::selp, Unit::int_alu, "dssQ");
+        else if (base == "prmt") simple(Opcode::prmt, Unit::int_alu, "dsss");
         else if (base == "ex2") simple(Opcode::ex2, Unit::sfu, "ds", true);
         else if (base == "rcp") simple(Opcode::rcp, Unit::sfu, "ds", true);
         else if (base == "rsqrt") simple(Opcode::rsqrt, Unit::sfu, "ds", true);
@@ -334,13 +335,36 @@ private:
             in.unit = Unit::ldst;
             pattern = "dss";
         } else if (base == "ld" || base == "st") {
-            if (parts.size() != 2 || (parts[1] != "global" && parts[1] != "shared"))
-                fail(line, "expected " + base + ".global or " + base + ".shared");
+            if (parts.size() < 2 || parts.size() > 3 || (parts[1] != "global" && parts[1] != "shared") ||
+                (parts.size() == 3 && parts[2] != "v2" && parts[2] != "v4"))
+                fail(line, "expected " + base + ".global or " + base + ".shared, optionally with .v2 or .v4");
             const bool global = parts[1] == "global";
             in.op = base == "ld" ? (global ? Opcode::ld_global : Opcode::ld_shared)
                                  : (global ? Opcode::st_global : Opcode::st_shared);
             in.unit = Unit::ldst;
+            in.vector = parts.size() == 3 ? (parts[2] == "v2" ? 2 : 4) : 1;
             pattern = base == "ld" ? "dA" : "As";
+        } else if (base == "cvt") {
+            // cvt.f32.f16.lo|hi, cvt.f32.bf16.lo|hi (unpack), cvt.f16x2.f32, cvt.bf16x2.f32 (pack)
+            const std::string form = mnemonic.substr(4);
+            static const std::pair<const char*, Conversion> forms[] = {
+                {"f32.f16.lo", Conversion::f32_f16_lo},   {"f32.f16.hi", Conversion::f32_f16_hi},
+                {"f32.bf16.lo", Conversion::f32_bf16_lo}, {"f32.bf16.hi", Conversion::f32_bf16_hi},
+                {"f16x2.f32", Conversion::f16x2_f32},     {"bf16x2.f32", Conversion::bf16x2_f32}};
+            bool found = false;
+            for (const auto& [n, c] : forms)
+                if (form == n) {
+                    in.modifier = static_cast<std::uint8_t>(c);
+                    found = true;
+                }
+            if (!found)
+                fail(line, "unknown conversion '" + mnemonic +
+                               "' (cvt.f32.f16.lo|hi, cvt.f32.bf16.lo|hi, cvt.f16x2.f32, cvt.bf16x2.f32)");
+            in.op = Opcode::cvt;
+            in.unit = Unit::fp32;
+            in.fp_payload = true;
+            const auto c = static_cast<Conversion>(in.modifier);
+            pattern = c == Conversion::f16x2_f32 || c == Conversion::bf16x2_f32 ? "dss" : "ds";
         } else if (base == "mma") {
             if (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16"))
                 fail(line, "expected mma.m16n8k16.f16 or mma.m16n8k16.bf16");
@@ -387,6 +411,16 @@ private:
                 }
             }
         }
+        if (in.vector > 1) {
+            // Vector memory ops move registers r..r+N-1: the value must be a register range.
+            const bool load = in.op == Opcode::ld_global || in.op == Opcode::ld_shared;
+            const Operand& range = load ? in.dst : in.src[1];
+            if (range.kind != Operand::Kind::reg)
+                fail(line, "'" + mnemonic + "' needs a register as its value operand");
+            if (range.value + in.vector > static_cast<std::uint32_t>(kernel_.registers))
+                fail(line, "'" + mnemonic + "' needs " + std::to_string(in.vector) + " registers from r" +
+                               std::to_string(range.value) + ", beyond .reg " + std::to_string(kernel_.registers));
+        }
         if (in.op == Opcode::mma) {
             const std::uint32_t d = in.dst.value;
             for (int k = 0; k < 3; ++k) {
@@ -418,14 +452,26 @@ private:
                 if (s.kind == Operand::Kind::reg) add_read(s.value);
                 if (s.kind == Operand::Kind::pred) in.predicates_read |= static_cast<std::uint8_t>(1u << s.value);
             }
+            // A vector store reads v..v+N-1 (src[1] is v, added above), a vector load writes d..d+N-1.
+            if (in.src[1].kind == Operand::Kind::reg && (in.op == Opcode::st_global || in.op == Opcode::st_shared))
+                for (std::uint32_t i = 1; i < in.vector; ++i) add_read(in.src[1].value + i);
             if (in.dst.kind == Operand::Kind::reg) {
-                in.writes[0] = static_cast<std::uint8_t>(in.dst.value);
-                in.writes_count = 1;
+                for (std::uint32_t i = 0; i < in.vector; ++i)
+                    in.writes[i] = static_cast<std::uint8_t>(in.dst.value + i);
+                in.writes_count = in.vector;
             }
             if (in.dst.kind == Operand::Kind::pred) in.predicates_written |= static_cast<std::uint8_t>(1u << in.dst.value);
         }
         in.reads_count = static_cast<std::uint8_t>(std::min(reads.size(), sizeof(in.reads)));
         std::copy(reads.begin(), reads.begin() + in.reads_count, in.reads);
+    }
+
+    // True when a store writes at least one payload register.
+    static bool stored_payload(const Instruction& in, const std::bitset<256>& reg) {
+        if (in.src[1].kind != Operand::Kind::reg) return false;
+        for (std::uint32_t i = 0; i < in.vector; ++i)
+            if (reg[in.src[1].value + i]) return true;
+        return false;
     }
 
     // Flow-insensitive taint analysis: a register or predicate is "payload" if a floating-point
@@ -451,7 +497,7 @@ private:
                 if (in.op == Opcode::ld_global) t = global_tainted;
                 if (in.op == Opcode::ld_shared) t = shared_tainted;
                 if (in.op == Opcode::st_global || in.op == Opcode::st_shared) {
-                    const bool value_tainted = in.src[1].kind == Operand::Kind::reg && reg[in.src[1].value];
+                    const bool value_tainted = stored_payload(in, reg);
                     bool& space = in.op == Opcode::st_global ? global_tainted : shared_tainted;
                     if (value_tainted && !space) space = changed = true;
                     continue;
@@ -486,7 +532,9 @@ private:
                 continue;
             }
             if (in.op == Opcode::st_global || in.op == Opcode::st_shared) {
-                in.payload_data = in.src[1].kind == Operand::Kind::reg && reg[in.src[1].value];
+                // A partly-payload vector store taints the whole space, so nothing reads its
+                // non-payload words as anything but payload: skipping all of its data is safe.
+                in.payload_data = stored_payload(in, reg);
                 continue;
             }
             if (in.writes_count == 0 && in.predicates_written == 0) continue;
@@ -591,7 +639,7 @@ const char* opcode_name(Opcode op) {
                                   "shr",  "and",  "or",    "xor",  "not",  "fadd", "fsub",      "fmul",
                                   "ffma", "fmin", "fmax",  "i2f",  "f2i",  "setp", "selp",      "ex2",
                                   "rcp",  "rsqrt", "shfl", "ld.global", "st.global", "ld.shared", "st.shared",
-                                  "bar.sync", "bra", "exit", "mma", "nop"};
+                                  "bar.sync", "bra", "exit", "mma", "nop", "cvt", "prmt"};
     return names[static_cast<int>(op)];
 }
 

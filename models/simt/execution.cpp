@@ -26,6 +26,14 @@ float narrow_to_float(std::uint16_t bits, MmaType type) {
     return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
 }
 
+// fp32 -> fp16 / bf16 bits, round to nearest even (NaN stays a quiet NaN of the same sign).
+std::uint16_t narrow_from_float(float f, MmaType type) {
+    if (type == MmaType::f16) return Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(f));
+    const std::uint32_t u = as_bits(f);
+    if (std::isnan(f)) return static_cast<std::uint16_t>((u >> 16) | 0x0040u);
+    return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
 template <typename F>
 inline void for_lanes(std::uint32_t* out, F f) {
     for (int l = 0; l < 32; ++l) out[l] = f(l);
@@ -69,6 +77,7 @@ void Warp::reset(int registers, std::uint32_t block, int warp_index, std::uint32
 
 void ExecutionCounters::add(const ExecutionCounters& o) {
     issued += o.issued;
+    mma_issued += o.mma_issued;
     active_lanes += o.active_lanes;
     for (std::size_t i = 0; i < lanes_histogram.size(); ++i) lanes_histogram[i] += o.lanes_histogram[i];
 }
@@ -125,6 +134,7 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     // Full warps are the common case; without -mpopcnt __builtin_popcount is a library call.
     const int lanes = active == 0xffffffffu ? 32 : __builtin_popcount(active);
     ++counters_.issued;
+    counters_.mma_issued += in.op == Opcode::mma;
     counters_.active_lanes += static_cast<std::uint64_t>(lanes);
     ++counters_.lanes_histogram[static_cast<std::size_t>(lanes)];
     r.instruction = &in;
@@ -261,6 +271,45 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 });
                 break;
             }
+            case Opcode::prmt: {
+                // PTX prmt.b32 (default mode): bytes 0-3 of a and 4-7 of b; result byte i is the
+                // byte that nibble i of c selects (bits 0-2), or its sign replicated when bit 3 is set.
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                const std::uint32_t* b = fetch(in.src[1], w, s1);
+                const std::uint32_t* c = fetch(in.src[2], w, s2);
+                for_lanes(result, [&](int l) {
+                    const std::uint64_t bytes = static_cast<std::uint64_t>(b[l]) << 32 | a[l];
+                    std::uint32_t out = 0;
+                    for (int i = 0; i < 4; ++i) {
+                        const std::uint32_t nibble = (c[l] >> (4 * i)) & 0xfu;
+                        std::uint32_t byte = static_cast<std::uint32_t>(bytes >> (8 * (nibble & 7u))) & 0xffu;
+                        if (nibble & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
+                        out |= byte << (8 * i);
+                    }
+                    return out;
+                });
+                break;
+            }
+            case Opcode::cvt: {
+                const std::uint32_t* a = fetch(in.src[0], w, s0);
+                switch (static_cast<Conversion>(in.modifier)) {
+                    case Conversion::f32_f16_lo: for_lanes(result, [&](int l) { return as_bits(narrow_to_float(static_cast<std::uint16_t>(a[l]), MmaType::f16)); }); break;
+                    case Conversion::f32_f16_hi: for_lanes(result, [&](int l) { return as_bits(narrow_to_float(static_cast<std::uint16_t>(a[l] >> 16), MmaType::f16)); }); break;
+                    case Conversion::f32_bf16_lo: for_lanes(result, [&](int l) { return a[l] << 16; }); break;
+                    case Conversion::f32_bf16_hi: for_lanes(result, [&](int l) { return a[l] & 0xffff0000u; }); break;
+                    case Conversion::f16x2_f32:
+                    case Conversion::bf16x2_f32: {
+                        const std::uint32_t* b = fetch(in.src[1], w, s1);
+                        const MmaType type = static_cast<Conversion>(in.modifier) == Conversion::f16x2_f32 ? MmaType::f16 : MmaType::bf16;
+                        for_lanes(result, [&](int l) {
+                            return static_cast<std::uint32_t>(narrow_from_float(as_float(a[l]), type)) |
+                                   static_cast<std::uint32_t>(narrow_from_float(as_float(b[l]), type)) << 16;
+                        });
+                        break;
+                    }
+                }
+                break;
+            }
             case Opcode::ld_global:
             case Opcode::st_global:
             case Opcode::ld_shared:
@@ -272,45 +321,64 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 std::uint8_t* bytes = global ? memory_.data() : block.shared.data();
                 const std::size_t size = global ? memory_.size() : block.shared.size();
                 const bool move_data = !(skip_fp_payload_ && in.payload_data);
+                // Each lane moves `words` consecutive 32-bit words from an address aligned to
+                // their total size (4, 8 or 16 bytes).
+                const std::uint32_t words = in.vector;
+                const std::uint32_t access_bytes = 4u * words, align_mask = access_bytes - 1u;
                 // Addresses of all 32 lanes in one branch-free pass (the timing model reads only
                 // the executed lanes'); a bad executed lane is looked for again only to name it.
-                // "address + 4 > size" is "address > size - 4" (clamped to 32 bits) in 32-bit
-                // lanes, which SSE2 vectorizes.
+                // "address + bytes > size" is "address > size - bytes" (clamped to 32 bits) in
+                // 32-bit lanes, which SSE2 vectorizes.
                 const std::uint32_t last_word =
-                    size >= 4 ? static_cast<std::uint32_t>(std::min<std::size_t>(size - 4, 0xffffffffu)) : 0;
-                std::uint32_t bad = size >= 4 ? 0u : 1u;
+                    size >= access_bytes ? static_cast<std::uint32_t>(std::min<std::size_t>(size - access_bytes, 0xffffffffu)) : 0;
+                std::uint32_t bad = size >= access_bytes ? 0u : 1u;
                 const auto offset = static_cast<std::uint32_t>(in.offset);
                 for (int l = 0; l < 32; ++l) r.addresses[static_cast<std::size_t>(l)] = base[l] + offset;
                 if (exec == 0xffffffffu) {
                     for (int l = 0; l < 32; ++l) {
                         const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
-                        bad |= static_cast<std::uint32_t>((address & 3u) != 0) | static_cast<std::uint32_t>(address > last_word);
+                        bad |= static_cast<std::uint32_t>((address & align_mask) != 0) | static_cast<std::uint32_t>(address > last_word);
                     }
                 } else {
                     for (int l = 0; l < 32; ++l) {
                         const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
-                        bad |= (static_cast<std::uint32_t>((address & 3u) != 0) | static_cast<std::uint32_t>(address > last_word)) &
+                        bad |= (static_cast<std::uint32_t>((address & align_mask) != 0) | static_cast<std::uint32_t>(address > last_word)) &
                                ((exec >> l) & 1u);
                     }
                 }
                 if (bad)
                     for (int l = 0; l < 32; ++l) {
                         const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
-                        if (((exec >> l) & 1) && ((address & 3) != 0 || static_cast<std::size_t>(address) + 4 > size))
+                        if (((exec >> l) & 1) && ((address & align_mask) != 0 || static_cast<std::size_t>(address) + access_bytes > size))
                             fault(in, "lane " + std::to_string(l) + " address " + std::to_string(address) +
-                                          ((address & 3) ? " is not 4-byte aligned" : " is outside the " +
-                                           std::string(global ? "global" : "shared") + " memory of " +
-                                           std::to_string(size) + " bytes"));
+                                          ((address & align_mask) ? " is not " + std::to_string(access_bytes) + "-byte aligned"
+                                                                  : " is outside the " + std::string(global ? "global" : "shared") +
+                                                                        " memory of " + std::to_string(size) + " bytes"));
                     }
                 if (!move_data) {
                     write_result = false;
                     break;
                 }
+                if (words == 1) {
+                    for (int l = 0; l < 32; ++l) {
+                        if (!((exec >> l) & 1)) continue;
+                        const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
+                        if (load) std::memcpy(&result[l], bytes + address, 4);
+                        else std::memcpy(bytes + address, &value[l], 4);
+                    }
+                    break;
+                }
+                // Vector: register i of the range holds word i; written in place (write_result off).
+                write_result = false;
+                const std::uint32_t first = load ? in.dst.value : in.src[1].value;
                 for (int l = 0; l < 32; ++l) {
                     if (!((exec >> l) & 1)) continue;
-                    const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
-                    if (load) std::memcpy(&result[l], bytes + address, 4);
-                    else std::memcpy(bytes + address, &value[l], 4);
+                    std::uint8_t* p = bytes + r.addresses[static_cast<std::size_t>(l)];
+                    for (std::uint32_t i = 0; i < words; ++i) {
+                        std::uint32_t& reg = w.regs[static_cast<std::size_t>(first + i) * 32 + static_cast<std::size_t>(l)];
+                        if (load) std::memcpy(&reg, p + 4 * i, 4);
+                        else std::memcpy(p + 4 * i, &reg, 4);
+                    }
                 }
                 break;
             }

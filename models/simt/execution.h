@@ -77,6 +77,7 @@ struct Block {
 // summed (lanes of the SIMT mask at issue, before the guard predicate), and the W1..W32 histogram.
 struct ExecutionCounters {
     std::uint64_t issued = 0;
+    std::uint64_t mma_issued = 0;  // tensor-core warp instructions (mma), skipped payload included
     std::uint64_t active_lanes = 0;
     std::array<std::uint64_t, 33> lanes_histogram{};  // [n] = issues with n active lanes (index 0 unused)
     double simd_efficiency() const { return issued ? static_cast<double>(active_lanes) / (32.0 * issued) : 0.0; }
@@ -91,7 +92,8 @@ struct StepResult {
     bool redirected = false;     // next pc is not pc + 1 (taken branch, divergence, reconvergence)
     bool barrier = false;        // the warp arrived at bar.sync
     bool warp_finished = false;  // every lane has exited
-    std::array<std::uint32_t, 32> addresses{};  // byte addresses of executed lanes (memory ops)
+    std::array<std::uint32_t, 32> addresses{};  // byte addresses of executed lanes (memory ops; the
+                                                // first word of a .v2 / .v4 access)
 };
 
 class WarpExecutor {

@@ -1,7 +1,7 @@
 #pragma once
 // The SIMT warp ISA (docs/simt-isa.md is the reference): 32-bit registers per thread, 8 predicate
 // registers, special registers, integer/FP32/SFU arithmetic, shuffles, global and shared memory,
-// barrier, predicated branch, exit and the m16n8k16 tensor-core MMA. A Kernel is what the
+// barrier, predicated branch, exit, fp16/bf16 conversions and the m16n8k16 tensor-core MMA. A Kernel is what the
 // assembler produces: decoded instructions with branch targets, reconvergence points (immediate
 // post-dominators) and per-instruction scoreboard lists already resolved, so the hot loops never
 // look anything up.
@@ -23,7 +23,8 @@ enum class Opcode : std::uint8_t {
     ex2, rcp, rsqrt,
     shfl,
     ld_global, st_global, ld_shared, st_shared,
-    bar, bra, exit, mma, nop
+    bar, bra, exit, mma, nop,
+    cvt, prmt
 };
 
 // The pipeline an instruction issues to (timing); control instructions use no pipeline.
@@ -34,6 +35,9 @@ enum class Compare : std::uint8_t { eq, ne, lt, le, gt, ge };
 enum class CompareType : std::uint8_t { s32, u32, f32 };
 enum class ShuffleMode : std::uint8_t { idx, up, down, bfly };
 enum class MmaType : std::uint8_t { f16, bf16 };
+// cvt forms: unpack one 16-bit half of a register to fp32, or pack two fp32 into one register
+// (round to nearest even, the first source in the low half).
+enum class Conversion : std::uint8_t { f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32 };
 enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid };
 
 struct Operand {
@@ -45,7 +49,8 @@ struct Operand {
 struct Instruction {
     Opcode op = Opcode::nop;
     Unit unit = Unit::control;
-    std::uint8_t modifier = 0;      // Compare, ShuffleMode or MmaType, by opcode
+    std::uint8_t modifier = 0;      // Compare, ShuffleMode, MmaType or Conversion, by opcode
+    std::uint8_t vector = 1;        // memory ops: 32-bit words per lane (1, or 2 / 4 for .v2 / .v4)
     CompareType compare_type = CompareType::s32;
     std::int8_t guard = -1;         // predicate index guarding the instruction, -1 = always
     bool guard_negated = false;

@@ -5,50 +5,83 @@
 
 namespace accelsim::simt {
 
-L1Cache::L1Cache(const L1Params& params, GlobalMemoryPort& next) : params_(params), next_(next) {
+L1Cache::L1Cache(const L1Params& params) : params_(params) {
     if (params_.line_bytes != 128 || params_.ways < 1 || params_.bytes < params_.line_bytes * params_.ways)
         throw std::invalid_argument("L1: needs 128-byte lines, at least one way and room for one set");
     sets_ = static_cast<int>(params_.bytes / (params_.line_bytes * params_.ways));
-    lines_.resize(static_cast<std::size_t>(sets_) * static_cast<std::size_t>(params_.ways));
+    const std::size_t lines = static_cast<std::size_t>(sets_) * static_cast<std::size_t>(params_.ways);
+    tags_.assign(lines, 0);
+    last_use_.assign(lines, 0);
+    sectors_.resize(lines);
 }
 
-std::uint64_t L1Cache::access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) {
+long L1Cache::find(std::uint32_t sector_address, std::size_t& first, std::uint32_t& tag) const {
     const std::uint32_t line_address = sector_address / 128u;
     const auto set = static_cast<std::size_t>(line_address % static_cast<std::uint32_t>(sets_));
-    const std::uint32_t tag = line_address / static_cast<std::uint32_t>(sets_);
-    const int sector = static_cast<int>((sector_address / 32u) & 3u);
-    Line* first = &lines_[set * static_cast<std::size_t>(params_.ways)];
-    Line* line = nullptr;
+    tag = line_address / static_cast<std::uint32_t>(sets_) + 1;
+    first = set * static_cast<std::size_t>(params_.ways);
     for (int w = 0; w < params_.ways; ++w)
-        if (first[w].valid && first[w].tag == tag) line = &first[w];
-    if (write) {
-        // Write-through, no allocate: the sector (if cached) stays valid with the new data.
-        if (line) line->last_use = ++use_counter_;
-        return next_.access(cycle, sector_address, true, sm);
+        if (tags_[first + static_cast<std::size_t>(w)] == tag) return static_cast<long>(first) + w;
+    return -1;
+}
+
+void L1Cache::write(std::uint32_t sector_address) {
+    std::size_t first;
+    std::uint32_t tag;
+    const long line = find(sector_address, first, tag);
+    if (line >= 0) last_use_[static_cast<std::size_t>(line)] = ++use_counter_;
+}
+
+L1Cache::Read L1Cache::read(std::uint64_t cycle, std::uint32_t sector_address) {
+    std::size_t first;
+    std::uint32_t tag;
+    long found = find(sector_address, first, tag);
+    const int sector = static_cast<int>((sector_address / 32u) & 3u);
+    const std::uint64_t lookup_done = cycle + static_cast<std::uint64_t>(params_.hit_latency);
+    if (found >= 0 && sectors_[static_cast<std::size_t>(found)].ready[sector] != 0) {
+        const auto line = static_cast<std::size_t>(found);
+        last_use_[line] = ++use_counter_;
+        const std::uint64_t ready = sectors_[line].ready[sector];
+        if (ready & kPendingBit) return {Outcome::merge_pending, 0, static_cast<std::uint32_t>(ready & ~kPendingBit)};
+        // Present once its fill has landed by the lookup; before that the load waits for it.
+        if (ready <= cycle) return {Outcome::hit, lookup_done, 0};
+        return {Outcome::merge, std::max(lookup_done, ready), 0};
     }
-    if (line && line->sector_ready[sector] != 0) {
-        ++hits_;
-        line->last_use = ++use_counter_;
-        return std::max(cycle + static_cast<std::uint64_t>(params_.hit_latency), line->sector_ready[sector]);
-    }
-    ++misses_;
-    if (!line) {
-        line = first;  // an invalid way, else the least recently used one
+    if (found < 0) {
+        std::size_t victim = first;  // an invalid way, else the least recently used one
         for (int w = 0; w < params_.ways; ++w) {
-            if (!first[w].valid) {
-                line = &first[w];
+            const std::size_t i = first + static_cast<std::size_t>(w);
+            if (tags_[i] == 0) {
+                victim = i;
                 break;
             }
-            if (first[w].last_use < line->last_use) line = &first[w];
+            if (last_use_[i] < last_use_[victim]) victim = i;
         }
-        *line = Line{};
-        line->valid = true;
-        line->tag = tag;
+        tags_[victim] = tag;
+        sectors_[victim] = Sectors{};
+        found = static_cast<long>(victim);
     }
-    line->last_use = ++use_counter_;
-    const std::uint64_t ready = next_.access(cycle + static_cast<std::uint64_t>(params_.hit_latency), sector_address, false, sm);
-    line->sector_ready[sector] = ready;
-    return ready;
+    const auto line = static_cast<std::size_t>(found);
+    last_use_[line] = ++use_counter_;
+    std::uint32_t fill;
+    if (free_fills_.empty()) {
+        fill = static_cast<std::uint32_t>(fills_.size());
+        fills_.emplace_back();
+    } else {
+        fill = free_fills_.back();
+        free_fills_.pop_back();
+    }
+    fills_[fill] = Fill{line, sector};
+    sectors_[line].ready[sector] = kPendingBit | fill;
+    return {Outcome::miss, 0, fill};
+}
+
+void L1Cache::fill_done(std::uint32_t fill, std::uint64_t ready) {
+    const Fill& f = fills_[fill];
+    // The line may have been replaced while the fill was in flight: then the data is dropped.
+    std::uint64_t& slot = sectors_[f.line].ready[f.sector];
+    if (slot == (kPendingBit | fill)) slot = std::max<std::uint64_t>(ready, 1);
+    free_fills_.push_back(fill);
 }
 
 }  // namespace accelsim::simt

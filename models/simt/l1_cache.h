@@ -1,12 +1,11 @@
 #pragma once
-// The SM's L1 data cache in front of a GlobalMemoryPort: sectored (128-byte lines of four 32-byte
-// sectors), set-associative with LRU replacement, write-through without allocation (as NVIDIA's
-// L1 treats global stores). A sector still in flight serves later requests when it arrives, so a
-// second warp reading the same data does not pay the miss again.
+// The SM's L1 data cache: sectored (128-byte lines of four 32-byte sectors), set-associative with
+// LRU replacement, write-through without allocation (as NVIDIA's L1 treats global stores). It only
+// keeps state and decides; the SM sends misses on to the memory port and reports each fill's
+// answer back with fill_done(). A load of a sector whose fill is still in flight waits for that
+// fill (MSHR-like merge) instead of sending the sector again.
 #include <cstdint>
 #include <vector>
-
-#include "models/simt/memory_access.h"
 
 namespace accelsim::simt {
 
@@ -17,26 +16,50 @@ struct L1Params {
     int hit_latency = 33;
 };
 
-class L1Cache : public GlobalMemoryPort {
+class L1Cache {
 public:
-    L1Cache(const L1Params& params, GlobalMemoryPort& next);
-    std::uint64_t access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) override;
-    std::uint64_t hits() const { return hits_; }
-    std::uint64_t misses() const { return misses_; }
+    explicit L1Cache(const L1Params& params);  // throws std::invalid_argument
+
+    enum class Outcome : std::uint8_t {
+        hit,             // data present: ready = cycle + hit_latency
+        merge,           // fill in flight whose landing is known: ready = max(cycle + hit_latency, landing)
+        merge_pending,   // fill in flight, answer not known yet: wait for fill `fill`
+        miss,            // new fill `fill`: send the sector on at cycle + hit_latency, then fill_done()
+    };
+    struct Read {
+        Outcome outcome;
+        std::uint64_t ready = 0;  // hit, merge
+        std::uint32_t fill = 0;   // merge_pending, miss
+    };
+    // A warp's load of one sector, looked up at `cycle`.
+    Read read(std::uint64_t cycle, std::uint32_t sector_address);
+    // A store: write-through, no allocate; a cached sector stays valid with the new data.
+    void write(std::uint32_t sector_address);
+    // Fill `fill` lands at `ready` (SM cycle at which its data is usable). Its id is free afterwards.
+    void fill_done(std::uint32_t fill, std::uint64_t ready);
+    int hit_latency() const { return params_.hit_latency; }
 
 private:
-    struct Line {
-        std::uint32_t tag = 0;
-        bool valid = false;
-        std::uint64_t last_use = 0;
-        std::uint64_t sector_ready[4] = {};  // 0 = sector not present
+    static constexpr std::uint64_t kPendingBit = std::uint64_t{1} << 63;  // sector_ready = kPendingBit | fill
+    // Per line (sets_ x ways, a set's ways adjacent), in separate arrays so that a lookup reads
+    // one host cache line of tags and then only the matching line's sectors.
+    struct Sectors {
+        std::uint64_t ready[4] = {};  // 0 = sector not present
     };
+    struct Fill {
+        std::size_t line;  // index in the per-line arrays
+        int sector;
+    };
+    // The line of `sector_address` (-1 if absent), its set's first index and its tag + 1.
+    long find(std::uint32_t sector_address, std::size_t& first, std::uint32_t& tag) const;
     L1Params params_;
-    GlobalMemoryPort& next_;
     int sets_;
-    std::vector<Line> lines_;  // sets_ x ways
+    std::vector<std::uint32_t> tags_;      // tag + 1, 0 = invalid
+    std::vector<std::uint64_t> last_use_;  // LRU stamps
+    std::vector<Sectors> sectors_;
+    std::vector<Fill> fills_;
+    std::vector<std::uint32_t> free_fills_;
     std::uint64_t use_counter_ = 0;
-    std::uint64_t hits_ = 0, misses_ = 0;
 };
 
 }  // namespace accelsim::simt

@@ -1,6 +1,7 @@
 #include "models/simt/memory_access.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace accelsim::simt {
 
@@ -92,6 +93,39 @@ int shared_bank_conflict_degree(const std::array<std::uint32_t, 32>& addresses, 
         degree = std::max(degree, ++per_bank[bank]);
     }
     return degree;
+}
+
+void GlobalMemoryPort::submit(std::uint64_t, std::uint32_t, bool, int, std::uint64_t) {
+    throw std::logic_error("GlobalMemoryPort::submit on a blocking port");
+}
+
+void GlobalMemoryPort::advance(std::uint64_t, std::vector<SectorAnswer>&) {}
+
+void FixedLatencyMemory::submit(std::uint64_t cycle, std::uint32_t, bool write, int sm, std::uint64_t tag) {
+    ++(write ? write_sectors_ : read_sectors_);
+    pending_.push_back({sm, tag, cycle + static_cast<std::uint64_t>(latency_)});
+    pending_cycles_.push_back(cycle);
+}
+
+void FixedLatencyMemory::advance(std::uint64_t end, std::vector<SectorAnswer>& answers) {
+    // No contention: a sector's answer depends on nothing else, so "serving" it is taking it out.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+        if (pending_cycles_[i] < end) {
+            answers.push_back(pending_[i]);
+        } else {
+            pending_[kept] = pending_[i];
+            pending_cycles_[kept++] = pending_cycles_[i];
+        }
+    }
+    pending_.resize(kept);
+    pending_cycles_.resize(kept);
+}
+
+std::uint64_t FixedLatencyMemory::next_activity_cycle() {
+    std::uint64_t next = ~std::uint64_t{0};
+    for (const std::uint64_t c : pending_cycles_) next = std::min(next, c);
+    return next;
 }
 
 }  // namespace accelsim::simt

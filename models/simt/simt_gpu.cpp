@@ -24,6 +24,7 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
     KernelStats s;
     const ExecutionCounters& c = executor.counters();
     s.issued = c.issued;
+    s.mma_issued = c.mma_issued;
     s.active_lanes = c.active_lanes;
     s.simd_efficiency = c.simd_efficiency();
     s.lanes_histogram = c.lanes_histogram;
@@ -45,6 +46,7 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
         s.blocks += st.blocks_completed;
         s.l1_hits += st.l1_hits;
         s.l1_misses += st.l1_misses;
+        s.l1_merges += st.l1_merges;
     }
     if (!sms.empty()) {
         s.theoretical = sms.front()->occupancy();
@@ -57,6 +59,62 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
     s.achieved_occupancy = busy ? static_cast<double>(warp_cycles) / (max_warps * static_cast<double>(busy)) : 0.0;
     return s;
 }
+
+void deliver_answers(std::vector<SectorAnswer>& answers, const std::vector<SmCore*>& sms) {
+    for (const SectorAnswer& a : answers) sms[static_cast<std::size_t>(a.sm)]->deliver(a);
+    answers.clear();
+}
+
+namespace {
+
+constexpr std::uint64_t kNone = ~std::uint64_t{0};
+
+// Runs every busy SM to `end`, handing out blocks in global (cycle, SM) order: the SM whose block
+// completed earliest is refilled first, as the run-ahead loop of launch() does.
+void run_window(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, std::uint64_t end,
+                std::vector<char>& stopped) {
+    stopped.assign(sms.size(), 0);
+    for (std::size_t i = 0; i < sms.size(); ++i) stopped[i] = sms[i]->busy() && sms[i]->run_until_block_completes(end);
+    for (;;) {
+        std::size_t best = sms.size();
+        for (std::size_t i = 0; i < sms.size(); ++i)
+            if (stopped[i] && (best == sms.size() || sms[i]->now() < sms[best]->now())) best = i;
+        if (best == sms.size()) return;
+        dispatcher.refill(*sms[best]);
+        stopped[best] = sms[best]->busy() && sms[best]->run_until_block_completes(end);
+    }
+}
+
+// Non-blocking port: windows of its lookahead W. A window starts at the previous one's end, or
+// later when nothing (no SM, no request in the port) can change state before: then the cycles in
+// between are idle for everybody and skipping them changes nothing.
+void run_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, GlobalMemoryPort& port,
+                 std::uint64_t max_window) {
+    const std::uint64_t window = max_window > 0 ? std::min(max_window, port.lookahead_cycles()) : port.lookahead_cycles();
+    std::vector<SectorAnswer> answers;
+    std::vector<char> stopped;
+    for (std::uint64_t end = 0;;) {
+        bool any_busy = false;
+        std::uint64_t start = port.next_activity_cycle();
+        for (const SmCore* sm : sms) {
+            if (!sm->busy()) continue;
+            any_busy = true;
+            const std::uint64_t next = sm->next_event_cycle();
+            if (next < SmCore::kWaitsForMemory) start = std::min(start, std::max(sm->now(), next));
+        }
+        if (!any_busy) break;
+        // kNone: every SM waits at a barrier with nothing in flight; running them reports it.
+        start = start == kNone ? end : std::max(start, end);
+        end = start + window;
+        run_window(sms, dispatcher, end, stopped);
+        port.advance(end, answers);
+        deliver_answers(answers, sms);
+    }
+    port.advance(kNone, answers);  // the last stores (and loads of warps that have exited)
+    deliver_answers(answers, sms);
+}
+
+}  // namespace
 
 KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
                    const SimtParams& params, GlobalMemoryPort* port, const LaunchOptions& options) {
@@ -76,12 +134,15 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
     }
     BlockDispatcher dispatcher(dims.grid);
     dispatcher.initial_fill(sms);
+    if (port->lookahead_cycles() > 0) {
+        run_windows(sms, dispatcher, *port, options.max_window_cycles);
+        return collect_stats(sms, executor, params);
+    }
     if (options.sm_quantum_cycles > 0) {
         // Lock-step windows: every SM runs up to the window's end before any SM goes further.
         // An SM whose next event lies beyond the window is left alone (it would only idle); when
         // every SM idles past the window, the windows jump to the first event. Both are exact:
         // no SM issues a request in the skipped cycles, so the memory sees the same calls.
-        constexpr std::uint64_t kNone = ~std::uint64_t{0};
         for (std::uint64_t window_end = options.sm_quantum_cycles;;) {
             bool any_busy = false;
             std::uint64_t next_event = kNone;

@@ -7,6 +7,15 @@
 //
 // launch() runs the grid with one SmCore per SM in plain C++ (block dispatch in global time
 // order), and SimtChipModule (simt_module.h) runs the same SmCores as one SystemC process per SM.
+//
+// With a non-blocking port (GlobalMemoryPort::lookahead_cycles() = W > 0, e.g. the L2 + HBM
+// hierarchy), the SMs run in windows of W cycles: each SM runs on its own to the window's end,
+// submitting its sectors; then the port serves everything submitted before that end in time order
+// and the answers go to the SMs' scoreboards. W is at most the port's minimum latency, so no answer
+// is due inside the window that asked for it: the result is the one a simulator advancing every SM
+// and the memory together, cycle by cycle, would give (conservative lookahead, as in parallel
+// discrete-event simulation). With a blocking port, each SM runs ahead until one of its blocks
+// completes (exact when the SMs share nothing but the dispatcher: FixedLatencyMemory).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -25,16 +34,21 @@ struct LaunchOptions {
     // Timing-only: do not compute floating-point payload instructions. Allowed only when the
     // kernel's fp_payload_skippable is true (then cycles are identical); otherwise launch() throws.
     bool skip_fp_payload = false;
-    // 0: each SM runs ahead until one of its blocks completes (exact when SMs share nothing but
-    // the block dispatcher, e.g. FixedLatencyMemory). N > 0: SMs advance in lock-step windows of
-    // N cycles (SM 0..n-1 within a window), so a shared memory port (L2, HBM) sees requests in
-    // time order give or take N cycles; blocks are handed out in (window, SM) order.
+    // Blocking ports only (a non-blocking port sets its own windows): 0, each SM runs ahead until
+    // one of its blocks completes (exact when SMs share nothing but the block dispatcher, e.g.
+    // FixedLatencyMemory). N > 0: SMs advance in lock-step windows of N cycles (SM 0..n-1 within
+    // a window), so a shared blocking port sees requests in time order give or take N cycles.
     std::uint64_t sm_quantum_cycles = 0;
+    // Non-blocking ports: windows of min(this, the port's lookahead) cycles; 0 = the lookahead.
+    // Any window up to the lookahead gives identical results (tests run 1, the cycle-by-cycle
+    // reference, against the default).
+    std::uint64_t max_window_cycles = 0;
 };
 
 struct KernelStats {
     std::uint64_t cycles = 0;           // launch to last block done (and last store accepted)
     std::uint64_t issued = 0;           // warp instructions, branches and exits included
+    std::uint64_t mma_issued = 0;       // tensor-core warp instructions (mma.m16n8k16: 2048 MACs each)
     double ipc = 0;                     // issued / cycles, whole GPU
     double issue_slot_utilization = 0;  // issue_cycles / (sms * sub-partitions * cycles)
     Occupancy theoretical;              // per SM, from the occupancy calculator
@@ -47,6 +61,7 @@ struct KernelStats {
     std::uint64_t global_requests = 0, global_sectors = 0;
     std::uint64_t shared_requests = 0, shared_wavefronts = 0;
     std::uint64_t l1_hits = 0, l1_misses = 0;  // global load sectors, when SmParams::l1 is on
+    std::uint64_t l1_merges = 0;        // of the misses: waited for a fill in flight, sent nothing
     std::uint64_t blocks = 0;
     std::vector<IssueRecord> issue_order;  // SM 0, when params.sm.record_issue_order
 };
@@ -73,5 +88,8 @@ private:
 };
 
 KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params);
+
+// Hands the answers of a non-blocking port to their SMs and clears `answers`.
+void deliver_answers(std::vector<SectorAnswer>& answers, const std::vector<SmCore*>& sms);
 
 }  // namespace accelsim::simt

@@ -1,5 +1,7 @@
 #include "models/simt/sm_core.h"
 
+#include "models/simt/shared_access.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -7,14 +9,21 @@ namespace accelsim::simt {
 
 namespace {
 constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
+// A register whose load is still in flight at a non-blocking port: not ready before its answer.
+constexpr std::uint64_t kPending = SmCore::kWaitsForMemory;
+// Tags of the sectors an SM sends: what the answer completes (kind in bits 62-63, a 32-bit id
+// below; ports may use the bits in between, gpu::HierarchyMemoryPort does).
+constexpr std::uint64_t kTagLoad = 0, kTagFill = std::uint64_t{1} << 62, kTagStore = std::uint64_t{2} << 62;
+constexpr std::uint64_t kTagKind = std::uint64_t{3} << 62;
 }
 
 SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, GlobalMemoryPort& memory)
     : params_(params),
       sm_index_(sm_index),
       executor_(executor),
-      l1_(params.l1.bytes > 0 ? std::make_unique<L1Cache>(params.l1, memory) : nullptr),
-      memory_(l1_ ? static_cast<GlobalMemoryPort&>(*l1_) : memory),
+      l1_(params.l1.bytes > 0 ? std::make_unique<L1Cache>(params.l1) : nullptr),
+      memory_(memory),
+      non_blocking_(memory.lookahead_cycles() > 0),
       kernel_(executor.kernel()) {
     const Dim dims = executor.dims();
     occupancy_ = compute_occupancy(params_.limits, {static_cast<int>(dims.block), kernel_.registers, kernel_.shared_bytes});
@@ -28,6 +37,7 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
     timing_.resize(slots);
     blocked_until_.assign(slots, 0);
     blocked_reason_.assign(slots, Stall::idle);
+    generation_.assign(slots, 0);
     for (std::size_t i = 0; i < slots; ++i) {
         timing_[i].reg_ready.assign(static_cast<std::size_t>(kernel_.registers), 0);
         timing_[i].sub_partition = static_cast<int>(i % static_cast<std::size_t>(params_.sub_partitions));
@@ -58,6 +68,7 @@ void SmCore::add_block(std::uint32_t block_id) {
         t.pred_ready.fill(0);
         t.ibuffer_ready = now_;
         blocked_until_[static_cast<std::size_t>(slot)] = 0;
+        ++generation_[static_cast<std::size_t>(slot)];
         schedulers_[static_cast<std::size_t>(t.sub_partition)]->add(slot);
     }
     ++resident_blocks_;
@@ -172,26 +183,43 @@ void SmCore::issue(int sp, int slot) {
             } else if (step_.executed == 0) {
                 // every lane predicated off: one slot in the pipe, nothing moves
             } else if (in.op == Opcode::ld_shared || in.op == Opcode::st_shared) {
-                const int degree = shared_bank_conflict_degree(step_.addresses, step_.executed, params_.smem_banks,
-                                                               params_.smem_bank_bytes);
+                const int degree = shared_access_wavefronts(step_.addresses, step_.executed, in.vector,
+                                                            params_.smem_banks, params_.smem_bank_bytes);
                 ++stats_.shared_requests;
                 stats_.shared_wavefronts += static_cast<std::uint64_t>(degree);
                 busy_until = now_ + static_cast<std::uint64_t>(degree);
                 ready = now_ + static_cast<std::uint64_t>(params_.shared_latency + degree - 1);
             } else {
+                // Each lane's access (4, 8 or 16 bytes, aligned to its size) lies in one sector.
                 const bool write = in.op == Opcode::st_global;
                 const int n = coalesce_sectors(step_.addresses, step_.executed, 32, sectors_);
                 ++stats_.global_requests;
                 stats_.global_sectors += static_cast<std::uint64_t>(n);
                 const int per_cycle = std::max(1, params_.global_sectors_per_cycle);
-                std::uint64_t done = now_;
-                for (int i = 0; i < n; ++i)
-                    done = std::max(done, memory_.access(now_ + static_cast<std::uint64_t>(i / per_cycle),
-                                                         sectors_[static_cast<std::size_t>(i)], write, sm_index_));
-                stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, done);
                 busy_until = now_ + static_cast<std::uint64_t>((n + per_cycle - 1) / per_cycle);
-                ready = write ? now_ + 1 : done;
-                long_latency = !write;
+                if (write) {
+                    for (int i = 0; i < n; ++i) {
+                        const std::uint32_t sector = sectors_[static_cast<std::size_t>(i)];
+                        if (l1_) l1_->write(sector);
+                        send(now_ + static_cast<std::uint64_t>(i / per_cycle), sector, true, kTagStore);
+                    }
+                    ready = now_ + 1;
+                } else {
+                    // One guard count keeps the load open while its sectors go out (a blocking port
+                    // answers inside the loop); if all are answered, the registers get the time now.
+                    const std::uint32_t load = start_load(slot, in);
+                    for (int i = 0; i < n; ++i)
+                        load_sector(load, now_ + static_cast<std::uint64_t>(i / per_cycle), sectors_[static_cast<std::size_t>(i)]);
+                    PendingLoad& p = loads_[load];
+                    if (--p.outstanding == 0) {
+                        ready = p.done;
+                        stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, p.done);
+                        free_loads_.push_back(load);
+                    } else {
+                        ready = kPending;
+                    }
+                    long_latency = true;
+                }
             }
             break;
         }
@@ -242,13 +270,104 @@ void SmCore::finish_warp(int slot) {
     }
 }
 
-SmStats SmCore::stats() const {
-    SmStats s = stats_;
-    if (l1_) {
-        s.l1_hits = l1_->hits();
-        s.l1_misses = l1_->misses();
+SmStats SmCore::stats() const { return stats_; }
+
+std::uint32_t SmCore::start_load(int slot, const Instruction& in) {
+    std::uint32_t load;
+    if (free_loads_.empty()) {
+        load = static_cast<std::uint32_t>(loads_.size());
+        loads_.emplace_back();
+    } else {
+        load = free_loads_.back();
+        free_loads_.pop_back();
     }
-    return s;
+    loads_[load] = PendingLoad{&in, slot, generation_[static_cast<std::size_t>(slot)], 1, now_};
+    return load;
+}
+
+void SmCore::load_sector(std::uint32_t load, std::uint64_t cycle, std::uint32_t sector) {
+    if (!l1_) {
+        ++loads_[load].outstanding;
+        send(cycle, sector, false, kTagLoad | load);
+        return;
+    }
+    const L1Cache::Read r = l1_->read(cycle, sector);
+    switch (r.outcome) {
+        case L1Cache::Outcome::hit:
+            ++stats_.l1_hits;
+            loads_[load].done = std::max(loads_[load].done, r.ready);
+            return;
+        case L1Cache::Outcome::merge:
+            ++stats_.l1_misses;
+            ++stats_.l1_merges;
+            loads_[load].done = std::max(loads_[load].done, r.ready);
+            return;
+        case L1Cache::Outcome::merge_pending:
+            ++stats_.l1_misses;
+            ++stats_.l1_merges;
+            ++loads_[load].outstanding;
+            fill_waiters_[r.fill].more.push_back({load, cycle});
+            return;
+        case L1Cache::Outcome::miss:
+            ++stats_.l1_misses;
+            ++loads_[load].outstanding;
+            if (r.fill >= fill_waiters_.size()) fill_waiters_.resize(r.fill + 1);
+            fill_waiters_[r.fill].first = {load, cycle};
+            fill_waiters_[r.fill].any = true;
+            send(cycle + static_cast<std::uint64_t>(l1_->hit_latency()), sector, false, kTagFill | r.fill);
+            return;
+    }
+}
+
+void SmCore::send(std::uint64_t cycle, std::uint32_t sector, bool write, std::uint64_t tag) {
+    if (non_blocking_) memory_.submit(cycle, sector, write, sm_index_, tag);
+    else deliver({sm_index_, tag, memory_.access(cycle, sector, write, sm_index_)});
+}
+
+void SmCore::deliver(const SectorAnswer& answer) {
+    const std::uint64_t id = answer.tag & ~kTagKind;
+    switch (answer.tag & kTagKind) {
+        case kTagLoad: answer_load(static_cast<std::uint32_t>(id), answer.done); break;
+        case kTagFill: {
+            const auto fill = static_cast<std::uint32_t>(id);
+            l1_->fill_done(fill, answer.done);
+            // A waiter looked the sector up at its own cycle: its data comes no earlier than
+            // that lookup's latency (the originating miss's answer is always later than that).
+            const std::uint64_t latency = static_cast<std::uint64_t>(l1_->hit_latency());
+            FillWaiters& waiters = fill_waiters_[fill];
+            if (waiters.any) answer_load(waiters.first.load, std::max(answer.done, waiters.first.cycle + latency));
+            for (const FillWaiter& w : waiters.more) answer_load(w.load, std::max(answer.done, w.cycle + latency));
+            waiters.any = false;
+            waiters.more.clear();
+            break;
+        }
+        default: stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, answer.done); break;
+    }
+}
+
+void SmCore::answer_load(std::uint32_t load, std::uint64_t done) {
+    PendingLoad& p = loads_[load];
+    p.done = std::max(p.done, done);
+    if (--p.outstanding == 0) complete_load(load);
+}
+
+void SmCore::complete_load(std::uint32_t load) {
+    const PendingLoad& p = loads_[load];
+    stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, p.done);
+    const auto slot = static_cast<std::size_t>(p.slot);
+    if (p.generation == generation_[slot]) {
+        // The warp's registers become ready; its cached blocked state (and its sub-partition's)
+        // was computed with them pending, so it is recomputed at the next scan.
+        WarpTiming& t = timing_[slot];
+        const Instruction& in = *p.instruction;
+        for (int i = 0; i < in.writes_count; ++i) t.reg_ready[in.writes[i]] = p.done;
+        if (in.predicates_written)
+            for (int q = 0; q < kPredicateRegisters; ++q)
+                if ((in.predicates_written >> q) & 1) t.pred_ready[static_cast<std::size_t>(q)] = p.done;
+        blocked_until_[slot] = 0;
+        sp_blocked_until_[static_cast<std::size_t>(t.sub_partition)] = 0;
+    }
+    free_loads_.push_back(load);
 }
 
 std::uint64_t SmCore::next_event_cycle() const {
@@ -291,6 +410,9 @@ bool SmCore::run_until_block_completes(std::uint64_t stop_at) {
             if (next_change == kNever)
                 throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' deadlocked on SM " +
                                 std::to_string(sm_index_) + " (warps wait at a barrier others never reach)");
+            // Waiting for memory answers only: they come at the window's end (stop_at).
+            if (next_change >= kPending && stop_at == kNever)
+                throw SimtError("SM: waits for memory answers outside a window (non-blocking port run without launch()'s windows)");
             // Idle stretch: nothing changes before next_change (the per-sub-partition blocked
             // caches stay valid, so cutting the stretch at stop_at changes nothing).
             advance = std::min(next_change, stop_at) - now_;

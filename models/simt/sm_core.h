@@ -5,6 +5,11 @@
 // pipelines with latency and initiation interval. Blocks are admitted up to the occupancy limit.
 // Every scheduler-cycle that issues nothing is classified (idle, scoreboard, pipeline, barrier);
 // stretches where no scheduler can issue are skipped in one step.
+//
+// Global memory: a load's sectors go through the L1 (if any) to the port; its destination
+// registers are pending until every sector is answered. A blocking port answers at once; a
+// non-blocking one answers later through deliver() (launch() runs the SMs in windows and hands
+// the answers over at each window's end). Stores are sent and the warp goes on.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -65,6 +70,7 @@ struct SmStats {
     std::uint64_t shared_requests = 0, shared_wavefronts = 0;  // wavefronts - requests = conflict cost
     std::uint64_t blocks_completed = 0;
     std::uint64_t l1_hits = 0, l1_misses = 0;  // sectors (global loads), with an L1
+    std::uint64_t l1_merges = 0;           // misses that waited for a fill already in flight (no new request)
     std::uint64_t last_memory_cycle = 0;   // last store accepted / load back
 };
 
@@ -87,7 +93,12 @@ public:
     // sub-partition blocked times of its last run: now() when one may issue now (or nothing is
     // known), ~0 when every sub-partition waits without end (a deadlock the next run reports).
     // Until then a run would only idle, so callers may leave the SM alone without changing a cycle.
+    // kWaitsForMemory when every sub-partition waits only for memory answers (or a barrier).
     std::uint64_t next_event_cycle() const;
+    static constexpr std::uint64_t kWaitsForMemory = ~std::uint64_t{0} - 1;
+    // An answer of the non-blocking port to a sector this SM submitted (any order; must come no
+    // later than the cycle it names, which launch()'s windows guarantee).
+    void deliver(const SectorAnswer& answer);
     void set_now(std::uint64_t cycle) { now_ = cycle; }
     SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
@@ -107,12 +118,26 @@ private:
     void issue(int sp, int slot);
     void release_barrier(Block& block);
     void finish_warp(int slot);
+    // Global memory: a load in flight (registers pending until `outstanding` sectors are answered).
+    struct PendingLoad {
+        const Instruction* instruction;
+        int slot;
+        std::uint32_t generation;  // of the warp slot at issue: a later warp in the slot is not woken
+        int outstanding;
+        std::uint64_t done;
+    };
+    std::uint32_t start_load(int slot, const Instruction& in);
+    void load_sector(std::uint32_t load, std::uint64_t cycle, std::uint32_t sector);
+    void send(std::uint64_t cycle, std::uint32_t sector, bool write, std::uint64_t tag);
+    void answer_load(std::uint32_t load, std::uint64_t done);
+    void complete_load(std::uint32_t load);
 
     SmParams params_;
     int sm_index_;
     WarpExecutor& executor_;
     std::unique_ptr<L1Cache> l1_;
-    GlobalMemoryPort& memory_;  // the L1 when there is one, else the port given
+    GlobalMemoryPort& memory_;
+    bool non_blocking_;  // memory_.lookahead_cycles() > 0: answers come through deliver()
     const Kernel& kernel_;
     Occupancy occupancy_;
     int warps_per_block_;
@@ -120,8 +145,9 @@ private:
     std::vector<WarpTiming> timing_;
     // Per warp slot, dense for the scheduler scan: the last failed issue check's result, "cannot
     // issue before blocked_until_ because of blocked_reason_" (a barrier waits forever until
-    // released). Exact: until then only the warp's own issue or a barrier release could change
-    // it, and pipelines only get busier.
+    // released, a pending load until its answer). Exact: until then only the warp's own issue, a
+    // barrier release or a memory answer (complete_load clears it) could change it, and
+    // pipelines only get busier.
     std::vector<std::uint64_t> blocked_until_;
     std::vector<Stall> blocked_reason_;
     std::vector<Block> blocks_;
@@ -134,9 +160,24 @@ private:
     bool block_completed_ = false;
     std::vector<Stall> classes_;  // per sub-partition, this cycle
     // A sub-partition that could not issue stays unable until sp_blocked_until_ (same class),
-    // unless a barrier release or a new block changes its warps: then the cache is cleared.
+    // unless a barrier release, a new block or a memory answer changes its warps: then the cache
+    // is cleared.
     std::vector<std::uint64_t> sp_blocked_until_;
     std::vector<Stall> sp_blocked_class_;
+    std::vector<PendingLoad> loads_;
+    std::vector<std::uint32_t> free_loads_;
+    std::vector<std::uint32_t> generation_;  // per warp slot, bumped when a new warp takes it
+    struct FillWaiter {
+        std::uint32_t load;
+        std::uint64_t cycle;  // when it looked the sector up
+    };
+    // By L1 fill id: the loads waiting for it, the first inline (most fills have one).
+    struct FillWaiters {
+        FillWaiter first;
+        std::vector<FillWaiter> more;
+        bool any = false;
+    };
+    std::vector<FillWaiters> fill_waiters_;
     StepResult step_;
     std::array<std::uint32_t, 32> sectors_{};
     SmStats stats_;

@@ -40,9 +40,11 @@ void TpuChip::set_pipeline_driver(PipelineDriver driver) {
     if (hierarchy_) hierarchy_->set_driver(std::move(driver));
 }
 
-TpuOpResult TpuChip::run(const Op& op, bool validate) {
+TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
     const std::int64_t index = op_index_++;
     TpuOpResult r;
+    const InputFrom input = next_input_from_;
+    next_input_from_ = InputFrom::hbm;
     if (params_.ideal_memory) {
         // Ideal memory covers the MXU alone: GEMMs in a dtype the MXU runs. Everything else keeps
         // its roofline row (empty model), as the engine reports ops no cycle model covers.
@@ -50,14 +52,20 @@ TpuOpResult TpuChip::run(const Op& op, bool validate) {
     } else if (params_.vmem_bytes > 0) {
         // A hierarchy chip stages every tile in VMEM; with none (tpu.vmem_bytes = 0) there is no
         // lowering and every op keeps its roofline row.
-        const bool fused = params_.fuse_elementwise && is_elementwise(op.kind) && previous_gemm_output_elements_ > 0 &&
-                           op.elements == previous_gemm_output_elements_;
-        r = hierarchy_->run(op, validate, index, fused);
-    }
-    previous_gemm_output_elements_ = 0;
-    if (is_gemm_like(op.kind)) {
-        const GemmShape g = op.as_gemm();
-        previous_gemm_output_elements_ = g.batch * g.m * g.n;
+        Placement place;
+        place.input = input;
+        // The next op consumes this op's output when its first input has as many elements in the
+        // same dtype (docs/tpu.md, "Placement").
+        const bool consumed = next != nullptr && next->dtype == op.dtype && output_elements(op) > 0 &&
+                              first_input_elements(*next) == output_elements(op);
+        if (consumed && params_.fuse_elementwise && is_gemm_like(op.kind) && is_elementwise(next->kind)) {
+            place.output = OutputTo::vmem;
+            next_input_from_ = InputFrom::vmem;
+        } else if (consumed && params_.cmem_enabled() && op.output_bytes() <= params_.cmem_bytes) {
+            place.output = OutputTo::hbm_and_cmem;
+            next_input_from_ = InputFrom::cmem;
+        }
+        r = hierarchy_->run(op, validate, index, place);
     }
     return r;
 }

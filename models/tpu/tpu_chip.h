@@ -20,6 +20,7 @@
 
 #include "models/common/op.h"
 #include "models/common/stats.h"
+#include "models/tpu/tpu_lowering.h"
 #include "models/tpu/tpu_numerics.h"
 #include "models/tpu/tpu_params.h"
 
@@ -35,11 +36,14 @@ using PipelineDriver = std::function<void(std::vector<CorePipeline>&)>;
 struct TpuOpResult {
     std::string model;      // "tpu.ideal" or "tpu.hierarchy"; empty: no cycle model for this op
     std::uint64_t cycles = 0;
-    std::map<std::string, std::int64_t> bytes;  // by level: "hbm", "scratchpad" (VMEM); CMEM is not used yet
+    std::map<std::string, std::int64_t> bytes;  // by level: "hbm", "cmem" (chips with CMEM), "scratchpad" (VMEM)
     std::optional<double> utilization;          // MXU MAC utilization (GEMMs) or vector-unit use
     std::optional<double> mxu_utilization, vector_utilization;
-    std::int64_t fused_hbm_bytes_saved = 0;     // input read from VMEM instead of HBM (fusion)
-    bool fused = false;                         // this op consumed its producer's output in VMEM
+    std::int64_t fused_hbm_bytes_saved = 0;     // fusion: input read from / output left in VMEM
+    bool fused = false;                         // a fused producer (output in VMEM) or consumer
+    // Compulsory bytes the placement keeps off HBM (for the roofline): the first input read from
+    // VMEM or CMEM, the output left in VMEM; and compulsory CMEM traffic (input read, output copied).
+    std::int64_t hbm_bytes_not_read = 0, hbm_bytes_not_written = 0, cmem_compulsory_bytes = 0;
     std::vector<StatValue> stats;
     std::optional<NumericsCheck> numerics;      // with validate, for ops whose data was checked
 };
@@ -53,9 +57,11 @@ public:
     TpuChip& operator=(const TpuChip&) = delete;
 
     // Runs `op` (the next op of the trace: ops are numbered in call order for the validation
-    // seeds). With validate, real data goes through the datapaths and is checked.
+    // seeds). With validate, real data goes through the datapaths and is checked. `next`: the op
+    // that will run after this one, if known; it decides where this op leaves its output (fusion
+    // into the next op keeps it in VMEM; with CMEM a copy stays there for the next op to read).
     // Throws std::invalid_argument naming the op when it cannot be lowered (a tile that cannot fit).
-    TpuOpResult run(const Op& op, bool validate);
+    TpuOpResult run(const Op& op, bool validate, const Op* next = nullptr);
 
     const TpuChipParams& params() const { return params_; }
     // Hierarchy chips: who runs the cores' pipelines (default: the plain loop). No effect on
@@ -71,8 +77,8 @@ private:
     std::unique_ptr<HierarchyModel> hierarchy_;  // memory system and per-core state (tpu_hierarchy.h)
     // Timing-only MXU stats by (batch, m, n, k, dtype) of the timing shape.
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>, MxuStats> timing_cache_;
-    // Output of the previous op kept in VMEM (for fusion): its element count, or 0.
-    std::int64_t previous_gemm_output_elements_ = 0;
+    // Where the previous op left its output for this one (decided when it ran, from its `next`).
+    InputFrom next_input_from_ = InputFrom::hbm;
 };
 
 // Timing shape of a GEMM on an MXU whose rate for the dtype is `rate` MACs per PE per cycle:

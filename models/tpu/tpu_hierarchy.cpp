@@ -35,6 +35,7 @@ void CorePipeline::execute_next() {
         const HierarchyModel::Transfer t = model_->transfer(core_, writebacks_.front().second, true, request);
         writebacks_.pop_front();
         bytes_out += t.bytes;
+        cmem_out += t.cmem_copy;
         vmem_bytes += t.bytes;
         end = std::max(end, t.done);
         return;
@@ -43,9 +44,11 @@ void CorePipeline::execute_next() {
     const TileStep& step = (*steps_)[next_];
     Picoseconds ready = request;
     for (int i = 0; i < step.in_count; ++i) {
-        const HierarchyModel::Transfer t = model_->transfer(core_, step.in[static_cast<std::size_t>(i)], false, request);
+        const DmaSegment& segment = step.in[static_cast<std::size_t>(i)];
+        const HierarchyModel::Transfer t = model_->transfer(core_, segment, false, request);
         ready = std::max(ready, t.done);
-        bytes_in += t.bytes;
+        (segment.level == MemLevel::cmem ? cmem_in : bytes_in) += t.bytes;
+        cmem_out += t.cmem_copy;
         vmem_bytes += t.bytes;
     }
     const Picoseconds previous_end = next_ == 0 ? start_ : compute_end_[next_ - 1];
@@ -103,8 +106,18 @@ std::uint64_t HierarchyModel::allocate(std::int64_t bytes) {
     return at;
 }
 
+Picoseconds HierarchyModel::cmem_access(std::int64_t bytes, Picoseconds issue) {
+    // One port at cmem_bytes_per_cycle shared by every core's DMA (busy-until). CMEM is on-chip
+    // SRAM: no latency beyond the DMA's own is modelled (docs/tpu.md).
+    const Picoseconds start = std::max(issue, cmem_free_);
+    cmem_free_ = start + memory::cycles_to_ps(static_cast<double>(bytes) / params_.cmem_bytes_per_cycle, params_.clock_hz);
+    return cmem_free_;
+}
+
 HierarchyModel::Transfer HierarchyModel::transfer(int core, const DmaSegment& segment, bool write,
                                                   Picoseconds request) {
+    if ((segment.level == MemLevel::cmem || segment.copy_to_cmem) && !params_.cmem_enabled())
+        throw std::logic_error("tpu: a transfer uses CMEM on a chip without CMEM");
     auto& free_at = dma_free_[static_cast<std::size_t>(core)];
     const Picoseconds start = std::max(request, free_at);
     const double bpc = params_.dma.bytes_per_cycle;
@@ -114,21 +127,30 @@ HierarchyModel::Transfer HierarchyModel::transfer(int core, const DmaSegment& se
         const std::int64_t n = std::min(chunk, segment.bytes - off);
         // A rate-limited DMA engine issues chunk j when its first j chunks have left the engine.
         const Picoseconds issue = bpc > 0 ? start + memory::cycles_to_ps(off / bpc, params_.clock_hz) : start;
-        Picoseconds arrived = memory_.access(core, segment.address + static_cast<std::uint64_t>(off),
-                                             static_cast<std::uint32_t>(n), write, issue);
+        Picoseconds arrived = 0;
+        if (segment.level == MemLevel::cmem) {
+            arrived = cmem_access(n, issue);
+        } else {
+            arrived = memory_.access(core, segment.address + static_cast<std::uint64_t>(off),
+                                     static_cast<std::uint32_t>(n), write, issue);
+            // The same bytes also go to CMEM (an output for the next op, a tile read again later);
+            // the chunk is done when both have it.
+            if (segment.copy_to_cmem) arrived = std::max(arrived, cmem_access(n, issue));
+        }
         if (bpc > 0) arrived = std::max(arrived, issue + memory::cycles_to_ps(n / bpc, params_.clock_hz));
         done = std::max(done, arrived);
     }
     free_at = bpc > 0 ? start + memory::cycles_to_ps(segment.bytes / bpc, params_.clock_hz) : start;
-    return Transfer{done + memory::cycles_to_ps(params_.dma.latency_cycles, params_.clock_hz), segment.bytes};
+    return Transfer{done + memory::cycles_to_ps(params_.dma.latency_cycles, params_.clock_hz), segment.bytes,
+                    segment.copy_to_cmem ? segment.bytes : 0};
 }
 
-TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_index, bool fused) {
+TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_index, const Placement& place) {
     TensorAddresses where;
     where.a = allocate(op.input_bytes());
     where.b = allocate(std::max(op.weight_bytes(), op.input_bytes() / 2));
     where.c = allocate(op.output_bytes());
-    const OpPlan plan = lower_op(op, params_, where, fused);
+    const OpPlan plan = lower_op(op, params_, where, place);
     const double hz = params_.clock_hz;
     const Picoseconds start = now_;
     const int cores = params_.cores;
@@ -151,11 +173,14 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     r.cycles = static_cast<std::uint64_t>(std::max(1.0, std::ceil(cycles_exact - 1e-6)));
     const double cycles = static_cast<double>(r.cycles);
 
-    std::int64_t hbm_in = 0, hbm_out = 0, vmem = 0, busy = 0, dma_wait = 0, fill = 0, cold = 0;
+    std::int64_t hbm_in = 0, hbm_out = 0, cmem_in = 0, cmem_out = 0, vmem = 0, busy = 0, dma_wait = 0, fill = 0,
+                 cold = 0;
     for (int c = 0; c < cores; ++c) {
         const CorePipeline& s = state[static_cast<std::size_t>(c)];
         hbm_in += s.bytes_in;
         hbm_out += s.bytes_out;
+        cmem_in += s.cmem_in;
+        cmem_out += s.cmem_out;
         vmem += s.vmem_bytes;
         busy = std::max(busy, s.busy_cycles);
         dma_wait += s.dma_wait_cycles;
@@ -173,6 +198,7 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     }
     r.bytes["hbm"] = hbm_in + hbm_out;
     r.bytes["scratchpad"] = vmem;
+    if (params_.cmem_enabled()) r.bytes["cmem"] = cmem_in + cmem_out;
     const double seconds = cycles / hz;
     r.stats.push_back({"chip.hbm.bytes_read", "bytes", "read from HBM by the DMA engines", double(hbm_in)});
     r.stats.push_back({"chip.hbm.bytes_written", "bytes", "written to HBM by the DMA engines", double(hbm_out)});
@@ -180,6 +206,19 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
                        double(hbm_in + hbm_out) / seconds});
     r.stats.push_back({"chip.vmem.achieved_bytes_per_second", "bytes/s", "VMEM bytes over the op's wall time",
                        double(vmem) / seconds});
+    if (params_.cmem_enabled()) {
+        r.stats.push_back({"chip.cmem.bytes_read", "bytes",
+                           "read from CMEM by the DMA engines (the previous op's output, tiles read again)",
+                           double(cmem_in)});
+        r.stats.push_back({"chip.cmem.bytes_written", "bytes",
+                           "copies left in CMEM (the output for the next op, tiles that will be read again)",
+                           double(cmem_out)});
+        r.stats.push_back({"chip.cmem.achieved_bytes_per_second", "bytes/s", "CMEM bytes over the op's wall time",
+                           double(cmem_in + cmem_out) / seconds});
+        r.stats.push_back({"chip.cmem.hbm_bytes_saved", "bytes",
+                           "HBM reads replaced by CMEM reads (first input from the previous op, re-read tiles)",
+                           double(cmem_in)});
+    }
     r.stats.push_back({"chip.stall.dma_cycles", "cycles", "sum over cores of compute idle waiting on DMA", double(dma_wait)});
     r.stats.push_back({"chip.stall.weight_load_cycles", "cycles",
                        "sum over cores of MXU fill/weight-load cycles of tiles started from idle",
@@ -195,12 +234,17 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     r.stats.push_back({"chip.vmem.footprint_bytes", "bytes", "VMEM one core uses, double-buffered",
                        double(plan.vmem_footprint)});
     r.stats.push_back({"chip.wall_time_seconds", "s", "cycles at the chip clock", seconds});
-    if (fused) {
+    r.hbm_bytes_not_read = plan.hbm_read_saved;
+    r.hbm_bytes_not_written = plan.hbm_write_saved;
+    r.cmem_compulsory_bytes = plan.cmem_read + plan.cmem_written;
+    if (place.input == InputFrom::vmem || place.output == OutputTo::vmem) {
         r.fused = true;
-        r.fused_hbm_bytes_saved = plan.fused_bytes_saved;
+        r.fused_hbm_bytes_saved = place.input == InputFrom::vmem ? plan.hbm_read_saved : plan.hbm_write_saved;
         r.stats.push_back({"chip.fusion.hbm_bytes_saved", "bytes",
-                           "input read from VMEM (the producing GEMM's output) instead of HBM",
-                           double(plan.fused_bytes_saved)});
+                           place.input == InputFrom::vmem
+                               ? "input read from VMEM (the producing GEMM's output) instead of HBM"
+                               : "output left in VMEM for the fused elementwise op instead of written to HBM",
+                           double(r.fused_hbm_bytes_saved)});
     }
     const double mxu_peak = static_cast<double>(params_.cores) * params_.mxus_per_core * params_.mxu.rows *
                             params_.mxu.cols * params_.mxu_rates.of(op.dtype);

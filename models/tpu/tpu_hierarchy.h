@@ -37,7 +37,8 @@ public:
     // Results, complete once done().
     memory::Picoseconds end = 0;
     std::int64_t busy_cycles = 0, dma_wait_cycles = 0, fill_cycles = 0, cold_steps = 0;
-    std::int64_t bytes_in = 0, bytes_out = 0, vmem_bytes = 0;
+    std::int64_t bytes_in = 0, bytes_out = 0, vmem_bytes = 0;  // bytes_in / bytes_out: HBM
+    std::int64_t cmem_in = 0, cmem_out = 0;                    // CMEM -> VMEM, VMEM -> CMEM
 
 private:
     HierarchyModel* model_;
@@ -55,13 +56,14 @@ void run_pipelines_in_time_order(std::vector<CorePipeline>& pipelines);
 class HierarchyModel {
 public:
     explicit HierarchyModel(const TpuChipParams& params);  // params.memory must be set
-    // fused: the op's first input is the previous GEMM's output, still in VMEM.
-    TpuOpResult run(const Op& op, bool validate, std::int64_t op_index, bool fused);
+    // place: where the op's first input comes from and its output goes (TpuChip decides).
+    TpuOpResult run(const Op& op, bool validate, std::int64_t op_index, const Placement& place);
     void set_driver(PipelineDriver driver) { driver_ = std::move(driver); }
 
     struct Transfer {
         memory::Picoseconds done = 0;
-        std::int64_t bytes = 0;
+        std::int64_t bytes = 0;       // at the segment's level (HBM or CMEM)
+        std::int64_t cmem_copy = 0;   // bytes a write also left in CMEM
     };
     // One DMA transfer of core `core` requested at `request` (used by CorePipeline).
     Transfer transfer(int core, const DmaSegment& segment, bool write, memory::Picoseconds request);
@@ -69,12 +71,15 @@ public:
 
 private:
     std::uint64_t allocate(std::int64_t bytes);
+    // CMEM port: `bytes` offered at `issue`; returns when the last byte has passed.
+    memory::Picoseconds cmem_access(std::int64_t bytes, memory::Picoseconds issue);
     NumericsCheck validate_gemm(const Op& op, const OpPlan& plan, std::int64_t op_index) const;
 
     TpuChipParams params_;
     memory::MemoryHierarchy memory_;
     memory::Picoseconds now_ = 0;                  // end of the previous op
     std::vector<memory::Picoseconds> dma_free_;    // per core: DMA engine free to issue
+    memory::Picoseconds cmem_free_ = 0;            // the CMEM port is busy until then (busy-until)
     std::uint64_t next_address_ = 0;               // bump allocator of HBM addresses
     std::uint64_t address_space_ = 0;
     PipelineDriver driver_;

@@ -43,6 +43,39 @@ std::string op_label(const Op& op) { return "op '" + op.name + "' (" + std::stri
 
 }  // namespace
 
+std::int64_t first_input_elements(const Op& op) {
+    switch (op.kind) {
+        case OpKind::matmul:
+        case OpKind::bmm: return op.gemm.batch * op.gemm.m * op.gemm.k;
+        case OpKind::conv2d: return op.conv.n * op.conv.h * op.conv.w * op.conv.c;
+        case OpKind::softmax:
+        case OpKind::layernorm: return op.rows * op.cols;
+        case OpKind::gelu:
+        case OpKind::relu:
+        case OpKind::add:
+        case OpKind::mul: return op.elements;
+        case OpKind::kernel: return 0;
+    }
+    return 0;
+}
+
+std::int64_t output_elements(const Op& op) { return op.kind == OpKind::kernel ? 0 : op.output_bytes() / bytes_of(op.dtype); }
+
+RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t m_end) {
+    const std::int64_t oh_count = c.out_h(), ow_count = c.out_w(), pixels = c.n * oh_count * ow_count;
+    // Input rows (global n·H + h) the windows of output pixel m touch: its output row oh reads
+    // oh·S − P + r·D for r in [0, R), clipped to the image.
+    const auto row_of = [&](std::int64_t m, std::int64_t r) {
+        const std::int64_t n = m / (oh_count * ow_count), oh = (m / ow_count) % oh_count;
+        return n * c.h + std::clamp<std::int64_t>(oh * c.stride_h - c.pad_h + r * c.dilation_h, 0, c.h - 1);
+    };
+    RowRange rows;
+    if (m_end <= m_begin) return rows;
+    rows.first = m_begin == 0 ? 0 : row_of(m_begin, 0);
+    rows.last = m_end >= pixels ? c.n * c.h - 1 : std::max(row_of(m_end - 1, c.r - 1), row_of(m_end, 0) - 1);
+    return rows;
+}
+
 double core_bytes_per_cycle_estimate(const TpuChipParams& p) {
     // DRAM sustains about 80% of its peak on streaming tiles (refresh, row switches: a weight-
     // streaming m=8 n=k=4096 matmul on tpu_v4 achieves 81%); 75% keeps the estimate on the safe side.
@@ -95,7 +128,8 @@ namespace {
 struct GemmTiling {
     std::int64_t bt = 1, mt = 1, nt = 1, kt = 1;
     double estimate = 0;
-    std::int64_t traffic = 0;
+    std::int64_t traffic = 0;  // HBM bytes (+ CMEM bytes weighted by the ports' speeds)
+    bool cmem_reuse = false;   // re-read tiles come from CMEM
 };
 
 struct GemmContext {
@@ -106,6 +140,19 @@ struct GemmContext {
     bool on_mxu;
     double bpc;              // HBM bytes per core cycle (estimate)
     double latency;          // unloaded cycles from a DMA request to its first data (estimate)
+    bool a_in_cmem;          // A comes from CMEM: no HBM traffic (the estimate counts HBM only)
+    bool c_in_vmem;          // the output stays in VMEM (fused consumer): no write-back
+    bool cmem_reuse;         // tiles read more than once may come from CMEM after the first read
+    double cmem_bpc;         // the core's share of the CMEM port (bytes per cycle; estimate only)
+
+    // An A tile is read once per n-block; with reuse the later reads come from CMEM when the
+    // re-read is at least two steps after the first (its copy has then surely arrived in CMEM;
+    // a single A tile stays in VMEM instead).
+    static bool reuse_a(bool reuse, std::int64_t nn, std::int64_t steps_per_n_block) {
+        return reuse && nn > 1 && steps_per_n_block >= 2;
+    }
+    // A B tile is read once per m-block when K is split (nk >= 2 steps apart).
+    static bool reuse_b(bool reuse, std::int64_t nm, std::int64_t nk) { return reuse && nm > 1 && nk > 1; }
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, MxuTileCost> cache;
 
     MxuTileCost tile_cost(std::int64_t bt, std::int64_t mt, std::int64_t nt, std::int64_t kt) {
@@ -124,10 +171,35 @@ struct GemmContext {
     }
 
     // HBM bytes of A for a part: the activations (conv: the raw input, not the im2col matrix).
+    // An estimate for the core split (conv halos are counted by conv_a_bytes).
     std::int64_t a_bytes(std::int64_t batch, std::int64_t m) const {
         if (op.kind == OpKind::conv2d)
             return ceil_div(op.input_bytes() * batch * m, g.batch * g.m);
         return batch * m * g.k * e;
+    }
+
+    // conv2d: bytes of one input row of one group (all W columns, C/groups channels).
+    std::int64_t conv_row_bytes() const { return op.conv.w * (op.conv.c / op.conv.groups) * e; }
+
+    // conv2d: A bytes of the tile of output pixels [m0, m0 + mt), batch bt, k-block kt: its input
+    // rows (halo included, conv_tile_rows); a k-block of a split K takes its share kt / K of them.
+    std::int64_t conv_a_tile_bytes(std::int64_t bt, std::int64_t m0, std::int64_t mt, std::int64_t kt) const {
+        const std::int64_t whole = bt * conv_tile_rows(op.conv, m0, m0 + mt).count() * conv_row_bytes();
+        return kt == g.k ? whole : ceil_div(whole * kt, g.k);
+    }
+
+    // A bytes one pass over a part's m-blocks (tile rows mt) reads, halos included.
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::int64_t> a_pass_cache;
+    std::int64_t a_pass_bytes(const GemmPart& part, std::int64_t mt) {
+        if (op.kind != OpKind::conv2d) return part.batch * part.m * g.k * e;
+        const auto key = std::make_tuple(part.m0, part.m, part.batch, mt);
+        auto it = a_pass_cache.find(key);
+        if (it != a_pass_cache.end()) return it->second;
+        std::int64_t bytes = 0;
+        for (std::int64_t m0 = part.m0; m0 < part.m0 + part.m; m0 += mt)
+            bytes += conv_a_tile_bytes(part.batch, m0, std::min(mt, part.m0 + part.m - m0), g.k);
+        a_pass_cache.emplace(key, bytes);
+        return bytes;
     }
 
     // The best tiling of a core's part (batch, m, n); throws when nothing fits. Estimates within
@@ -145,17 +217,43 @@ struct GemmContext {
                         const std::int64_t nb = ceil_div(part.batch, bt), nm = ceil_div(part.m, mt),
                                            nn = ceil_div(part.n, nt), nk = ceil_div(g.k, kt);
                         const std::int64_t steps = nb * nm * nn * nk;
-                        const std::int64_t a_traffic = a_bytes(part.batch, part.m) * nn;
-                        const std::int64_t b_traffic = part.batch * g.k * part.n * e * (nk == 1 ? 1 : nm);
-                        const std::int64_t c_traffic = part.batch * part.m * part.n * e;
                         const MxuTileCost cost = tile_cost(bt, mt, nt, kt);
-                        const double d = static_cast<double>(a_traffic + b_traffic) / steps / bpc + latency;
-                        const double w = static_cast<double>(c_traffic) / (nb * nm * nn) / bpc;
-                        // First tile's transfer, then one step per max(transfer, compute), the
-                        // array's fill and drain once, the last write-back.
-                        const double estimate = d + steps * std::max(d, static_cast<double>(cost.warm)) +
-                                                static_cast<double>(cost.cold - cost.warm) + w;
-                        fits.push_back(GemmTiling{bt, mt, nt, kt, estimate, a_traffic + b_traffic + c_traffic});
+                        const std::int64_t a_pass = a_pass_bytes(part, mt), b_all = part.batch * g.k * part.n * e;
+                        const std::int64_t c_traffic = c_in_vmem ? 0 : part.batch * part.m * part.n * e;
+                        // Both ways when CMEM could serve re-read tiles: the estimate decides.
+                        for (const bool reuse : {false, true}) {
+                            if (reuse && !cmem_reuse) continue;
+                            // A is read once per n-block, unless it is one tile (it stays in
+                            // VMEM) or CMEM serves the re-reads; B once per m-block if K is split.
+                            const bool ra = reuse_a(reuse, nn, nb * nm * nk), rb = reuse_b(reuse, nm, nk);
+                            const std::int64_t a_reads = a_pass * (nb * nm * nk == 1 ? 1 : nn);
+                            const std::int64_t a_traffic = a_in_cmem ? 0 : ra ? a_pass : a_reads;
+                            const std::int64_t b_traffic = b_all * (nk == 1 || rb ? 1 : nm);
+                            // CMEM traffic: A from the previous op or re-read (plus the copy left by
+                            // the first read), re-read B tiles (plus their copy).
+                            const std::int64_t cmem_traffic = (a_in_cmem ? a_reads : ra ? a_reads : 0) +
+                                                              (rb ? b_all * nm : 0);
+                            const double hbm_cycles = static_cast<double>(a_traffic + b_traffic) / bpc;
+                            const double cmem_cycles = cmem_bpc > 0 ? static_cast<double>(cmem_traffic) / cmem_bpc : 0;
+                            const double d = std::max(hbm_cycles, cmem_cycles) / steps + latency;
+                            const double w = static_cast<double>(c_traffic) / (nb * nm * nn) / bpc;
+                            // Compute-bound: the first tile's transfer (its A tile and a whole B
+                            // tile: nothing is resident yet), then the steps back to back.
+                            // Transfer-bound: the transfers back to back, then the last compute.
+                            // Either way the array fills and drains once and the last write-back
+                            // follows.
+                            const double first =
+                                static_cast<double>(ceil_div(a_pass, nb * nm * nk) + bt * kt * nt * e) / bpc + latency;
+                            const double warm = static_cast<double>(cost.warm);
+                            const double estimate = std::max(first + steps * warm, steps * d + warm) +
+                                                    static_cast<double>(cost.cold - cost.warm) + w;
+                            // Ties go to the tiling that keeps the memory ports least busy: its
+                            // HBM bytes plus its CMEM bytes at the CMEM port's relative speed.
+                            const auto load = static_cast<std::int64_t>(
+                                static_cast<double>(a_traffic + b_traffic + c_traffic) +
+                                (cmem_bpc > 0 ? static_cast<double>(cmem_traffic) * bpc / cmem_bpc : 0.0));
+                            fits.push_back(GemmTiling{bt, mt, nt, kt, estimate, load, reuse});
+                        }
                     }
                 }
             }
@@ -186,14 +284,31 @@ struct GemmContext {
     }
 };
 
-OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& where) {
-    GemmContext ctx{op, p, op.as_gemm(), bytes_of(op.dtype), p.mxu_rates.of(op.dtype) > 0,
-                    core_bytes_per_cycle_estimate(p), dma_latency_estimate(p), {}};
+OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
+    if (place.input == InputFrom::vmem) throw std::logic_error(op_label(op) + ": a GEMM's input cannot be fused");
+    GemmContext ctx{op,
+                    p,
+                    op.as_gemm(),
+                    bytes_of(op.dtype),
+                    p.mxu_rates.of(op.dtype) > 0,
+                    core_bytes_per_cycle_estimate(p),
+                    dma_latency_estimate(p),
+                    place.input == InputFrom::cmem,
+                    place.output == OutputTo::vmem,
+                    // Re-reads through CMEM when the op's tensors fit it (and any output copy).
+                    p.cmem_enabled() && op.input_bytes() + op.weight_bytes() + op.output_bytes() <= p.cmem_bytes,
+                    p.cmem_enabled() ? p.cmem_bytes_per_cycle / p.cores : 0.0,
+                    {},
+                    {}};
     const GemmShape& g = ctx.g;
     const std::int64_t e = ctx.e;
     OpPlan plan;
     plan.unit = ctx.on_mxu ? "mxu" : "vector";
     plan.macs = g.macs();
+    const MemLevel a_level = place.input == InputFrom::cmem ? MemLevel::cmem : MemLevel::hbm;
+    if (place.input == InputFrom::cmem) plan.hbm_read_saved = plan.cmem_read = op.input_bytes();
+    if (place.output == OutputTo::vmem) plan.hbm_write_saved = op.output_bytes();
+    if (place.output == OutputTo::hbm_and_cmem) plan.cmem_written = op.output_bytes();
     // Cores: compute of the part on the core's MXUs against its compulsory bytes at the core's
     // share of HBM, whichever is larger.
     const std::vector<GemmPart> core_parts = split_gemm(g, p.cores, p.mxu.cols, [&](const GemmShape& s) {
@@ -208,6 +323,10 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
     for (std::size_t c = 0; c < core_parts.size(); ++c) {
         const GemmPart& part = core_parts[c];
         const GemmTiling t = ctx.tile(part);
+        const std::int64_t nb = ceil_div(part.batch, t.bt), nm = ceil_div(part.m, t.mt), nn = ceil_div(part.n, t.nt),
+                           nk = ceil_div(g.k, t.kt);
+        const bool reuse_a = a_level == MemLevel::hbm && GemmContext::reuse_a(t.cmem_reuse, nn, nb * nm * nk);
+        const bool reuse_b = GemmContext::reuse_b(t.cmem_reuse, nm, nk);
         plan.tile = TileShape{t.bt, t.mt, t.nt, t.kt};
         plan.vmem_footprint = std::max(plan.vmem_footprint, gemm_footprint(t.bt, t.mt, t.nt, t.kt, e));
         std::vector<TileStep>& steps = plan.cores[c];
@@ -221,19 +340,35 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
                         const std::int64_t kt = std::min(t.kt, g.k - k0);
                         TileStep s;
                         s.b0 = b0; s.bt = bt; s.m0 = m0; s.mt = mt; s.n0 = n0; s.nt = nt; s.k0 = k0; s.kt = kt;
-                        const std::int64_t a_tile = op.kind == OpKind::conv2d
-                                                        ? ceil_div(ctx.a_bytes(bt, mt) * kt, g.k)
-                                                        : bt * mt * kt * e;
-                        s.in[s.in_count++] = {where.a + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.k + k0) * e),
-                                              a_tile};
+                        // A tiles are contiguous in HBM: a panel of rows [m0, m0 + mt) stored
+                        // k-block after k-block (conv: the input rows the tile reads).
+                        std::int64_t a_tile = bt * mt * kt * e;
+                        std::uint64_t a_at = where.a + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.k + mt * k0) * e);
+                        if (op.kind == OpKind::conv2d) {
+                            a_tile = ctx.conv_a_tile_bytes(bt, m0, mt, kt);
+                            const RowRange rows = conv_tile_rows(op.conv, m0, m0 + mt);
+                            a_at = where.a + static_cast<std::uint64_t>(
+                                                 (b0 * op.conv.n * op.conv.h + rows.first) * ctx.conv_row_bytes() +
+                                                 (kt == g.k ? 0 : ceil_div(a_tile * k0, kt)));
+                        }
+                        // With CMEM reuse the first n-block reads A from HBM and leaves a copy in
+                        // CMEM; later n-blocks read the copy.
+                        const bool a_first = n0 == part.n0;
+                        // A single A tile stays resident in VMEM across the n-blocks.
+                        const bool a_resident = nb * nm * nk == 1 && !a_first;
+                        if (!a_resident)
+                            s.in[s.in_count++] = {a_at, a_tile, reuse_a && !a_first ? MemLevel::cmem : a_level,
+                                                  reuse_a && a_first};
                         // B stays resident across m-blocks when the whole K fits in one k-block.
                         const bool b_resident = kt == g.k && m0 != part.m0;
+                        const bool b_first = m0 == part.m0;
                         if (!b_resident)
                             s.in[s.in_count++] = {
-                                where.b + static_cast<std::uint64_t>(((b0 * g.k + k0) * g.n + n0) * e), bt * kt * nt * e};
-                        if (k0 + kt == g.k)
+                                where.b + static_cast<std::uint64_t>(((b0 * g.k + k0) * g.n + n0) * e), bt * kt * nt * e,
+                                reuse_b && !b_first ? MemLevel::cmem : MemLevel::hbm, reuse_b && b_first};
+                        if (k0 + kt == g.k && place.output != OutputTo::vmem)
                             s.out = {where.c + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.n + n0) * e),
-                                     bt * mt * nt * e};
+                                     bt * mt * nt * e, MemLevel::hbm, place.output == OutputTo::hbm_and_cmem};
                         const MxuTileCost cost = ctx.tile_cost(bt, mt, nt, kt);
                         s.cold_cycles = cost.cold;
                         s.warm_cycles = cost.warm;
@@ -248,7 +383,9 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
     return plan;
 }
 
-OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses& where, bool input_in_vmem) {
+OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
+    const bool input_in_vmem = place.input == InputFrom::vmem;
+    if (place.output == OutputTo::vmem) throw std::logic_error(op_label(op) + ": only GEMM outputs are fused");
     OpPlan plan;
     plan.unit = "vector";
     const std::int64_t e = bytes_of(op.dtype);
@@ -268,7 +405,10 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
         throw std::invalid_argument(op_label(op) + ": one row of " + std::to_string(row) +
                                     " elements does not fit VMEM twice over (" + std::to_string(p.vmem_bytes) +
                                     " bytes per core)");
-    if (input_in_vmem) plan.fused_bytes_saved = op.vector_elements() * e;
+    const std::int64_t first_input = op.vector_elements() * e;
+    if (place.input != InputFrom::hbm) plan.hbm_read_saved = first_input;
+    if (place.input == InputFrom::cmem) plan.cmem_read = first_input;
+    if (place.output == OutputTo::hbm_and_cmem) plan.cmem_written = op.output_bytes();
     std::vector<std::int64_t> begin, size;
     // Elementwise ops split in whole vector registers so every core's work is register aligned.
     split_range(rows, p.cores, by_rows ? 1 : vreg, begin, size);
@@ -287,10 +427,12 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
             TileStep s;
             s.m0 = r0;
             s.mt = rt;
-            if (!input_in_vmem) s.in[s.in_count++] = {where.a + offset, elems * e};
+            if (!input_in_vmem)
+                s.in[s.in_count++] = {where.a + offset, elems * e,
+                                      place.input == InputFrom::cmem ? MemLevel::cmem : MemLevel::hbm, false};
             if (inputs == 2) s.in[s.in_count++] = {where.b + offset, elems * e};
             if (extra > 0 && r0 == begin[c]) s.in[s.in_count++] = {where.b, extra};
-            s.out = {where.c + offset, elems * e};
+            s.out = {where.c + offset, elems * e, MemLevel::hbm, place.output == OutputTo::hbm_and_cmem};
             s.cold_cycles = s.warm_cycles =
                 ceil_div(elems * ops, vreg) + reductions * p.vector.reduction_latency_cycles();
             s.vmem_bytes = (inputs + 1) * elems * e;
@@ -302,10 +444,10 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
 
 }  // namespace
 
-OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, bool input_in_vmem) {
-    if (is_gemm_like(op.kind)) return lower_gemm(op, p, where);
+OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
+    if (is_gemm_like(op.kind)) return lower_gemm(op, p, where, place);
     if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
-    return lower_vector(op, p, where, input_in_vmem);
+    return lower_vector(op, p, where, place);
 }
 
 }  // namespace accelsim::tpu

@@ -13,8 +13,11 @@
 //      tile (4-byte sums) and one output staging tile in the operand dtype that the DMA drains
 //      while the next output tile accumulates; together they must fit in vmem_bytes.
 //      Among the tilings that fit, the one with the smallest estimated pipelined time wins
-//      (ties: less HBM traffic, then larger tiles). If none fits, the op cannot run: the lowering
-//      throws std::invalid_argument naming the op.
+//      (ties: the least load on the memory ports, then larger tiles). If none fits, the op cannot
+//      run: the lowering throws std::invalid_argument naming the op.
+//   3. placement: the first input may come from VMEM (fusion) or CMEM, the output may stay in
+//      VMEM (fusion) or be copied to CMEM; tiles read more than once may come from CMEM after
+//      their first read (docs/tpu.md, "Placement").
 // Vector ops (softmax, layernorm, gelu, relu, add, mul) and GEMMs in a dtype the MXU does not
 // run: rows (or elements) split evenly over the cores, tiles that fit VMEM twice over, the same
 // DMA-in / compute / DMA-out pipeline on the vector unit.
@@ -29,11 +32,16 @@
 
 namespace accelsim::tpu {
 
-// One contiguous DMA transfer between HBM and VMEM (tensors are laid out tiled in HBM, as XLA
-// does for TPUs, so one tile is one contiguous range).
+// Where a DMA transfer's far end is: HBM or the chip's shared CMEM.
+enum class MemLevel : std::uint8_t { hbm, cmem };
+
+// One contiguous DMA transfer between HBM (or CMEM) and VMEM (tensors are laid out tiled in HBM,
+// as XLA does for TPUs, so one tile is one contiguous range).
 struct DmaSegment {
     std::uint64_t address = 0;
     std::int64_t bytes = 0;
+    MemLevel level = MemLevel::hbm;  // reads: where the bytes come from
+    bool copy_to_cmem = false;       // writes: also leave a copy in CMEM (the next op reads it there)
 };
 
 // One step of a core's pipeline: bring the inputs in, compute, optionally write an output back.
@@ -60,8 +68,36 @@ struct OpPlan {
     std::int64_t vmem_footprint = 0;  // bytes of VMEM one core uses (double-buffered)
     std::int64_t macs = 0;            // useful MACs (GEMMs)
     std::int64_t element_ops = 0;     // vector-unit element-ops
-    std::int64_t fused_bytes_saved = 0;
+    std::int64_t hbm_read_saved = 0;     // first input not read from HBM (in VMEM or CMEM)
+    std::int64_t hbm_write_saved = 0;    // output not written to HBM (kept in VMEM for a fused op)
+    std::int64_t cmem_read = 0;          // first input read from CMEM
+    std::int64_t cmem_written = 0;       // output copied to CMEM
 };
+
+// Where the lowering finds an op's first input and leaves its output (TpuChip decides from the
+// op and the next one; docs/tpu.md "Placement").
+enum class InputFrom : std::uint8_t { hbm, vmem, cmem };
+enum class OutputTo : std::uint8_t { hbm, vmem, hbm_and_cmem };
+struct Placement {
+    InputFrom input = InputFrom::hbm;
+    OutputTo output = OutputTo::hbm;
+};
+
+// Elements of an op's first input (A of a GEMM, the conv input, a vector op's first operand) and
+// of its output: an op whose first input has as many elements as its predecessor's output, in the
+// same dtype, is taken to consume that output (traces name no tensors; see docs/tpu.md).
+std::int64_t first_input_elements(const Op& op);
+std::int64_t output_elements(const Op& op);
+
+// conv2d as implicit GEMM: the input rows (global index n·H + h, all W columns and the group's
+// channels) a tile of output pixels [m_begin, m_end) of one group transfers. The rows its windows
+// need, stride- and dilation-aware, extended up to the first row the next tile needs so that
+// the tiles of a conv together read every input row; rows read by two tiles are the halo.
+struct RowRange {
+    std::int64_t first = 0, last = -1;  // inclusive; last < first: none
+    std::int64_t count() const { return last >= first ? last - first + 1 : 0; }
+};
+RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t m_end);
 
 // Base addresses of the op's tensors in HBM (A / input, B / weights or 2nd operand, C / output).
 struct TensorAddresses {
@@ -83,9 +119,8 @@ double core_bytes_per_cycle_estimate(const TpuChipParams& p);
 // Unloaded cycles from a DMA request to its first data: DMA latency + crossbar + tRCD + CL.
 double dma_latency_estimate(const TpuChipParams& p);
 
-// Lowers `op`. input_in_vmem: the op's (first) input is the previous GEMM's output, kept in VMEM
-// by fusion, so it is not read from HBM. Throws std::invalid_argument naming the op when no tiling
-// fits VMEM.
-OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, bool input_in_vmem);
+// Lowers `op` with its tensors placed as `place` says. Throws std::invalid_argument naming the op
+// when no tiling fits VMEM.
+OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place = {});
 
 }  // namespace accelsim::tpu

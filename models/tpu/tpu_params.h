@@ -53,6 +53,10 @@ struct TpuChipParams {
     DmaParams dma;
     std::int64_t vmem_bytes = 16 << 20;  // per core
     std::int64_t cmem_bytes = 0;         // per chip, shared; 0 = none
+    // CMEM port of the chip, shared by the cores' DMA engines (bytes per core cycle); CMEM is a
+    // placement target only when both cmem_bytes and this are > 0.
+    double cmem_bytes_per_cycle = 0;
+    bool cmem_enabled() const { return cmem_bytes > 0 && cmem_bytes_per_cycle > 0; }
     bool ideal_memory = false;           // operands always ready: only compute is timed
     bool fuse_elementwise = false;       // keep an elementwise op after a GEMM in VMEM
     double clock_hz = 1e9;

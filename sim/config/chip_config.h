@@ -44,6 +44,7 @@ struct TpuConfig {
     int mxus_per_core = 1;
     std::int64_t vmem_bytes = 0;     // per core
     std::int64_t cmem_bytes = 0;     // per chip, shared; 0 = none
+    double cmem_bytes_per_cycle = 0; // CMEM port, bytes per core cycle (shared by the cores)
     int vector_lanes = 128;
     int vector_sublanes = 8;         // elementwise ops per core per cycle = lanes * sublanes
     double dma_bytes_per_cycle = 0;  // per core; 0 = limited only by the memory behind it

@@ -148,6 +148,10 @@ std::vector<KeySpec> build_schema() {
     s.push_back(integer("tpu.cmem_bytes", 0, kTiB, d.tpu.cmem_bytes,
                         "Common memory shared by the cores of a chip, in bytes; 0 = none.",
                         section_field(&ChipConfig::tpu, &TpuConfig::cmem_bytes)));
+    s.push_back(number("tpu.cmem_bytes_per_cycle", 0, 1e6, d.tpu.cmem_bytes_per_cycle,
+                       "Bytes per core cycle the CMEM port moves, shared by the cores' DMA engines; "
+                       "CMEM is used only when this and tpu.cmem_bytes are > 0.",
+                       section_field(&ChipConfig::tpu, &TpuConfig::cmem_bytes_per_cycle)));
     s.push_back(
         section("tpu.vector", "Vector unit of one core: lanes × sublanes 32-bit ALUs.", sys));
     s.push_back(integer("tpu.vector.lanes", 1, 4096, d.tpu.vector_lanes, "Vector lanes per core.",

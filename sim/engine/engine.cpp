@@ -31,6 +31,7 @@ RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
     report.config = &config;
     report.trace = trace_path;
     auto chip = make_chip(config, options);
+    chip->begin_trace(ops);
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     std::uint64_t now = 0;
     report.ops.reserve(ops.size());

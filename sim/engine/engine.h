@@ -24,6 +24,9 @@ struct RunOptions {
 class Chip {
 public:
     virtual ~Chip() = default;
+    // Announces the ops run() will be given next, in order (a chip may look ahead: TPU fusion and
+    // CMEM placement). Optional; `ops` outlives the runs.
+    virtual void begin_trace(const std::vector<Op>& ops) { (void)ops; }
     // Runs one operator to completion; fills everything of OpReport except start/end cycles.
     virtual OpReport run(const Op& op) = 0;
 };

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "models/common/dtype.h"
-#include "models/gpu/elementwise.h"
+#include "models/gpu/lowering.h"
 #include "models/gpu/hierarchy_port.h"
 #include "sim/input_error.h"
 #include "sim/membench/memory_params_from_config.h"
@@ -22,6 +22,9 @@ namespace {
 // Global memory is 32-bit addressed; buffers of one op together stay well inside it (and inside
 // the host memory a test machine has).
 constexpr std::uint64_t kMaxKernelBufferBytes = std::uint64_t{1} << 30;
+
+// Multiply-accumulates of one mma.m16n8k16 warp instruction.
+constexpr double kMmaMacs = 16.0 * 8.0 * 16.0;
 
 std::string op_where(const Op& op) {
     std::string s;
@@ -126,6 +129,19 @@ std::uint32_t allocate_buffer(const Op& op, std::size_t index, const std::string
     return address;
 }
 
+// The bound is the largest lower bound; ties go to the first in this order.
+void choose_bound(Roofline& roof) {
+    roof.bound.clear();
+    roof.bound_cycles = 0;
+    for (const char* key : {"compute", "hbm", "l2", "latency"}) {
+        auto it = roof.cycles.find(key);
+        if (it != roof.cycles.end() && (roof.bound.empty() || it->second > roof.bound_cycles)) {
+            roof.bound = key;
+            roof.bound_cycles = it->second;
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<std::uint32_t> kernel_arguments(const Op& op, const simt::Kernel& kernel, std::uint64_t seed,
@@ -179,9 +195,10 @@ std::unique_ptr<simt::GlobalMemoryPort> make_simt_memory_port(const ChipConfig& 
 simt::LaunchOptions simt_launch_options(const ChipConfig& config, const simt::Kernel& kernel, bool validate) {
     simt::LaunchOptions o;
     o.skip_fp_payload = kernel.fp_payload_skippable && !validate;
-    // A fixed-latency port, or a hierarchy behind one SM, is shared by nothing, so SMs may run
-    // ahead (exact); SMs sharing the hierarchy run in lock-step windows.
-    o.sm_quantum_cycles = config.memory == "ideal" || config.gpu.sms == 1 ? 0 : kSimtQuantumCycles;
+    // The hierarchy's non-blocking port sets its own windows; only a blocking one (no L2) shared
+    // by several SMs needs lock-step windows to be served in time order.
+    const bool blocking_shared = config.memory == "hierarchy" && config.l2.size_bytes <= 0 && config.gpu.sms > 1;
+    o.sm_quantum_cycles = blocking_shared ? kBlockingPortQuantumCycles : 0;
     return o;
 }
 
@@ -198,9 +215,7 @@ SimtChip::SimtChip(const ChipConfig& config, const RunOptions& options)
 
 OpReport SimtChip::run(const Op& op) {
     if (op.kind == OpKind::kernel) return run_kernel(op);
-    if (const simt::Kernel* k = gpu::elementwise_kernel(op.kind); k && op.elements <= kMaxLoweredElements)
-        return run_elementwise(op, *k);
-    return roofline_only(op, config_);  // until the rest of the kernel library (issue 7)
+    return run_lowered(op);
 }
 
 const simt::Kernel& SimtChip::kernel_for(const Op& op) {
@@ -227,66 +242,52 @@ OpReport SimtChip::run_kernel(const Op& op) {
     return launch_and_report(op, kernel, dims, args, memory);
 }
 
-OpReport SimtChip::run_elementwise(const Op& op, const simt::Kernel& kernel) {
-    const std::int64_t n = op.elements;
-    const int inputs = op.kind == OpKind::add || op.kind == OpKind::mul ? 2 : 1;
-    // fp32 elements whatever the op's dtype (the ISA has no packed 16-bit arithmetic).
-    if (n <= 0 || n > INT32_MAX || static_cast<std::uint64_t>(n) * 4 * (inputs + 1) > kMaxKernelBufferBytes)
-        throw InputError(op_where(op) + ": n=" + std::to_string(n) + " is outside what the gpu elementwise kernel "
-                         "handles (1 .. 2^31-1 elements, at most 1 GiB of fp32 operands)");
+OpReport SimtChip::run_lowered(const Op& op) {
     simt::GlobalMemory memory;
-    std::vector<std::uint32_t> args{static_cast<std::uint32_t>(n)};
-    std::vector<std::uint32_t> in;
-    for (int i = 0; i < inputs; ++i) {
-        in.push_back(memory.allocate(static_cast<std::size_t>(n) * 4));
-        std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(i) + 1);
-        for (std::int64_t e = 0; e < n; ++e) memory.store_f32(in.back() + static_cast<std::uint32_t>(4 * e), unit_random(rng));
-        args.push_back(in.back());
+    gpu::LoweringTarget target;
+    target.sms = params_.sms;
+    target.sm = params_.sm;
+    target.seed = config_.seed;
+    target.real_data = options_.validate;
+    std::optional<gpu::LoweredKernel> lowered;
+    try {
+        lowered = gpu::lower_op(op, memory, target);
+    } catch (const gpu::LoweringError& e) {
+        throw InputError(op_where(op) + ": " + e.what());
     }
-    const std::uint32_t out = memory.allocate(static_cast<std::size_t>(n) * 4);
-    args.push_back(out);
-    const simt::Occupancy occupancy = simt::compute_occupancy(
-        params_.sm.limits, {static_cast<int>(gpu::kElementwiseBlock), kernel.registers, kernel.shared_bytes});
-    const simt::Dim dims = gpu::elementwise_dims(n, params_.sms, occupancy.blocks_per_sm);
-    OpReport r = launch_and_report(op, kernel, dims, args, memory);
+    if (!lowered) return roofline_only(op, config_);  // a dtype the ISA has no unit for (docs/gpu.md)
+    OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory);
 
-    // The op's own roofline (FP32 work and compulsory bytes at its dtype) is a lower bound too:
-    // keep the larger of each.
+    // The op's own roofline (its work at the peak of the unit that runs it, its compulsory bytes)
+    // is a lower bound too: keep the larger of each.
     const Roofline shape = compute_roofline(op, config_);
+    Roofline& roof = r.roofline;
     for (const auto& [key, cycles] : shape.cycles) {
-        double& mine = r.roofline.cycles[key];
+        double& mine = roof.cycles[key];
         if (cycles > mine) {
             mine = cycles;
-            if (key == "compute") r.roofline.compute_unit = shape.compute_unit;
+            if (key == "compute") roof.compute_unit = shape.compute_unit;
         }
     }
-    r.roofline.compute_cycles = r.roofline.cycles["compute"];
-    r.roofline.bound.clear();
-    r.roofline.bound_cycles = 0;
-    for (const char* key : {"compute", "hbm", "l2", "latency"}) {
-        auto it = r.roofline.cycles.find(key);
-        if (it != r.roofline.cycles.end() && (r.roofline.bound.empty() || it->second > r.roofline.bound_cycles)) {
-            r.roofline.bound = key;
-            r.roofline.bound_cycles = it->second;
-        }
+    roof.compute_cycles = roof.cycles["compute"];
+    choose_bound(roof);
+    // GEMMs run on the tensor cores: their utilization is the tensor cores' share of peak.
+    if (is_gemm_like(op.kind) && last_.cycles > 0) {
+        const double peak = matrix_macs_per_cycle(config_, op.dtype);
+        const double macs = static_cast<double>(last_.mma_issued) * kMmaMacs;
+        if (peak > 0) r.utilization = macs / (peak * static_cast<double>(r.cycles));
+        r.stats.push_back({"simt.tensor_utilization", "ratio",
+                           "tensor-core MACs issued / (tensor peak x cycles); the op's utilization", r.utilization.value_or(0)});
     }
-    r.stats.push_back({"gpu.grid", "blocks", "blocks of the grid-stride launch", static_cast<double>(dims.grid)});
-    r.stats.push_back({"gpu.block", "threads", "threads per block", static_cast<double>(dims.block)});
+    r.stats.insert(r.stats.end(), lowered->stats.begin(), lowered->stats.end());
 
-    if (options_.validate) {  // every element against the same fp32 formula computed on the host
+    if (options_.validate && lowered->check) {
+        const gpu::LoweringNumerics n = lowered->check(memory);
         NumericsSummary num;
-        for (std::int64_t e = 0; e < n; ++e) {
-            const auto at = static_cast<std::uint32_t>(4 * e);
-            const float a = memory.load_f32(in[0] + at);
-            const float b = inputs == 2 ? memory.load_f32(in[1] + at) : 0.0f;
-            const double want = gpu::elementwise_reference(op.kind, a, b);
-            const double err = std::fabs(static_cast<double>(memory.load_f32(out + at)) - want);
-            num.max_abs_err = std::max(num.max_abs_err, err);
-            num.max_rel_err = std::max(num.max_rel_err, err / std::max(1e-30, std::fabs(want)));
-            // Same operations in the same order: equal up to the host's exp2 (1 ulp).
-            num.passed = num.passed && err <= 2e-7 * std::max(1.0, std::fabs(want));
-        }
-        num.checked = n;
+        num.checked = n.checked;
+        num.max_abs_err = n.max_abs_err;
+        num.max_rel_err = n.max_rel_err;
+        num.passed = n.passed;
         r.numerics = num;
     }
     return r;
@@ -338,13 +339,7 @@ OpReport SimtChip::launch_and_report(const Op& op, const simt::Kernel& kernel, s
     if (hbm_per_cycle > 0) roof.cycles["hbm"] = static_cast<double>(traffic.hbm_bytes()) / hbm_per_cycle;
     if (overhead > 0) roof.cycles["latency"] = static_cast<double>(overhead);
     roof.bytes = r.bytes;
-    for (const char* key : {"compute", "hbm", "latency"}) {  // ties: first in this order
-        auto it = roof.cycles.find(key);
-        if (it != roof.cycles.end() && (roof.bound.empty() || it->second > roof.bound_cycles)) {
-            roof.bound = key;
-            roof.bound_cycles = it->second;
-        }
-    }
+    choose_bound(roof);
 
     auto stat = [&r](std::string name, std::string unit, std::string description, double value) {
         r.stats.push_back({std::move(name), std::move(unit), std::move(description), value});
@@ -356,6 +351,8 @@ OpReport SimtChip::launch_and_report(const Op& op, const simt::Kernel& kernel, s
     stat("simt.issued", "instructions", "warp instructions issued (branches and exits included)",
          static_cast<double>(k.issued));
     stat("simt.blocks", "blocks", "thread blocks run", static_cast<double>(k.blocks));
+    stat("simt.mma_issued", "instructions", "tensor-core warp instructions (mma.m16n8k16, 2048 MACs each)",
+         static_cast<double>(k.mma_issued));
     stat("simt.active_lanes", "lanes", "active lanes summed over issues", static_cast<double>(k.active_lanes));
     stat("simt.slots.issued", "scheduler-cycles", "scheduler-cycles that issued", static_cast<double>(k.issue_cycles));
     stat("simt.stall.idle", "scheduler-cycles", "no valid instruction (no warp, or waiting for fetch)",

@@ -2,10 +2,10 @@
 // The SIMT (GPU-like) chip behind the engine's Chip interface. `kernel` ops run the assembled
 // kernel on every SM of the config (simt::launch, the whole grid, cycle by cycle) with global
 // memory behind a port: the L2 + HBM hierarchy of models/memory (memory "hierarchy") or a fixed
-// latency (memory "ideal"). Elementwise ops (add, mul, relu, gelu) are lowered to the grid-stride
-// kernels of models/gpu/elementwise.h; the other ops keep their roofline rows until the rest of
-// the GPU kernel library exists (issue 7). docs/gpu.md describes the chip, the kernel arguments
-// and the report fields.
+// latency (memory "ideal"). Every other op is lowered by the GPU kernel library
+// (models/gpu/lowering.h) to one launch of a library kernel: tensor-core GEMMs, implicit-GEMM
+// convolutions, shuffle-reduction softmax and layernorm, grid-stride elementwise loops.
+// docs/gpu.md describes the chip, the kernels, the rule behind each launch shape and the report.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,19 +17,17 @@
 
 namespace accelsim {
 
-// SMs advance in lock-step windows of this many cycles when they share the memory hierarchy, so
-// the crossbar, L2 and HBM see requests in time order to within a window (simt::LaunchOptions).
-// One cycle: the memory models serve requests in call order, so out-of-order arrivals are served
-// late (with the earlier unbuffered crossbar, saxpy over 2^20 floats on a100 took 35,660 cycles
-// with 1-cycle windows, 49,147 with 8, 197,077 with 64; not re-measured with the buffered one),
-// while 1-cycle windows cost about 1.5x the wall time of 64-cycle ones (docs/gpu.md).
-inline constexpr std::uint64_t kSimtQuantumCycles = 1;
-
-// Elementwise ops up to this many elements are lowered to the GPU kernel library; larger ones keep
-// their roofline rows for now: simulating their whole grid costs about a second per million
-// elements on this machine (bert_base_s512_b8's 48 elementwise ops, up to 25M elements, took
-// 1.5-4 minutes per simt config), too slow for every run and for the shipped-trace tests.
-inline constexpr std::int64_t kMaxLoweredElements = std::int64_t{1} << 20;
+// SMs sharing the L2 + HBM hierarchy run in windows of the memory port's lookahead: each SM runs W
+// cycles on its own, submitting its global sectors without waiting (a load's registers stay
+// pending in the scoreboard); then gpu::HierarchyMemoryPort serves everything submitted in the
+// window in time order (ties by SM) through the crossbar, the L2 (MSHR merging) and the HBM's
+// FR-FCFS queues, and the answers go to the SMs. W = the L2 hit latency less one cycle (199 on
+// a100): every answer lies at least the hit latency after the event that decides it, so none is
+// due inside the window that asked for it, and the run equals one advancing every SM and the
+// memory one cycle at a time (tested). A blocking port (a hierarchy without an L2) shared by
+// several SMs falls back to lock-step windows of kBlockingPortQuantumCycles. docs/gpu.md
+// "Memory port and SM windows".
+inline constexpr std::uint64_t kBlockingPortQuantumCycles = 1;
 
 // A buffer a kernel argument asked the chip to allocate (`buf:TYPE:COUNT:FILL`).
 struct KernelBuffer {
@@ -56,8 +54,8 @@ std::unique_ptr<simt::GlobalMemoryPort> make_simt_memory_port(const ChipConfig& 
 // limit); 200 cycles when the config has no L2.
 int ideal_memory_latency(const ChipConfig& config);
 
-// The launch options of a kernel op: lock-step windows on the hierarchy, fp payloads skipped in
-// timing-only runs of kernels that allow it.
+// The launch options of a kernel op: fp payloads skipped in timing-only runs of kernels that allow
+// it; lock-step windows only for a blocking port shared by several SMs.
 simt::LaunchOptions simt_launch_options(const ChipConfig& config, const simt::Kernel& kernel, bool validate);
 
 // What make_chip returns for simt configs (declared here; engine.cpp calls it).
@@ -72,7 +70,7 @@ public:
 
 private:
     OpReport run_kernel(const Op& op);
-    OpReport run_elementwise(const Op& op, const simt::Kernel& kernel);
+    OpReport run_lowered(const Op& op);  // every op but `kernel`, through models/gpu/lowering.h
     const simt::Kernel& kernel_for(const Op& op);
     // Launches and turns last_ into the op's report (bounds from the run's own counts).
     OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,

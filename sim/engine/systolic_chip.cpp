@@ -12,24 +12,6 @@ namespace {
 
 std::string config_where(const ChipConfig& config) { return config.file.empty() ? "config" : config.file; }
 
-// The roofline of an elementwise op fused into its producing GEMM: its first input comes from
-// VMEM, so the compulsory HBM bytes (and the hbm bound) shrink by the bytes fusion saved.
-void apply_fusion(Roofline& roofline, std::int64_t saved_bytes, const ChipConfig& config) {
-    auto hbm = roofline.bytes.find("hbm");
-    if (hbm == roofline.bytes.end()) return;
-    hbm->second -= saved_bytes;
-    roofline.cycles["hbm"] = static_cast<double>(hbm->second) / hbm_bytes_per_cycle(config);
-    roofline.bound.clear();
-    roofline.bound_cycles = 0;
-    for (const char* key : {"compute", "hbm", "l2", "latency"}) {  // the order compute_roofline uses
-        auto it = roofline.cycles.find(key);
-        if (it != roofline.cycles.end() && (roofline.bound.empty() || it->second > roofline.bound_cycles)) {
-            roofline.bound = key;
-            roofline.bound_cycles = it->second;
-        }
-    }
-}
-
 // "file:line: " of an op (the models' messages name the op themselves).
 std::string op_where(const Op& op) {
     return op.file.empty() ? std::string() : op.file + ":" + std::to_string(op.line) + ": ";
@@ -58,6 +40,7 @@ tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config) {
     p.dma.latency_cycles = config.tpu.dma_latency_cycles;
     p.vmem_bytes = config.tpu.vmem_bytes;
     p.cmem_bytes = config.tpu.cmem_bytes;
+    p.cmem_bytes_per_cycle = config.tpu.cmem_bytes_per_cycle;
     p.ideal_memory = config.memory == "ideal";
     p.fuse_elementwise = config.tpu.fuse_elementwise;
     p.clock_hz = config.clock_hz();
@@ -81,10 +64,24 @@ SystolicChip::SystolicChip(const ChipConfig& config, const RunOptions& options)
     }
 }
 
+void SystolicChip::begin_trace(const std::vector<Op>& ops) {
+    trace_ = &ops;
+    position_ = 0;
+}
+
 OpReport SystolicChip::run(const Op& op) {
+    // The op after this one, when the engine runs a trace in order: it decides where this op
+    // leaves its output (fusion, CMEM).
+    const Op* next = nullptr;
+    if (trace_ != nullptr && position_ < trace_->size() && &(*trace_)[position_] == &op) {
+        if (position_ + 1 < trace_->size()) next = &(*trace_)[position_ + 1];
+        ++position_;
+    } else {
+        trace_ = nullptr;  // ops not from the announced trace: no look-ahead
+    }
     tpu::TpuOpResult result;
     try {
-        result = chip_->run(op, options_.validate);
+        result = chip_->run(op, options_.validate, next);
     } catch (const std::invalid_argument& e) {
         throw InputError(op_where(op) + e.what());
     }
@@ -94,7 +91,9 @@ OpReport SystolicChip::run(const Op& op) {
     r.op = op;
     r.model = result.model;
     r.roofline = compute_roofline(op, config_);
-    if (result.fused) apply_fusion(r.roofline, result.fused_hbm_bytes_saved, config_);
+    // The compulsory bytes fusion keeps in VMEM or the lowering reads from CMEM are not HBM bytes.
+    apply_placement(r.roofline, config_, result.hbm_bytes_not_read + result.hbm_bytes_not_written,
+                    result.cmem_compulsory_bytes);
     r.cycles = result.cycles;
     r.bytes = result.bytes.empty() ? r.roofline.bytes : result.bytes;
     r.utilization = result.utilization;

@@ -1,6 +1,7 @@
 #include "sim/roofline/roofline.h"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "sim/input_error.h"
 
@@ -15,6 +16,19 @@ std::string where(const Op& op) {
     return s.str();
 }
 
+// The largest bound; ties go to the first in this fixed order so the result is deterministic.
+void choose_bound(Roofline& r) {
+    r.bound.clear();
+    r.bound_cycles = 0;
+    for (const char* key : {"compute", "hbm", "cmem", "l2", "latency"}) {
+        auto it = r.cycles.find(key);
+        if (it != r.cycles.end() && (r.bound.empty() || it->second > r.bound_cycles)) {
+            r.bound = key;
+            r.bound_cycles = it->second;
+        }
+    }
+}
+
 }  // namespace
 
 double matrix_macs_per_cycle(const ChipConfig& chip, DType dtype) {
@@ -27,6 +41,10 @@ double matrix_macs_per_cycle(const ChipConfig& chip, DType dtype) {
 
 double hbm_bytes_per_cycle(const ChipConfig& chip) {
     return chip.hbm.peak_bytes_per_second() / chip.clock_hz();
+}
+
+double cmem_bytes_per_cycle(const ChipConfig& chip) {
+    return chip.kind == ChipKind::systolic && chip.tpu.cmem_bytes > 0 ? chip.tpu.cmem_bytes_per_cycle : 0.0;
 }
 
 ComputeUnit compute_unit_for(const Op& op, const ChipConfig& chip) {
@@ -80,15 +98,25 @@ Roofline compute_roofline(const Op& op, const ChipConfig& chip) {
         if (chip.gpu.launch_overhead_cycles > 0)
             r.cycles["latency"] = chip.gpu.launch_overhead_cycles;
     }
-    // Ties go to the first in this fixed order so the result is deterministic.
-    for (const char* key : {"compute", "hbm", "l2", "latency"}) {
-        auto it = r.cycles.find(key);
-        if (it != r.cycles.end() && (r.bound.empty() || it->second > r.bound_cycles)) {
-            r.bound = key;
-            r.bound_cycles = it->second;
-        }
-    }
+    choose_bound(r);
     return r;
+}
+
+void apply_placement(Roofline& r, const ChipConfig& chip, std::int64_t hbm_bytes_off, std::int64_t cmem_bytes) {
+    if (hbm_bytes_off == 0 && cmem_bytes == 0) return;
+    auto hbm = r.bytes.find("hbm");
+    if (hbm == r.bytes.end()) throw std::logic_error("apply_placement: the roofline has no hbm level");
+    if (hbm_bytes_off < 0 || hbm_bytes_off > hbm->second || cmem_bytes < 0)
+        throw std::logic_error("apply_placement: bytes off HBM out of range");
+    hbm->second -= hbm_bytes_off;
+    r.cycles["hbm"] = static_cast<double>(hbm->second) / hbm_bytes_per_cycle(chip);
+    if (cmem_bytes > 0) {
+        const double port = cmem_bytes_per_cycle(chip);
+        if (port <= 0) throw std::logic_error("apply_placement: CMEM bytes on a chip without CMEM");
+        r.bytes["cmem"] = cmem_bytes;
+        r.cycles["cmem"] = static_cast<double>(cmem_bytes) / port;
+    }
+    choose_bound(r);
 }
 
 }  // namespace accelsim

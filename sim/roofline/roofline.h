@@ -25,11 +25,13 @@ ComputeUnit compute_unit_for(const Op& op, const ChipConfig& chip);
 double matrix_macs_per_cycle(const ChipConfig& chip, DType dtype);
 // HBM bytes per chip cycle at peak.
 double hbm_bytes_per_cycle(const ChipConfig& chip);
+// CMEM port bytes per chip cycle (systolic chips with tpu.cmem_bytes > 0; 0 = no CMEM).
+double cmem_bytes_per_cycle(const ChipConfig& chip);
 
 struct Roofline {
     std::string compute_unit;
     double compute_cycles = 0;
-    // Lower bounds by resource, keyed by the report's names: "compute", "hbm", "l2", "latency".
+    // Lower bounds by resource, keyed by the report's names: "compute", "hbm", "cmem", "l2", "latency".
     std::map<std::string, double> cycles;
     // Compulsory bytes by memory level: every input read once, every output written once.
     std::map<std::string, std::int64_t> bytes;
@@ -38,5 +40,12 @@ struct Roofline {
 };
 
 Roofline compute_roofline(const Op& op, const ChipConfig& chip);
+
+// A systolic chip's lowering placed some of an op's compulsory bytes off HBM: `hbm_bytes_off` of
+// them stay in VMEM (fusion) or come from CMEM, and `cmem_bytes` cross the CMEM port (an input
+// read from CMEM, an output copied there for the next op). Moves them to their level, recomputes
+// the hbm and cmem bounds and the bound, so the roofline stays a lower bound of what the chip
+// must move where (docs/roofline.md, "Placement").
+void apply_placement(Roofline& roofline, const ChipConfig& chip, std::int64_t hbm_bytes_off, std::int64_t cmem_bytes);
 
 }  // namespace accelsim

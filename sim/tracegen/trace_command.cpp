@@ -103,7 +103,7 @@ Generated generate_bert(const po::variables_map& vm) {
     std::ostringstream d;
     d << "BERT-" << (large ? "large" : "base") << " encoder (post-LN): hidden "
       << (large ? 1024 : 768) << ", " << (large ? 16 : 12) << " heads, FFN "
-      << (large ? 4096 : 3072) << ", " << p.layers << " layers; seq " << p.seq << ", batch "
+      << (large ? 4096 : 3072) << ", " << p.layers << (p.layers == 1 ? " layer; seq " : " layers; seq ") << p.seq << ", batch "
       << p.batch << ".\n"
       << "13 ops per layer: QKV projection, scores bmm, scale+mask, softmax, context bmm, output\n"
       << "projection, residual add, layernorm, FFN1, GELU, FFN2, residual add, layernorm.\n"

@@ -544,6 +544,7 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"tpu.mxus_per_core", num(c.tpu.mxus_per_core)},
         {"tpu.vmem_bytes", num(c.tpu.vmem_bytes)},
         {"tpu.cmem_bytes", num(c.tpu.cmem_bytes)},
+        {"tpu.cmem_bytes_per_cycle", num(c.tpu.cmem_bytes_per_cycle)},
         {"tpu.vector.lanes", num(c.tpu.vector_lanes)},
         {"tpu.vector.sublanes", num(c.tpu.vector_sublanes)},
         {"tpu.dma.bytes_per_cycle", num(c.tpu.dma_bytes_per_cycle)},

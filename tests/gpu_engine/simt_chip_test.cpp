@@ -72,7 +72,7 @@ TEST(SimtChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
     EXPECT_EQ(report.ops[0].model, "simt");
 
     // The same launch by hand: buffers at the addresses the bump allocator gives (256, then the
-    // next 256-aligned address), a cold hierarchy, lock-step windows, fp payloads skipped.
+    // next 256-aligned address), a cold hierarchy (its port sets the SM windows), fp payloads skipped.
     const simt::Kernel k = simt::assemble_file(kKernels + "saxpy.sasm");
     ASSERT_TRUE(k.fp_payload_skippable);
     simt::GlobalMemory mem;
@@ -82,7 +82,6 @@ TEST(SimtChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
     gpu::HierarchyMemoryPort port(memory_hierarchy_params_from_config(chip));
     simt::LaunchOptions options;
     options.skip_fp_payload = true;
-    options.sm_quantum_cycles = kSimtQuantumCycles;
     float two = 2.0f;
     std::uint32_t two_bits;
     std::memcpy(&two_bits, &two, 4);
@@ -200,15 +199,19 @@ TEST(SimtChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
     EXPECT_EQ(r.roofline.cycles.count("hbm"), 0u);
 }
 
-TEST(SimtChip, OpsWithoutGpuKernelsKeepRooflineRows) {
+TEST(SimtChip, IntegerOpsKeepRooflineRows) {
+    // The ISA has no integer tensor-core mma and the library kernels compute in fp32 on floating
+    // tensors: int8 ops are reported from the roofline alone (docs/gpu.md).
     const ChipConfig chip = config("simt_1sm");
-    const std::string trace = write_trace({"softmax s rows=128 cols=128", "matmul m m=64 n=64 k=64",
-                                           "gelu big n=" + std::to_string(kMaxLoweredElements + 1)});
-    for (const OpReport& r : run(chip, trace).ops) EXPECT_EQ(r.model, "roofline");
+    const std::string trace = write_trace({"softmax s rows=128 cols=128 dtype=int8", "matmul m m=64 n=64 k=64 dtype=int8",
+                                           "gelu g n=4096 dtype=int8", "matmul f m=64 n=64 k=64"});
+    const RunReport report = run(chip, trace);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(report.ops[static_cast<std::size_t>(i)].model, "roofline");
+    EXPECT_EQ(report.ops[3].model, "simt");
 }
 
 TEST(Elementwise, ReluTailDivergenceIsTheHandWorkedEfficiency) {
-    // relu over n = 1000 on simt_1sm: 4 blocks of 256 (ceil(1000 / 256), below one wave), 32 warps,
+    // relu over n = 1000 fp32 on simt_1sm (one element per thread): 4 blocks of 256 (ceil(1000 / 256), below one wave), 32 warps,
     // stride 1024 so every thread has at most one element. Per thread: 5 prologue instructions
     // (mov, mov, mad, mov, mul), one trip of 10 (setp, exit, shl, add, ld, fmax, add, st, add, bra)
     // and the final setp + exit: 17 issues per warp, 32 x 17 = 544 issued.
@@ -216,7 +219,7 @@ TEST(Elementwise, ReluTailDivergenceIsTheHandWorkedEfficiency) {
     // 5 x 32 + setp, exit at 32 lanes, then 8 issues x 8 lanes and setp, exit x 8 = 304 lanes.
     // Efficiency = (16864 + 304) / (544 x 32) = 17168 / 17408.
     const ChipConfig chip = config("simt_1sm");
-    const OpReport r = run(chip, write_trace({"relu act n=1000"}), true).ops[0];
+    const OpReport r = run(chip, write_trace({"relu act n=1000 dtype=fp32"}), true).ops[0];
     EXPECT_EQ(r.model, "simt");
     EXPECT_EQ(stat(r, "gpu.grid"), 4.0);
     EXPECT_EQ(stat(r, "simt.issued"), 544.0);
@@ -233,11 +236,11 @@ TEST(Elementwise, ReluTailDivergenceIsTheHandWorkedEfficiency) {
 }
 
 TEST(Elementwise, GridStrideLoopOnA100MatchesHandBytesAndBounds) {
-    // gelu over n = 393216 on a100: ceil(n / 256) = 1536 blocks, capped at one wave of
+    // gelu over n = 393216 fp32 on a100 (one element per thread): ceil(n / 256) = 1536 blocks, capped at one wave of
     // 108 SMs x 8 resident blocks (2048 threads / 256) = 864 blocks; each thread loops
     // ceil(393216 / 221184) = 2 times or exits after 1. add over n = 100000: 391 blocks, one trip.
     const ChipConfig chip = config("a100");
-    const RunReport report = run(chip, write_trace({"gelu g n=393216", "add r n=100000", "mul m n=4096"}), true);
+    const RunReport report = run(chip, write_trace({"gelu g n=393216 dtype=fp32", "add r n=100000 dtype=fp32", "mul m n=4096 dtype=fp32"}), true);
     const OpReport& gelu = report.ops[0];
     EXPECT_EQ(stat(gelu, "gpu.grid"), 864.0);
     EXPECT_EQ(gelu.bytes.at("l2"), 8 * 393216);

@@ -30,6 +30,8 @@ struct GeneratedTrace {
 const std::vector<GeneratedTrace> kGenerated = {
     {"bert_base.trace",
      {"bert", "--size", "base", "--seq", "128", "--batch", "1", "--layers", "12"}},
+    {"bert_base_1layer.trace",
+     {"bert", "--size", "base", "--seq", "128", "--batch", "1", "--layers", "1"}},
     {"bert_large.trace",
      {"bert", "--size", "large", "--seq", "128", "--batch", "1", "--layers", "24"}},
     {"bert_base_s512_b8.trace",

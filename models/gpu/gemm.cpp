@@ -1,0 +1,843 @@
+#include "models/gpu/gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include <Eigen/Core>
+
+#include "models/simt/occupancy.h"
+
+namespace accelsim::gpu {
+
+namespace {
+
+// Collects generated assembly lines and hands out registers.
+class Asm {
+public:
+    int alloc(int n = 1) {
+        const int first = next_;
+        next_ += n;
+        return first;
+    }
+    int used() const { return next_; }
+    void operator()(const std::string& line) { text_ += "    " + line + "\n"; }
+    void label(const std::string& name) { text_ += name + ":\n"; }
+    void raw(const std::string& s) { text_ += s; }
+    const std::string& text() const { return text_; }
+
+private:
+    int next_ = 0;
+    std::string text_;
+};
+
+std::string r(int i) { return "r" + std::to_string(i); }
+std::string n(long long v) { return std::to_string(v); }
+// "[rX+off]"
+std::string at(int reg, long long off) {
+    if (off == 0) return "[" + r(reg) + "]";
+    return "[" + r(reg) + (off > 0 ? "+" : "-") + std::to_string(off > 0 ? off : -off) + "]";
+}
+
+constexpr int kSliceWordsPad = 4;  // A rows in shared memory: BK/2 words + 4 (pitch = 4 mod 8 words)
+constexpr int kBRowPad = 8;        // B k-pair rows: BN + 8 words (pitch = 8 mod 32 words)
+
+}  // namespace
+
+const std::vector<GemmTile>& gemm_tensor_tiles() {
+    // Efficiencies: measured tensor-core utilization on 8 SMs of a100 with its L2 + HBM hierarchy,
+    // 1024 x 1024 x 2048 fp16 (bench/gpu_gemm_bench 1024 1024 2048 --sms 8 --memory hierarchy
+    // --tile T); docs/gpu.md. With the ideal memory the tiles are closer (0.87, 0.90, 0.86, 0.89,
+    // 0.63 on one SM): the memory system is what favours large tiles (fewer bytes per MAC).
+    static const std::vector<GemmTile> tiles = {
+        {256, 128, 32, 4, 4, 0.777},  // 16 warps of 64 x 32
+        {128, 128, 32, 2, 4, 0.694},  // 8 warps of 64 x 32
+        {128, 64, 32, 4, 2, 0.583},   // 8 warps of 32 x 32
+        {64, 64, 32, 2, 2, 0.447},    // 4 warps of 32 x 32
+        {32, 32, 32, 2, 2, 0.279},    // 4 warps of 16 x 16
+    };
+    return tiles;
+}
+
+namespace {
+
+// conv: the implicit-GEMM variant (conv.h): A rows are output pixels whose 16-byte chunks are
+// gathered from the NHWC input (im2col addresses computed per slice, padding read from a zero
+// area), and B is given transposed (the weights, [K][R][S][C'] = N x K'), loaded like A.
+std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
+    const int T = tile.threads();
+    const int BM = tile.bm, BN = tile.bn, BK = tile.bk;
+    const int WM = BM / tile.warps_m, WN = BN / tile.warps_n;
+    const int MI = WM / 16, NJ = WN / 8, KS = BK / 16;
+    const int SA = BK / 2 + kSliceWordsPad;           // words per A row in shared memory
+    const int SB = conv ? SA : BN + kBRowPad;          // words per B k-pair row (conv: per B^T row)
+    const int a_bytes = BM * SA * 4, b_rows = BK / 2;  // a stage: A rows, then BK/2 k-pair rows of B
+    const int stage = a_bytes + (conv ? BN * SA * 4 : b_rows * SB * 4);
+    const int chunks_per_row = BK / 8;                 // 16-byte chunks per A row of a slice
+    const int ACH = BM * chunks_per_row / T;           // A chunks per thread per slice
+    const int groups = BN / 4;                         // 4-column groups of a B row
+    const int BU = conv ? BN * chunks_per_row / T      // conv: 16-byte chunks of B^T rows per thread
+                        : b_rows * groups / T;         // B units (k-pair row x 4 columns) per thread
+    const int rows_per_round = T / chunks_per_row;     // A rows between a thread's chunks
+    const int kp_step = T / groups;                    // k-pair rows between a thread's B units
+    const char* mma = type == simt::MmaType::f16 ? "mma.m16n8k16.f16" : "mma.m16n8k16.bf16";
+    const char* pack = type == simt::MmaType::f16 ? "cvt.f16x2.f32" : "cvt.bf16x2.f32";
+
+    // Registers. Payload (fp data): accumulators, fragments (A double-buffered: 2 x 4), staging.
+    // Addresses, counters and predicates' sources never share a register with payload (the
+    // timing-only skip analysis is flow-insensitive).
+    Asm a;
+    const int acc = a.alloc(MI * NJ * 4);
+    const int fa = a.alloc(8), fb = a.alloc(NJ * 2);
+    const int sa = a.alloc(ACH * 4), sbx = a.alloc(BU * 4);
+    // conv: per A chunk its image base, ih0, iw0 (gA + 3i ..), then the thread's k (kl).
+    const int gA = a.alloc(conv ? 3 * ACH + 1 : ACH), gB = a.alloc(BU), gB1 = conv ? -1 : a.alloc(BU);
+    const int kl = conv ? gA + 3 * ACH : -1;
+    const int stA = a.alloc(), stB = a.alloc(), fA = a.alloc(), fB = a.alloc(), flip = a.alloc(), j = a.alloc();
+    const int tp = a.alloc(15);  // set-up and epilogue temporaries
+    const int so = fa;           // prmt outputs: the A fragments are free between the mmas and the next slice
+    const int registers = a.used();
+
+    // Thread and block coordinates into tp[0..11]: tid lane warp g t batch tm tn row0 col0 x y.
+    struct Coords { int tid, lane, warp, g, tq, batch, tm, tn, row0, col0, x, y; };
+    auto decode = [&]() {
+        const int f = tp;
+        Coords c{f, f + 1, f + 2, f + 3, f + 4, f + 5, f + 6, f + 7, f + 8, f + 9, f + 10, f + 11};
+        a("mov " + r(c.tid) + ", %tid");
+        a("and " + r(c.lane) + ", " + r(c.tid) + ", 31");
+        a("shr " + r(c.warp) + ", " + r(c.tid) + ", 5");
+        a("shr " + r(c.g) + ", " + r(c.lane) + ", 2");
+        a("and " + r(c.tq) + ", " + r(c.lane) + ", 3");
+        // Block -> (batch, tile row, tile column); tile rows in groups of kGemmGroupRows, the
+        // blocks of a group column by column.
+        a("mov " + r(c.x) + ", %ctaid");
+        a("div " + r(c.batch) + ", " + r(c.x) + ", tiles_per_batch");
+        a("rem " + r(c.x) + ", " + r(c.x) + ", tiles_per_batch");
+        a("div " + r(c.y) + ", " + r(c.x) + ", group_blocks");          // group
+        a("rem " + r(c.x) + ", " + r(c.x) + ", group_blocks");          // block in the group
+        a("mul " + r(c.y) + ", " + r(c.y) + ", " + n(kGemmGroupRows));  // its first tile row
+        a("sub " + r(c.row0) + ", tiles_m, " + r(c.y));
+        a("min " + r(c.row0) + ", " + r(c.row0) + ", " + n(kGemmGroupRows));  // tile rows in the group
+        a("rem " + r(c.tm) + ", " + r(c.x) + ", " + r(c.row0));
+        a("add " + r(c.tm) + ", " + r(c.tm) + ", " + r(c.y));
+        a("div " + r(c.tn) + ", " + r(c.x) + ", " + r(c.row0));
+        a("mul " + r(c.row0) + ", " + r(c.tm) + ", " + n(BM));  // first row of the tile
+        a("mul " + r(c.col0) + ", " + r(c.tn) + ", " + n(BN));  // first column
+        return c;
+    };
+
+    std::string src = std::string(conv ? ".kernel conv_" : ".kernel gemm_") + tile.name() +
+                      (type == simt::MmaType::f16 ? "_f16" : "_bf16") + "\n";
+    src += ".param M, N, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_n, "
+           "tiles_per_batch, group_blocks, slices, kfirst, b_slice";
+    if (conv) src += ", H, W, Cp, S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix, image, zero";
+    src += "\n";
+    src += ".reg " + n(registers) + "\n";
+    src += ".shared " + n(2 * stage) + "\n";
+    a.raw(src);
+
+    // ---- Set-up.
+    const Coords c = decode();
+    const int x = c.x, y = c.y, z = tp + 12, w = tp + 13, base = tp + 14;
+    // A copy: chunk u = tid + i*T is row (u % 8) + 8 (u / 32), k-chunk (u / 8) % chunks_per_row of
+    // the slice. A warp covers 8 rows x 4 chunks, so each 8-lane phase of its st.shared.v4 writes 8
+    // rows at pitch SA = 4 (mod 8) words: 32 distinct banks.
+    a("and " + r(x) + ", " + r(c.tid) + ", 7");
+    a("shr " + r(y) + ", " + r(c.tid) + ", 5");
+    a("shl " + r(y) + ", " + r(y) + ", 3");
+    a("add " + r(x) + ", " + r(x) + ", " + r(y));  // row in the tile of chunk 0
+    a("shr " + r(z) + ", " + r(c.tid) + ", 3");
+    a("and " + r(z) + ", " + r(z) + ", " + n(chunks_per_row - 1));  // k-chunk
+    a("mul " + r(stA) + ", " + r(x) + ", " + n(SA * 4));
+    a("shl " + r(w) + ", " + r(z) + ", 4");
+    a("add " + r(stA) + ", " + r(stA) + ", " + r(w));
+    // &A[batch][min(row0 + row, Mlast)][kfirst + 8 kc]
+    a("mul " + r(base) + ", " + r(c.batch) + ", a_batch");
+    a("add " + r(base) + ", " + r(base) + ", A");
+    a("shl " + r(w) + ", " + r(z) + ", 3");
+    a("add " + r(w) + ", " + r(w) + ", kfirst");
+    a("setp.ge.s32 p1, " + r(w) + ", 0");  // slice 0: chunks at k < 0 stay zero
+    a("shl " + r(w) + ", " + r(w) + ", 1");
+    a("add " + r(base) + ", " + r(base) + ", " + r(w));
+    a("add " + r(x) + ", " + r(x) + ", " + r(c.row0));
+    if (!conv) {
+        for (int i = 0; i < ACH; ++i) {
+            a("add " + r(y) + ", " + r(x) + ", " + n(i * rows_per_round));
+            a("min " + r(y) + ", " + r(y) + ", Mlast");
+            a("mad " + r(gA + i) + ", " + r(y) + ", lda, " + r(base));
+        }
+    } else {
+        // Output pixel m = (image, oh, ow): the chunk reads input (oh*stride - pad + r*dil,
+        // ow*stride - pad + s*dil), channels c0..c0+7 of its (r, s, c0) = k decomposition.
+        a("shl " + r(kl) + ", " + r(z) + ", 3");
+        a("add " + r(kl) + ", " + r(kl) + ", kfirst");
+        a("sub " + r(kl) + ", " + r(kl) + ", " + n(BK));  // k of the chunk one slice before slice 0
+        a("mul " + r(base) + ", " + r(c.batch) + ", a_batch");
+        a("add " + r(base) + ", " + r(base) + ", A");   // group's first channel
+        for (int i = 0; i < ACH; ++i) {
+            const int img = gA + 3 * i, ih0 = img + 1, iw0 = img + 2;
+            a("add " + r(y) + ", " + r(x) + ", " + n(i * rows_per_round));
+            a("min " + r(y) + ", " + r(y) + ", Mlast");
+            a("div " + r(img) + ", " + r(y) + ", OHW");
+            a("rem " + r(y) + ", " + r(y) + ", OHW");
+            a("div " + r(ih0) + ", " + r(y) + ", OW");
+            a("rem " + r(iw0) + ", " + r(y) + ", OW");
+            a("mul " + r(ih0) + ", " + r(ih0) + ", stride_h");
+            a("sub " + r(ih0) + ", " + r(ih0) + ", pad_h");
+            a("mul " + r(iw0) + ", " + r(iw0) + ", stride_w");
+            a("sub " + r(iw0) + ", " + r(iw0) + ", pad_w");
+            a("mad " + r(img) + ", " + r(img) + ", image, " + r(base));
+        }
+    }
+    if (conv) {
+        // B^T rows (output channels) are copied exactly like A rows: chunk u = tid + i*T is row
+        // (u % 8) + 8 (u / 32) (clamped to Nlast), k-chunk (u / 8) % 4; the same stA offset
+        // pattern lands in the B area of the stage.
+        a("and " + r(x) + ", " + r(c.tid) + ", 7");
+        a("shr " + r(y) + ", " + r(c.tid) + ", 5");
+        a("shl " + r(y) + ", " + r(y) + ", 3");
+        a("add " + r(x) + ", " + r(x) + ", " + r(y));
+        a("add " + r(stB) + ", " + r(stA) + ", " + n(a_bytes));
+        a("mul " + r(base) + ", " + r(c.batch) + ", b_batch");
+        a("add " + r(base) + ", " + r(base) + ", B");
+        a("shl " + r(w) + ", " + r(z) + ", 3");
+        a("add " + r(w) + ", " + r(w) + ", kfirst");
+        a("shl " + r(w) + ", " + r(w) + ", 1");
+        a("add " + r(base) + ", " + r(base) + ", " + r(w));
+        a("add " + r(x) + ", " + r(x) + ", " + r(c.col0));
+        for (int i = 0; i < BU; ++i) {
+            a("add " + r(y) + ", " + r(x) + ", " + n(i * rows_per_round));
+            a("min " + r(y) + ", " + r(y) + ", Nlast");
+            a("mad " + r(gB + i) + ", " + r(y) + ", ldb, " + r(base));
+        }
+        for (int i = 0; i < ACH * 4; ++i) a("mov " + r(sa + i) + ", 0");
+        for (int i = 0; i < BU * 4; ++i) a("mov " + r(sbx + i) + ", 0");
+        for (int i = 0; i < BU; ++i) a("@p1 ld.global.v4 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
+    } else {
+    // B copy: unit u = tid + i*T is k-pair row u / groups, columns 4 (u % groups) .. +3: two
+    // ld.global.v2 (rows k and k+1), four prmt into (B[k][n], B[k+1][n]) words, one st.shared.v4.
+    // The 8 lanes of a phase write 32 consecutive words: conflict-free.
+    a("and " + r(x) + ", " + r(c.tid) + ", " + n(groups - 1));
+    a("shr " + r(y) + ", " + r(c.tid) + ", " + n(__builtin_ctz(static_cast<unsigned>(groups))));
+    a("mul " + r(stB) + ", " + r(y) + ", " + n(SB * 4));
+    a("shl " + r(w) + ", " + r(x) + ", 4");
+    a("add " + r(stB) + ", " + r(stB) + ", " + r(w));
+    a("add " + r(stB) + ", " + r(stB) + ", " + n(a_bytes));
+    a("shl " + r(x) + ", " + r(x) + ", 2");
+    a("add " + r(x) + ", " + r(x) + ", " + r(c.col0));
+    a("min " + r(x) + ", " + r(x) + ", Nlast");  // columns past N read the last group
+    a("shl " + r(x) + ", " + r(x) + ", 1");
+    a("mul " + r(base) + ", " + r(c.batch) + ", b_batch");
+    a("add " + r(base) + ", " + r(base) + ", B");
+    a("add " + r(base) + ", " + r(base) + ", " + r(x));
+    a("shl " + r(y) + ", " + r(y) + ", 1");
+    a("add " + r(y) + ", " + r(y) + ", kfirst");  // k of unit 0 in slice 0
+    // Slice 0: zero the staging registers, then load what lies at k >= 0.
+    for (int i = 0; i < ACH * 4; ++i) a("mov " + r(sa + i) + ", 0");
+    for (int i = 0; i < BU * 4; ++i) a("mov " + r(sbx + i) + ", 0");
+    for (int i = 0; i < BU; ++i) {
+        a("add " + r(z) + ", " + r(y) + ", " + n(2 * kp_step * i));
+        a("mad " + r(gB + i) + ", " + r(z) + ", ldb, " + r(base));
+        a("add " + r(gB1 + i) + ", " + r(gB + i) + ", ldb");
+        a("setp.ge.s32 p2, " + r(z) + ", 0");
+        a("@p2 ld.global.v2 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
+        a("@p2 ld.global.v2 " + r(sbx + 4 * i + 2) + ", " + at(gB1 + i, 0));
+    }
+    }
+    auto im2col_loads = [&](const std::string& guard) {
+        // The next slice's k for this thread's chunks, its (r, s, c0), and one gathered 16-byte
+        // chunk per A chunk; taps in the padding read the zero area instead.
+        const int rs = tp, c0 = tp + 1, rr = tp + 2, ss = tp + 3, ih = tp + 4, iw = tp + 5, ad = tp + 6;
+        a("add " + r(kl) + ", " + r(kl) + ", " + n(BK));
+        a("div " + r(rs) + ", " + r(kl) + ", Cp");
+        a("rem " + r(c0) + ", " + r(kl) + ", Cp");
+        a("div " + r(rr) + ", " + r(rs) + ", S");
+        a("rem " + r(ss) + ", " + r(rs) + ", S");
+        a("mul " + r(rr) + ", " + r(rr) + ", dil_h");
+        a("mul " + r(ss) + ", " + r(ss) + ", dil_w");
+        a("shl " + r(c0) + ", " + r(c0) + ", 1");
+        for (int i = 0; i < ACH; ++i) {
+            const int img = gA + 3 * i, ih0 = img + 1, iw0 = img + 2;
+            a("add " + r(ih) + ", " + r(ih0) + ", " + r(rr));
+            a("add " + r(iw) + ", " + r(iw0) + ", " + r(ss));
+            a("mad " + r(ad) + ", " + r(ih) + ", W, " + r(iw));
+            a("mad " + r(ad) + ", " + r(ad) + ", pix, " + r(img));
+            a("add " + r(ad) + ", " + r(ad) + ", " + r(c0));
+            a("setp.lt.u32 p4, " + r(ih) + ", H");   // negative rows wrap to large unsigned
+            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+            a("setp.lt.u32 p4, " + r(iw) + ", W");
+            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+            a(guard + "ld.global.v4 " + r(sa + 4 * i) + ", " + at(ad, 0));
+        }
+    };
+    if (!conv)
+        for (int i = 0; i < ACH; ++i) a("@p1 ld.global.v4 " + r(sa + 4 * i) + ", " + at(gA + i, 0));
+    // Fragment bases: A row warp_row*WM + g, word t; B k-pair row t, column warp_col*WN + g.
+    a("div " + r(x) + ", " + r(c.warp) + ", " + n(tile.warps_n));
+    a("rem " + r(y) + ", " + r(c.warp) + ", " + n(tile.warps_n));
+    a("mul " + r(fA) + ", " + r(x) + ", " + n(WM));
+    a("add " + r(fA) + ", " + r(fA) + ", " + r(c.g));
+    a("mul " + r(fA) + ", " + r(fA) + ", " + n(SA));
+    a("add " + r(fA) + ", " + r(fA) + ", " + r(c.tq));
+    a("shl " + r(fA) + ", " + r(fA) + ", 2");
+    if (conv) {  // B^T row warp_col*WN + g, word t (as A)
+        a("mul " + r(fB) + ", " + r(y) + ", " + n(WN));
+        a("add " + r(fB) + ", " + r(fB) + ", " + r(c.g));
+        a("mul " + r(fB) + ", " + r(fB) + ", " + n(SA));
+        a("add " + r(fB) + ", " + r(fB) + ", " + r(c.tq));
+    } else {
+        a("mul " + r(fB) + ", " + r(c.tq) + ", " + n(SB));
+        a("mul " + r(z) + ", " + r(y) + ", " + n(WN));
+        a("add " + r(fB) + ", " + r(fB) + ", " + r(z));
+        a("add " + r(fB) + ", " + r(fB) + ", " + r(c.g));
+    }
+    a("shl " + r(fB) + ", " + r(fB) + ", 2");
+    a("add " + r(fB) + ", " + r(fB) + ", " + n(a_bytes));
+    if (conv) im2col_loads("@p1 ");  // after the set-up: it uses the temporaries
+
+    auto advance = [&]() {
+        if (conv) {
+            for (int i = 0; i < BU; ++i) a("add " + r(gB + i) + ", " + r(gB + i) + ", " + n(BK * 2));
+            return;
+        }
+        for (int i = 0; i < ACH; ++i) a("add " + r(gA + i) + ", " + r(gA + i) + ", " + n(BK * 2));
+        for (int i = 0; i < BU; ++i) {
+            a("add " + r(gB + i) + ", " + r(gB + i) + ", b_slice");
+            a("add " + r(gB1 + i) + ", " + r(gB1 + i) + ", b_slice");
+        }
+    };
+    auto store_slice = [&](const std::string& guard) {
+        for (int i = 0; conv && i < BU; ++i)
+            a(guard + "st.shared.v4 " + at(stB, static_cast<long long>(i) * rows_per_round * SA * 4) + ", " +
+              r(sbx + 4 * i));
+        for (int i = 0; !conv && i < BU; ++i) {
+            const int x0 = sbx + 4 * i, y0 = x0 + 2;
+            a(guard + "prmt " + r(so) + ", " + r(x0) + ", " + r(y0) + ", 0x5410");
+            a(guard + "prmt " + r(so + 1) + ", " + r(x0) + ", " + r(y0) + ", 0x7632");
+            a(guard + "prmt " + r(so + 2) + ", " + r(x0 + 1) + ", " + r(y0 + 1) + ", 0x5410");
+            a(guard + "prmt " + r(so + 3) + ", " + r(x0 + 1) + ", " + r(y0 + 1) + ", 0x7632");
+            a(guard + "st.shared.v4 " + at(stB, static_cast<long long>(i) * kp_step * SB * 4) + ", " + r(so));
+        }
+        for (int i = 0; i < ACH; ++i)
+            a(guard + "st.shared.v4 " + at(stA, static_cast<long long>(i) * rows_per_round * SA * 4) + ", " +
+              r(sa + 4 * i));
+    };
+    // Slice 0 goes to stage 0; from here on fA/fB point at the stage being computed and stA/stB
+    // at the other one, and both swap by +-flip after every slice.
+    store_slice("");
+    a("add " + r(stA) + ", " + r(stA) + ", " + n(stage));
+    a("add " + r(stB) + ", " + r(stB) + ", " + n(stage));
+    a("mov " + r(flip) + ", " + n(stage));
+    advance();
+    for (int i = 0; i < MI * NJ * 4; ++i) a("mov " + r(acc + i) + ", 0");
+    a("mov " + r(j) + ", 0");
+    a("bar.sync");
+
+    // ---- Main loop: slice j-1 is in stage fA; load slice j, compute, store it to stage stA.
+    auto load_a = [&](int i, int ks, int buffer) {
+        const long long off = static_cast<long long>(i) * 16 * SA * 4 + ks * 32;
+        const int f = fa + 4 * buffer;
+        a("ld.shared " + r(f) + ", " + at(fA, off));
+        a("ld.shared " + r(f + 1) + ", " + at(fA, off + 8 * SA * 4));
+        a("ld.shared " + r(f + 2) + ", " + at(fA, off + 16));
+        a("ld.shared " + r(f + 3) + ", " + at(fA, off + 8 * SA * 4 + 16));
+    };
+    auto load_b = [&](int jj, int ks) {
+        if (conv) {  // B^T row jj*8 + g: words t (k 2t..) and t + 4 (k 2t+8..)
+            const long long off = static_cast<long long>(jj) * 8 * SA * 4 + ks * 32;
+            a("ld.shared " + r(fb + 2 * jj) + ", " + at(fB, off));
+            a("ld.shared " + r(fb + 2 * jj + 1) + ", " + at(fB, off + 16));
+            return;
+        }
+        const long long off = (static_cast<long long>(ks) * 8 * SB + jj * 8) * 4;
+        a("ld.shared " + r(fb + 2 * jj) + ", " + at(fB, off));
+        a("ld.shared " + r(fb + 2 * jj + 1) + ", " + at(fB, off + 4 * SB * 4));
+    };
+    a.label("loop");
+    a("add " + r(j) + ", " + r(j) + ", 1");
+    a("setp.lt.s32 p0, " + r(j) + ", slices");
+    if (conv) {
+        for (int i = 0; i < BU; ++i) a("@p0 ld.global.v4 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
+        im2col_loads("@p0 ");
+    } else {
+        for (int i = 0; i < BU; ++i) {
+            a("@p0 ld.global.v2 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
+            a("@p0 ld.global.v2 " + r(sbx + 4 * i + 2) + ", " + at(gB1 + i, 0));
+        }
+        for (int i = 0; i < ACH; ++i) a("@p0 ld.global.v4 " + r(sa + 4 * i) + ", " + at(gA + i, 0));
+    }
+    for (int jj = 0; jj < NJ; ++jj) load_b(jj, 0);
+    load_a(0, 0, 0);
+    advance();
+    // Steps (ks, i) in order; step s uses A buffer s % 2 and first prefetches the next step's A
+    // fragment into the other buffer (its last reader, step s-1, has issued: operands are read at
+    // issue). B fragments of ks+1 are loaded right after the last mma that reads them.
+    const int steps = KS * MI;
+    for (int s = 0; s < steps; ++s) {
+        const int ks = s / MI, i = s % MI;
+        if (s + 1 < steps) load_a((s + 1) % MI, (s + 1) / MI, (s + 1) % 2);
+        for (int jj = 0; jj < NJ; ++jj) {
+            const int d = acc + 4 * (i * NJ + jj);
+            a(std::string(mma) + " " + r(d) + ", " + r(fa + 4 * (s % 2)) + ", " + r(fb + 2 * jj) + ", " + r(d));
+            if (ks + 1 < KS && i == MI - 1) load_b(jj, ks + 1);
+        }
+    }
+    store_slice("@p0 ");
+    a("add " + r(fA) + ", " + r(fA) + ", " + r(flip));
+    a("add " + r(fB) + ", " + r(fB) + ", " + r(flip));
+    a("sub " + r(stA) + ", " + r(stA) + ", " + r(flip));
+    a("sub " + r(stB) + ", " + r(stB) + ", " + r(flip));
+    a("sub " + r(flip) + ", 0, " + r(flip));
+    a("bar.sync");
+    a("@p0 bra loop");
+
+    // ---- Epilogue: pack pairs of fp32 accumulators to 16 bits, store those inside M x N.
+    const Coords e = decode();
+    const int row = e.x, col = e.y, mrem = e.lane, nrem = e.tn, cptr = e.tm, ldc8 = e.batch, q = e.row0, left = e.col0;
+    const int nr[4] = {e.tid, e.warp, e.g, e.tq};
+    const int v = fa;  // payload
+    a("div " + r(row) + ", " + r(e.warp) + ", " + n(tile.warps_n));
+    a("rem " + r(col) + ", " + r(e.warp) + ", " + n(tile.warps_n));
+    a("mad " + r(row) + ", " + r(row) + ", " + n(WM) + ", " + r(e.row0));
+    a("add " + r(row) + ", " + r(row) + ", " + r(e.g));  // the lane's first C row
+    a("mad " + r(col) + ", " + r(col) + ", " + n(WN) + ", " + r(e.col0));
+    a("shl " + r(z) + ", " + r(e.tq) + ", 1");
+    a("add " + r(col) + ", " + r(col) + ", " + r(z));  // the lane's first C column
+    a("sub " + r(mrem) + ", M, " + r(row));
+    a("sub " + r(nrem) + ", N, " + r(col));
+    a("mul " + r(cptr) + ", " + r(e.batch) + ", c_batch");
+    a("add " + r(cptr) + ", " + r(cptr) + ", C");
+    a("mad " + r(cptr) + ", " + r(row) + ", ldc, " + r(cptr));
+    a("shl " + r(col) + ", " + r(col) + ", 1");
+    a("add " + r(cptr) + ", " + r(cptr) + ", " + r(col));  // &C[batch][row][col]
+    a("shl " + r(ldc8) + ", ldc, 3");
+    for (int jj = 0; jj < NJ; ++jj) a("sub " + r(nr[jj]) + ", " + r(nrem) + ", " + n(8 * jj));
+    for (int i = 0; i < MI; ++i)
+        for (int h = 0; h < 2; ++h) {
+            a("sub " + r(left) + ", " + r(mrem) + ", " + n(16 * i + 8 * h));  // rows left from this row
+            for (int jj = 0; jj < NJ; ++jj) {
+                const int d = acc + 4 * (i * NJ + jj) + 2 * h;
+                a(std::string(pack) + " " + r(v) + ", " + r(d) + ", " + r(d + 1));
+                a("min " + r(q) + ", " + r(left) + ", " + r(nr[jj]));
+                a("setp.gt.s32 p3, " + r(q) + ", 0");
+                a("@p3 st.global " + at(cptr, 16LL * jj) + ", " + r(v));
+            }
+            a("add " + r(cptr) + ", " + r(cptr) + ", " + r(ldc8));
+        }
+    a("exit");
+    return a.text();
+}
+
+const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool conv) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
+    const std::string key = std::string(conv ? "conv_" : "gemm_") + tile.name() + "_" + n(tile.warps_m) + "x" +
+                            n(tile.warps_n) + (type == simt::MmaType::f16 ? "_f16" : "_bf16");
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[key];
+    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(tensor_source(tile, type, conv), "<gpu library>/" + key));
+    return k.get();
+}
+
+}  // namespace
+
+std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, false); }
+std::string conv_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, true); }
+const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, false); }
+const simt::Kernel* conv_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, true); }
+
+
+std::string gemm_fp32_source() {
+    // 64 x 64 tile, 256 threads as 16 x 16, each thread a 4 x 4 block of C (rows 4 ty.., cols
+    // 4 tx..). Slices of BK = 8: A transposed into As[k][m] (pitch 68 words), B into Bs[k][n]
+    // (pitch 68); each k step reads one ld.shared.v4 of each (conflict-free: a phase's 8 lanes share
+    // ty, so As is a broadcast and Bs 32 consecutive words) and issues 16 ffma. The next slice's
+    // global loads are issued before the current slice's ffmas (register staging), stored after a
+    // barrier. The K remainder is the first slice, loaded with predicates (zeros at k < 0).
+    constexpr int P = 68, a_bytes = 8 * P * 4;
+    Asm a;
+    const int acc = a.alloc(16), fa = a.alloc(4), fb = a.alloc(4), st = a.alloc(4);
+    const int gA0 = a.alloc(), gA1 = a.alloc(), gB0 = a.alloc(), gB1 = a.alloc();
+    const int sA = a.alloc(), sB = a.alloc(), rA = a.alloc(), rB = a.alloc(), j = a.alloc();
+    const int tp = a.alloc(12);
+    const int tid = tp, tx = tp + 1, ty = tp + 2, batch = tp + 3, tm = tp + 4, tn = tp + 5, x = tp + 6,
+              y = tp + 7, z = tp + 8, base = tp + 9, k0 = tp + 10, k1 = tp + 11;
+    std::string src = ".kernel gemm_fp32_64x64x8\n"
+                      ".param M, N, K, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_n, "
+                      "tiles_per_batch, slices, kfirst\n";
+    src += ".reg " + n(a.used()) + "\n.shared " + n(2 * a_bytes) + "\n";
+    a.raw(src);
+    auto coords = [&]() {
+        a("mov " + r(tid) + ", %tid");
+        a("and " + r(tx) + ", " + r(tid) + ", 15");
+        a("shr " + r(ty) + ", " + r(tid) + ", 4");
+        a("mov " + r(x) + ", %ctaid");
+        a("div " + r(batch) + ", " + r(x) + ", tiles_per_batch");
+        a("rem " + r(x) + ", " + r(x) + ", tiles_per_batch");
+        a("div " + r(tm) + ", " + r(x) + ", tiles_n");
+        a("rem " + r(tn) + ", " + r(x) + ", tiles_n");
+        a("shl " + r(tm) + ", " + r(tm) + ", 6");  // first row
+        a("shl " + r(tn) + ", " + r(tn) + ", 6");  // first column
+    };
+    coords();
+    // A elements e = tid + 256 i: row e / 8, k e % 8 -> As[k][row]; B: k e / 64, column e % 64.
+    a("and " + r(k0) + ", " + r(tid) + ", 7");
+    a("shr " + r(x) + ", " + r(tid) + ", 3");              // row of element 0 (element 1: +32)
+    a("mul " + r(sA) + ", " + r(k0) + ", " + n(P * 4));
+    a("shl " + r(y) + ", " + r(x) + ", 2");
+    a("add " + r(sA) + ", " + r(sA) + ", " + r(y));
+    a("add " + r(k0) + ", " + r(k0) + ", kfirst");         // k of the A elements in slice 0
+    a("setp.ge.s32 p1, " + r(k0) + ", 0");
+    a("mul " + r(base) + ", " + r(batch) + ", a_batch");
+    a("add " + r(base) + ", " + r(base) + ", A");
+    a("shl " + r(y) + ", " + r(k0) + ", 2");
+    a("add " + r(base) + ", " + r(base) + ", " + r(y));
+    a("add " + r(x) + ", " + r(x) + ", " + r(tm));
+    a("min " + r(y) + ", " + r(x) + ", Mlast");
+    a("mad " + r(gA0) + ", " + r(y) + ", lda, " + r(base));
+    a("add " + r(y) + ", " + r(x) + ", 32");
+    a("min " + r(y) + ", " + r(y) + ", Mlast");
+    a("mad " + r(gA1) + ", " + r(y) + ", lda, " + r(base));
+    a("and " + r(x) + ", " + r(tid) + ", 63");             // column
+    a("shr " + r(k1) + ", " + r(tid) + ", 6");              // k of element 0 (element 1: +4)
+    a("mul " + r(sB) + ", " + r(k1) + ", " + n(P * 4));
+    a("shl " + r(y) + ", " + r(x) + ", 2");
+    a("add " + r(sB) + ", " + r(sB) + ", " + r(y));
+    a("add " + r(sB) + ", " + r(sB) + ", " + n(a_bytes));
+    a("add " + r(x) + ", " + r(x) + ", " + r(tn));
+    a("min " + r(x) + ", " + r(x) + ", Nlast");
+    a("shl " + r(x) + ", " + r(x) + ", 2");
+    a("mul " + r(base) + ", " + r(batch) + ", b_batch");
+    a("add " + r(base) + ", " + r(base) + ", B");
+    a("add " + r(base) + ", " + r(base) + ", " + r(x));
+    a("add " + r(k1) + ", " + r(k1) + ", kfirst");
+    a("mad " + r(gB0) + ", " + r(k1) + ", ldb, " + r(base));
+    a("shl " + r(y) + ", ldb, 2");
+    a("add " + r(gB1) + ", " + r(gB0) + ", " + r(y));
+    for (int i = 0; i < 4; ++i) a("mov " + r(st + i) + ", 0");
+    a("@p1 ld.global " + r(st) + ", " + at(gA0, 0));
+    a("@p1 ld.global " + r(st + 1) + ", " + at(gA1, 0));
+    a("setp.ge.s32 p2, " + r(k1) + ", 0");
+    a("@p2 ld.global " + r(st + 2) + ", " + at(gB0, 0));
+    a("add " + r(k1) + ", " + r(k1) + ", 4");
+    a("setp.ge.s32 p2, " + r(k1) + ", 0");
+    a("@p2 ld.global " + r(st + 3) + ", " + at(gB1, 0));
+    a("shl " + r(rA) + ", " + r(ty) + ", 4");               // As[.][4 ty]
+    a("shl " + r(rB) + ", " + r(tx) + ", 4");
+    a("add " + r(rB) + ", " + r(rB) + ", " + n(a_bytes));  // Bs[.][4 tx]
+    a("shl " + r(z) + ", ldb, 3");                           // b_slice = 8 rows
+    auto advance = [&]() {
+        a("add " + r(gA0) + ", " + r(gA0) + ", 32");
+        a("add " + r(gA1) + ", " + r(gA1) + ", 32");
+        a("add " + r(gB0) + ", " + r(gB0) + ", " + r(z));
+        a("add " + r(gB1) + ", " + r(gB1) + ", " + r(z));
+    };
+    auto store = [&](const std::string& guard) {
+        a(guard + "st.shared " + at(sA, 0) + ", " + r(st));
+        a(guard + "st.shared " + at(sA, 128) + ", " + r(st + 1));
+        a(guard + "st.shared " + at(sB, 0) + ", " + r(st + 2));
+        a(guard + "st.shared " + at(sB, 4 * P * 4) + ", " + r(st + 3));
+    };
+    store("");
+    advance();
+    for (int i = 0; i < 16; ++i) a("mov " + r(acc + i) + ", 0");
+    a("mov " + r(j) + ", 0");
+    a("bar.sync");
+    a.label("loop");
+    a("add " + r(j) + ", " + r(j) + ", 1");
+    a("setp.lt.s32 p0, " + r(j) + ", slices");
+    a("@p0 ld.global " + r(st) + ", " + at(gA0, 0));
+    a("@p0 ld.global " + r(st + 1) + ", " + at(gA1, 0));
+    a("@p0 ld.global " + r(st + 2) + ", " + at(gB0, 0));
+    a("@p0 ld.global " + r(st + 3) + ", " + at(gB1, 0));
+    advance();
+    for (int k = 0; k < 8; ++k) {
+        a("ld.shared.v4 " + r(fa) + ", " + at(rA, k * P * 4));
+        a("ld.shared.v4 " + r(fb) + ", " + at(rB, k * P * 4));
+        for (int i = 0; i < 4; ++i)
+            for (int jj = 0; jj < 4; ++jj)
+                a("ffma " + r(acc + 4 * i + jj) + ", " + r(fa + i) + ", " + r(fb + jj) + ", " + r(acc + 4 * i + jj));
+    }
+    a("bar.sync");
+    store("@p0 ");
+    a("bar.sync");
+    a("@p0 bra loop");
+    // Epilogue: C[row 4 ty + i][col 4 tx + jj] for those inside M x N.
+    coords();
+    a("shl " + r(x) + ", " + r(ty) + ", 2");
+    a("add " + r(x) + ", " + r(x) + ", " + r(tm));          // first row
+    a("shl " + r(y) + ", " + r(tx) + ", 2");
+    a("add " + r(y) + ", " + r(y) + ", " + r(tn));          // first column
+    a("sub " + r(tm) + ", M, " + r(x));                      // rows left
+    a("sub " + r(tn) + ", N, " + r(y));                      // columns left
+    a("mul " + r(base) + ", " + r(batch) + ", c_batch");
+    a("add " + r(base) + ", " + r(base) + ", C");
+    a("mad " + r(base) + ", " + r(x) + ", ldc, " + r(base));
+    a("shl " + r(y) + ", " + r(y) + ", 2");
+    a("add " + r(base) + ", " + r(base) + ", " + r(y));
+    for (int i = 0; i < 4; ++i) {
+        a("sub " + r(k0) + ", " + r(tm) + ", " + n(i));
+        for (int jj = 0; jj < 4; ++jj) {
+            a("sub " + r(k1) + ", " + r(tn) + ", " + n(jj));
+            a("min " + r(k1) + ", " + r(k1) + ", " + r(k0));
+            a("setp.gt.s32 p3, " + r(k1) + ", 0");
+            a("@p3 st.global " + at(base, 4LL * jj) + ", " + r(acc + 4 * i + jj));
+        }
+        a("add " + r(base) + ", " + r(base) + ", ldc");
+    }
+    a("exit");
+    return a.text();
+}
+
+const simt::Kernel* gemm_fp32_kernel() {
+    static const simt::Kernel k = simt::assemble(gemm_fp32_source(), "<gpu library>/gemm_fp32_64x64x8");
+    return &k;
+}
+
+GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm) {
+    GemmTileChoice best;
+    double best_estimate = 0;
+    for (const GemmTile& tile : gemm_tensor_tiles()) {
+        const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
+        const simt::Occupancy occ =
+            simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes});
+        if (occ.blocks_per_sm == 0) continue;
+        const std::int64_t blocks = shape.batch * ((shape.m + tile.bm - 1) / tile.bm) * ((shape.n + tile.bn - 1) / tile.bn);
+        const std::int64_t per_sm = (blocks + sms - 1) / std::max(1, sms);
+        const double estimate = static_cast<double>(per_sm) * tile.bm * tile.bn / tile.efficiency;
+        if (best.blocks == 0 || estimate < best_estimate) {  // strict: ties keep the larger tile
+            best_estimate = estimate;
+            best.tile = tile;
+            best.blocks = blocks;
+            best.blocks_per_sm = occ.blocks_per_sm;
+            const double wave = static_cast<double>(sms) * occ.blocks_per_sm;
+            best.waves = static_cast<double>(blocks) / wave;
+            best.wave_efficiency = best.waves / std::ceil(best.waves);
+        }
+    }
+    if (best.blocks == 0) throw LoweringError("gemm: no tensor-core tile fits on an SM of " + sm.limits.arch);
+    return best;
+}
+
+namespace {
+
+constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 30;
+
+float to_float(std::uint16_t bits, DType dtype) {
+    if (dtype == DType::bf16) {
+        const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+    return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
+}
+
+std::uint16_t to_bits(float f, DType dtype) {
+    if (dtype == DType::bf16) return Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(f));
+    return Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(f));
+}
+
+void add_stat(LoweredKernel& out, const std::string& name, const std::string& unit, const std::string& what, double v) {
+    out.stats.push_back({name, unit, what, v});
+}
+
+// Operand layout and the reference check, shared by the tensor-core and FP32 paths.
+struct GemmBuffers {
+    std::int64_t batch, m, n, k, lda, ldb, ldc;  // leading dimensions in elements
+    int element_bytes;
+    std::uint32_t a = 0, b = 0, c = 0;
+};
+
+GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::GlobalMemory& memory, const Op& op) {
+    GemmBuffers buf{g.batch, g.m, g.n, g.k, pad ? gemm_padded(g.k) : g.k, pad ? gemm_padded(g.n) : g.n,
+                    pad ? gemm_padded(g.n) : g.n, bytes_of(dtype)};
+    const std::int64_t a_bytes = buf.batch * buf.m * buf.lda * buf.element_bytes;
+    const std::int64_t b_bytes = buf.batch * buf.lda * buf.ldb * buf.element_bytes;  // K' rows
+    const std::int64_t c_bytes = buf.batch * buf.m * buf.ldc * buf.element_bytes;
+    if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
+        throw LoweringError(std::string(to_string(op.kind)) + " '" + op.name + "': operands of " +
+                            std::to_string(a_bytes + b_bytes + c_bytes) +
+                            " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+    buf.a = memory.allocate(static_cast<std::size_t>(a_bytes));
+    buf.b = memory.allocate(static_cast<std::size_t>(b_bytes));
+    buf.c = memory.allocate(static_cast<std::size_t>(c_bytes));
+    return buf;
+}
+
+// Seeded inputs uniform in [-1, 1), rounded to the dtype, written into the (zero) padded layout.
+// Returns them as fp32 (A: batch x m x k, B: batch x k x n, dense).
+void fill_gemm(const GemmBuffers& buf, DType dtype, std::uint64_t seed, simt::GlobalMemory& memory,
+               std::vector<float>& a, std::vector<float>& b) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    a.resize(static_cast<std::size_t>(buf.batch * buf.m * buf.k));
+    b.resize(static_cast<std::size_t>(buf.batch * buf.k * buf.n));
+    auto put = [&](std::uint32_t address, float f) {
+        if (dtype == DType::fp32) {
+            memory.store_f32(address, f);
+            return f;
+        }
+        const std::uint16_t h = to_bits(f, dtype);
+        std::memcpy(memory.data() + address, &h, 2);
+        return to_float(h, dtype);
+    };
+    const auto eb = static_cast<std::uint32_t>(buf.element_bytes);
+    for (std::int64_t p = 0; p < buf.batch; ++p)
+        for (std::int64_t i = 0; i < buf.m; ++i)
+            for (std::int64_t kk = 0; kk < buf.k; ++kk)
+                a[static_cast<std::size_t>((p * buf.m + i) * buf.k + kk)] =
+                    put(buf.a + static_cast<std::uint32_t>(((p * buf.m + i) * buf.lda + kk) * eb), uniform(rng));
+    for (std::int64_t p = 0; p < buf.batch; ++p)
+        for (std::int64_t kk = 0; kk < buf.k; ++kk)
+            for (std::int64_t jx = 0; jx < buf.n; ++jx)
+                b[static_cast<std::size_t>((p * buf.k + kk) * buf.n + jx)] =
+                    put(buf.b + static_cast<std::uint32_t>(((p * buf.lda + kk) * buf.ldb + jx) * eb), uniform(rng));
+}
+
+std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const GemmBuffers& buf, DType dtype,
+                                                                       std::vector<float> a, std::vector<float> b) {
+    // Reference: Eigen fp32 GEMM of the same (rounded) inputs. Bound per element: the fp32
+    // accumulation of K products in any order, K * 2^-24 * sum_k |a||b|, plus the rounding of the
+    // output to the dtype (half an ulp: 2^-11 relative for fp16, 2^-8 for bf16, 0 for fp32).
+    return [buf, dtype, a = std::move(a), b = std::move(b)](const simt::GlobalMemory& memory) {
+        using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        LoweringNumerics out;
+        const double unit_out = dtype == DType::fp16 ? 0x1p-11 : dtype == DType::bf16 ? 0x1p-8 : 0.0;
+        for (std::int64_t p = 0; p < buf.batch; ++p) {
+            const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
+            const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
+            const Matrix ref = A * B;
+            const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
+            for (std::int64_t i = 0; i < buf.m; ++i)
+                for (std::int64_t jx = 0; jx < buf.n; ++jx) {
+                    const auto address = static_cast<std::uint32_t>(
+                        buf.c + ((p * buf.m + i) * buf.ldc + jx) * buf.element_bytes);
+                    float got;
+                    if (dtype == DType::fp32) {
+                        got = memory.load_f32(address);
+                    } else {
+                        std::uint16_t h;
+                        std::memcpy(&h, memory.data() + address, 2);
+                        got = to_float(h, dtype);
+                    }
+                    const double r = ref(i, jx);
+                    const double accumulate = static_cast<double>(buf.k) * 0x1p-24 * mag(i, jx);
+                    const double bound = accumulate + unit_out * (std::fabs(r) + accumulate) + 1e-30;
+                    const double err = std::fabs(static_cast<double>(got) - r);
+                    out.max_abs_err = std::max(out.max_abs_err, err);
+                    if (std::fabs(r) > 0) out.max_rel_err = std::max(out.max_rel_err, err / std::fabs(r));
+                    if (!(err <= bound)) out.passed = false;
+                    ++out.checked;
+                }
+        }
+        return out;
+    };
+}
+
+LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
+                                const LoweringTarget& target, const GemmTileChoice& choice) {
+    const GemmTile& tile = choice.tile;
+    const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
+    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
+    LoweredKernel out;
+    out.kernel = gemm_tensor_kernel(tile, type);
+    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
+    const std::int64_t slices = (buf.lda + tile.bk - 1) / tile.bk;
+    const std::int64_t kfirst = buf.lda - slices * tile.bk;
+    const std::int64_t blocks = g.batch * tiles_m * tiles_n;
+    if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+    out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const std::int64_t eb = buf.element_bytes;
+    out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, buf.c,
+                u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
+                u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
+                u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
+                u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+    add_stat(out, "gpu.tile_m", "elements", "rows of C per block (tensor-core tile)", tile.bm);
+    add_stat(out, "gpu.tile_n", "elements", "columns of C per block", tile.bn);
+    add_stat(out, "gpu.tile_k", "elements", "K slice staged through shared memory per step", tile.bk);
+    add_stat(out, "gpu.warps_m", "warps", "warp rows of the block (warp tile = tile / warps)", tile.warps_m);
+    add_stat(out, "gpu.warps_n", "warps", "warp columns of the block", tile.warps_n);
+    add_stat(out, "gpu.grid", "blocks", "batch x tile rows x tile columns", static_cast<double>(blocks));
+    add_stat(out, "gpu.block", "threads", "threads per block", tile.threads());
+    add_stat(out, "gpu.blocks_per_sm", "blocks", "resident blocks per SM (occupancy calculator)", choice.blocks_per_sm);
+    add_stat(out, "gpu.waves", "waves", "blocks / (SMs x blocks per SM)", choice.waves);
+    add_stat(out, "gpu.wave_efficiency", "ratio", "waves / ceil(waves)", choice.wave_efficiency);
+    if (target.real_data) {
+        std::vector<float> a, b;
+        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
+        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
+    }
+    return out;
+}
+
+LoweredKernel lower_fp32_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
+                              const LoweringTarget& target) {
+    const GemmBuffers buf = allocate_gemm(g, DType::fp32, false, memory, op);
+    LoweredKernel out;
+    out.kernel = gemm_fp32_kernel();
+    const std::int64_t tiles_m = (g.m + kFp32TileM - 1) / kFp32TileM, tiles_n = (g.n + kFp32TileN - 1) / kFp32TileN;
+    const std::int64_t slices = (g.k + kFp32TileK - 1) / kFp32TileK;
+    const std::int64_t blocks = g.batch * tiles_m * tiles_n;
+    if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+    out.dims = {static_cast<std::uint32_t>(blocks), 256};
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    out.args = {u(g.m), u(g.n), u(g.k), u(g.m - 1), u(g.n - 1), buf.a, buf.b, buf.c,
+                u(g.k * 4), u(g.n * 4), u(g.n * 4), u(g.m * g.k * 4), u(g.k * g.n * 4), u(g.m * g.n * 4),
+                u(tiles_n), u(tiles_m * tiles_n), u(slices), u(g.k - slices * kFp32TileK)};
+    add_stat(out, "gpu.tile_m", "elements", "rows of C per block (FP32 SIMT tile)", kFp32TileM);
+    add_stat(out, "gpu.tile_n", "elements", "columns of C per block", kFp32TileN);
+    add_stat(out, "gpu.tile_k", "elements", "K slice staged through shared memory per step", kFp32TileK);
+    add_stat(out, "gpu.grid", "blocks", "batch x tile rows x tile columns", static_cast<double>(blocks));
+    add_stat(out, "gpu.block", "threads", "threads per block", 256);
+    if (target.real_data) {
+        std::vector<float> a, b;
+        fill_gemm(buf, DType::fp32, target.seed, memory, a, b);
+        out.check = gemm_check(buf, DType::fp32, std::move(a), std::move(b));
+    }
+    return out;
+}
+
+GemmShape gemm_shape_of(const Op& op) {
+    if (op.kind != OpKind::matmul && op.kind != OpKind::bmm)
+        throw LoweringError("lower_gemm: '" + op.name + "' is not a matmul or bmm");
+    GemmShape g = op.gemm;
+    if (op.kind == OpKind::matmul) g.batch = 1;
+    if (g.batch < 1 || g.m < 1 || g.n < 1 || g.k < 1) throw LoweringError("gemm '" + op.name + "': empty shape");
+    if (op.dtype == DType::int8 || op.dtype == DType::int32)
+        throw LoweringError("gemm '" + op.name + "': the SIMT ISA has no int8 mma yet (dtype " +
+                            std::string(to_string(op.dtype)) + ")");
+    return g;
+}
+
+}  // namespace
+
+LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
+                                   const GemmTile& tile) {
+    const GemmShape g = gemm_shape_of(op);
+    if (op.dtype == DType::fp32) throw LoweringError("lower_gemm_with_tile: fp32 has no tensor-core tile");
+    GemmTileChoice choice;
+    choice.tile = tile;
+    const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
+    choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
+    choice.blocks = g.batch * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
+    const double wave = static_cast<double>(std::max(1, target.sms)) * std::max(1, choice.blocks_per_sm);
+    choice.waves = static_cast<double>(choice.blocks) / wave;
+    choice.wave_efficiency = choice.waves / std::ceil(choice.waves);
+    return lower_tensor_gemm(op, g, memory, target, choice);
+}
+
+LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    const GemmShape g = gemm_shape_of(op);
+    if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
+    return lower_tensor_gemm(op, g, memory, target, choose_gemm_tile(g, target.sms, target.sm));
+}
+
+}  // namespace accelsim::gpu

@@ -1,0 +1,90 @@
+#pragma once
+// GEMM kernels of the GPU kernel library (issue 7): matmul and bmm, C[b] = A[b] (M x K) * B[b]
+// (K x N), row-major. docs/gpu.md ("GEMM and conv kernels") documents them.
+//
+// 16-bit inputs (fp16 / bf16) run a tiled tensor-core kernel generated here for a few tile shapes:
+// a block of W warps computes a BM x BN tile of C, each warp a WM x WN sub-tile of
+// (WM/16) x (WN/8) mma.m16n8k16 accumulators (register tiling: each A fragment serves WN/8 mmas,
+// each B fragment WM/16). The K loop stages BK = 32 wide slices of A and B through shared memory
+// with two stages (double buffering): the next slice's ld.global.v4 / .v2 are issued before the
+// current slice's mmas and stored (st.shared.v4) to the other stage after them, one bar.sync per
+// slice. Shared layouts are padded so that fragment loads and the vector stores are conflict-free.
+// fp32 inputs run a tiled FP32 SIMT kernel (ffma, 64 x 64 tiles, 4 x 4 outputs per thread).
+//
+// Operand layout in global memory: A is M x K' and B is K' x N', C is M x N' with K' = K and
+// N' = N rounded up to multiples of 8 elements (16 bytes: every row starts aligned for vector
+// loads, as cuBLAS's fast paths require); the padding is zero. Rows of A beyond M and columns of B
+// beyond N are clamped to the last valid one (they only feed C elements that are never stored);
+// the K remainder is the first slice (as CUTLASS does), loaded with predicates that leave zeros,
+// so every later slice runs without predicates.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/common/op.h"
+#include "models/gpu/lowering.h"
+
+namespace accelsim::gpu {
+
+struct GemmTile {
+    int bm = 128, bn = 128, bk = 32;
+    int warps_m = 2, warps_n = 4;  // warp grid in the block; warp tile = bm/warps_m x bn/warps_n
+    // Measured tensor-core utilization of this tile on 8 SMs of a100 with its memory hierarchy
+    // (bench/gpu_gemm_bench, docs/gpu.md): the tile rule's per-tile efficiency.
+    double efficiency = 1.0;
+    int threads() const { return 32 * warps_m * warps_n; }
+    std::string name() const { return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk); }
+};
+
+// Tensor-core tile shapes, largest first.
+const std::vector<GemmTile>& gemm_tensor_tiles();
+
+// The tile rule (docs/gpu.md): for each tile (256x128, 128x128, 128x64, 64x64, 32x32), blocks = batch * ceil(M/BM) * ceil(N/BN), each SM
+// runs ceil(blocks / sms) of them, so the estimated time is ceil(blocks / sms) * BM * BN /
+// efficiency (the K loop is common to all). The smallest estimate wins; ties go to the larger
+// tile. Waves and wave efficiency are reported with the choice.
+struct GemmTileChoice {
+    GemmTile tile;
+    std::int64_t blocks = 0;
+    int blocks_per_sm = 0;        // occupancy calculator
+    double waves = 0;             // blocks / (sms * blocks_per_sm)
+    double wave_efficiency = 0;   // waves / ceil(waves)
+};
+GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm);
+
+// Warp-ISA source of the tensor-core kernel for one tile (16-bit type `type`), and the assembled
+// kernel (once per process per tile and type). Params, in order:
+//   M, N, Mlast (M-1), Nlast (N'-4: last B column group), A, B, C, lda, ldb, ldc (row pitches in
+//   bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m, tiles_n, tiles_per_batch,
+//   group_blocks (kGemmGroupRows * tiles_n), slices (ceil(K'/BK)), kfirst (K' - slices*BK, <= 0:
+//   the k at which the first, partial slice starts), b_slice (BK * ldb)
+std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type);
+const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type);
+
+// The implicit-GEMM conv2d variant of the same kernel (conv.h): A gathered from the NHWC input,
+// B^T = the weights. Params: those of the GEMM kernel, then H, W, Cp (channels per group, padded
+// to 8), S, OW, OHW (OH * OW), stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix (bytes per
+// input pixel), image (bytes per input image), zero (address of 16 zero bytes).
+std::string conv_tensor_source(const GemmTile& tile, simt::MmaType type);
+const simt::Kernel* conv_tensor_kernel(const GemmTile& tile, simt::MmaType type);
+
+// Blocks are rasterized in groups of kGemmGroupRows tile rows, column by column within a group
+// (Triton's GROUP_SIZE_M, CUTLASS's threadblock swizzle), so a wave of blocks shares its A and B
+// tiles in the L2.
+inline constexpr int kGemmGroupRows = 8;
+
+// The FP32 SIMT kernel (64 x 64 x 8 tiles, 256 threads, 4 x 4 outputs per thread). Params:
+//   M, N, K, Mlast, Nlast, A, B, C, lda, ldb, ldc (bytes), a_batch, b_batch, c_batch, tiles_n,
+//   tiles_per_batch
+std::string gemm_fp32_source();
+const simt::Kernel* gemm_fp32_kernel();
+inline constexpr int kFp32TileM = 64, kFp32TileN = 64, kFp32TileK = 8;
+
+// lower_gemm with the tensor-core tile forced (tests of every tile shape).
+LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
+                                   const GemmTile& tile);
+
+// K and N rounded up to the 8-element row alignment of the operand layout.
+inline std::int64_t gemm_padded(std::int64_t x) { return (x + 7) / 8 * 8; }
+
+}  // namespace accelsim::gpu

@@ -1,0 +1,66 @@
+#pragma once
+// The GPU kernel library's one entry point: a trace op becomes one kernel launch on the SIMT chip.
+// Each op family lowers in its own file (elementwise.cpp, gemm.cpp, conv.cpp, reduction.cpp);
+// lower_op() picks the family. The lowering allocates and fills the op's buffers in `memory`,
+// picks the kernel and the launch shape, and (when the data is real) returns a check that compares
+// the kernel's outputs with an independent reference (Eigen or a host loop) after the launch.
+// docs/gpu.md documents every kernel, its launch shape and the rule that chose it.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "models/common/op.h"
+#include "models/common/stats.h"
+#include "models/simt/execution.h"
+#include "models/simt/isa.h"
+#include "models/simt/sm_core.h"
+
+namespace accelsim::gpu {
+
+// What the lowering may assume about the chip.
+struct LoweringTarget {
+    int sms = 1;
+    simt::SmParams sm;       // occupancy limits, smem size, pipes
+    std::uint64_t seed = 1;  // data: the same seed gives the same inputs
+    // true: inputs get seeded random values and `check` is set (--validate). false: buffers stay
+    // zero (timing-only runs skip fp payloads, so their values never matter).
+    bool real_data = false;
+};
+
+// The outcome of comparing a kernel's outputs with the reference.
+struct LoweringNumerics {
+    std::int64_t checked = 0;  // output values compared
+    double max_abs_err = 0, max_rel_err = 0;
+    bool passed = true;
+};
+
+struct LoweredKernel {
+    const simt::Kernel* kernel = nullptr;  // owned by the library (assembled once per process)
+    simt::Dim dims;
+    std::vector<std::uint32_t> args;
+    // Lowering choices for the report, e.g. gpu.tile_m / gpu.tile_n / gpu.grid (plain values).
+    std::vector<StatValue> stats;
+    // Set when target.real_data: run after the launch on the same memory.
+    std::function<LoweringNumerics(const simt::GlobalMemory&)> check;
+};
+
+// A shape or size the library cannot run (too large for 32-bit global memory, ...). The chip turns
+// it into an input error naming the op's file and line.
+class LoweringError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// nullopt when the op kind has no kernel in the library (the chip keeps its roofline row).
+std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+
+// The families behind lower_op (each in its own file).
+LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);     // matmul, bmm
+LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);   // implicit GEMM
+LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+
+}  // namespace accelsim::gpu

@@ -1,0 +1,237 @@
+// Tensor-core and FP32 GEMM kernels of the GPU kernel library against Eigen (every tile shape, odd
+// sizes, fp16 and bf16, bmm), the tile rule on hand-worked cases, tensor-core utilization against a
+// hand-derived ceiling, and timing-only runs against full ones.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "models/gpu/gemm.h"
+#include "models/simt/simt_gpu.h"
+
+namespace accelsim::gpu {
+namespace {
+
+simt::SimtParams a100_like(int sms) {
+    simt::SimtParams p;
+    p.sms = sms;
+    p.sm.limits = *simt::published_limits("sm_80");
+    return p;
+}
+
+Op gemm_op(OpKind kind, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
+    Op op;
+    op.kind = kind;
+    op.name = "g";
+    op.dtype = dtype;
+    op.gemm = {batch, m, n, k};
+    return op;
+}
+
+GemmTile tile_named(const std::string& name) {
+    for (const GemmTile& t : gemm_tensor_tiles())
+        if (t.name() == name) return t;
+    ADD_FAILURE() << "no tile " << name;
+    return {};
+}
+
+struct GemmRun {
+    simt::KernelStats stats;
+    LoweringNumerics numerics;
+};
+
+GemmRun run(const Op& op, int sms, bool real, const GemmTile* tile = nullptr, bool skip = false) {
+    const simt::SimtParams params = a100_like(sms);
+    LoweringTarget target;
+    target.sms = sms;
+    target.sm = params.sm;
+    target.seed = 7;
+    target.real_data = real;
+    simt::GlobalMemory memory;
+    const LoweredKernel lk = tile ? lower_gemm_with_tile(op, memory, target, *tile) : lower_gemm(op, memory, target);
+    simt::FixedLatencyMemory port(200);
+    GemmRun r;
+    r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {skip});
+    if (lk.check) r.numerics = lk.check(memory);
+    return r;
+}
+
+TEST(GemmKernels, EveryTileMatchesEigenOnOddSizes) {
+    const std::int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 45}, {130, 70, 200}};
+    for (const GemmTile& tile : gemm_tensor_tiles()) {
+        const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
+        EXPECT_TRUE(k->fp_payload_skippable) << tile.name() << ": " << k->fp_dependence;
+        EXPECT_LE(k->registers, 128) << tile.name();
+        for (const auto& s : shapes)
+            for (DType dt : {DType::fp16, DType::bf16}) {
+                const GemmRun r = run(gemm_op(OpKind::matmul, 1, s[0], s[1], s[2], dt), 4, true, &tile);
+                EXPECT_EQ(r.numerics.checked, s[0] * s[1]);
+                EXPECT_TRUE(r.numerics.passed) << tile.name() << " " << s[0] << "x" << s[1] << "x" << s[2]
+                                               << " " << to_string(dt) << " max abs err " << r.numerics.max_abs_err;
+            }
+    }
+}
+
+TEST(GemmKernels, RandomShapesMatchEigen) {
+    // Seeded random shapes (any tile the rule picks on 3 SMs), both 16-bit types and fp32.
+    std::uint64_t state = 12345;
+    auto next = [&](int lo, int hi) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return lo + static_cast<int>((state >> 33) % static_cast<std::uint64_t>(hi - lo + 1));
+    };
+    for (int trial = 0; trial < 8; ++trial) {
+        const int b = next(1, 3), m = next(1, 150), n = next(1, 150), k = next(1, 150);
+        const DType dt = trial % 3 == 0 ? DType::bf16 : trial % 3 == 1 ? DType::fp16 : DType::fp32;
+        const GemmRun r = run(gemm_op(b > 1 ? OpKind::bmm : OpKind::matmul, b, m, n, k, dt), 3, true);
+        EXPECT_EQ(r.numerics.checked, static_cast<std::int64_t>(b) * m * n);
+        EXPECT_TRUE(r.numerics.passed) << b << "x" << m << "x" << n << "x" << k << " " << to_string(dt);
+    }
+}
+
+TEST(GemmKernels, CheckFailsWithoutTheKernel) {
+    // The reference check is not vacuous: C left as zeros (no launch) fails it.
+    for (DType dt : {DType::fp16, DType::fp32}) {
+        simt::GlobalMemory memory;
+        LoweringTarget target;
+        target.sms = 1;
+        target.sm = a100_like(1).sm;
+        target.real_data = true;
+        const LoweredKernel lk = lower_gemm(gemm_op(OpKind::matmul, 1, 17, 33, 45, dt), memory, target);
+        ASSERT_TRUE(lk.check);
+        const LoweringNumerics n = lk.check(memory);
+        EXPECT_FALSE(n.passed);
+        EXPECT_EQ(n.checked, 17 * 33);
+    }
+}
+
+TEST(GemmKernels, BmmPutsTheBatchInTheGrid) {
+    // b=3, 65 x 40 x 33: with the 64x64 tile, tiles = 3 x 2 x 1 = 6 blocks.
+    for (DType dt : {DType::fp16, DType::bf16}) {
+        const GemmTile tile = tile_named("64x64x32");
+        simt::GlobalMemory memory;
+        LoweringTarget target;
+        target.sms = 4;
+        target.sm = a100_like(4).sm;
+        target.real_data = true;
+        const LoweredKernel lk = lower_gemm_with_tile(gemm_op(OpKind::bmm, 3, 65, 40, 33, dt), memory, target, tile);
+        EXPECT_EQ(lk.dims.grid, 6u);
+        const GemmRun r = run(gemm_op(OpKind::bmm, 3, 65, 40, 33, dt), 4, true, &tile);
+        EXPECT_EQ(r.numerics.checked, 3 * 65 * 40);
+        EXPECT_TRUE(r.numerics.passed) << to_string(dt) << " " << r.numerics.max_abs_err;
+        const GemmRun chosen = run(gemm_op(OpKind::bmm, 3, 65, 40, 33, dt), 4, true);
+        EXPECT_TRUE(chosen.numerics.passed);
+    }
+}
+
+TEST(GemmKernels, Fp32SimtKernelMatchesEigen) {
+    const std::int64_t shapes[][4] = {{1, 1, 1, 1}, {1, 17, 33, 45}, {2, 70, 65, 19}};
+    for (const auto& s : shapes) {
+        const Op op = gemm_op(s[0] > 1 ? OpKind::bmm : OpKind::matmul, s[0], s[1], s[2], s[3], DType::fp32);
+        const GemmRun r = run(op, 4, true);
+        EXPECT_EQ(r.numerics.checked, s[0] * s[1] * s[2]);
+        EXPECT_TRUE(r.numerics.passed) << s[1] << "x" << s[2] << "x" << s[3] << " " << r.numerics.max_abs_err;
+        EXPECT_EQ(r.stats.mma_issued, 0u);
+    }
+    EXPECT_TRUE(gemm_fp32_kernel()->fp_payload_skippable) << gemm_fp32_kernel()->fp_dependence;
+}
+
+TEST(GemmKernels, SharedMemoryAccessesAreConflictFree) {
+    // 130 x 70 x 200 on the 128x128 tile: 2 blocks of 8 warps; K' = 200 -> 7 slices of 32.
+    // Fragment loads per warp per slice: (4 A fragments x 4 + 4 B fragments x 2) x 2 k-steps = 48
+    // scalar ld.shared -> 2 x 8 x 7 x 48 = 5376 requests of 1 wavefront. st.shared.v4 per warp per
+    // slice: 2 A chunks + 2 B units = 4 -> 2 x 8 x 7 x 4 = 448 requests of 4 wavefronts (8-lane
+    // phases). Conflict-free: 5376 + 4 x 448 = 7168 wavefronts.
+    const GemmTile tile = tile_named("128x128x32");
+    const GemmRun r = run(gemm_op(OpKind::matmul, 1, 130, 70, 200, DType::fp16), 4, false, &tile, true);
+    EXPECT_EQ(r.stats.shared_requests, 5376u + 448u);
+    EXPECT_EQ(r.stats.shared_wavefronts, 7168u);
+    // mma: every warp issues (4 x 4) x 2 per slice whatever the edges: 2 x 8 x 7 x 32 = 3584.
+    EXPECT_EQ(r.stats.mma_issued, 3584u);
+}
+
+TEST(GemmKernels, TimingOnlyRunsGiveTheCyclesOfFullRuns) {
+    for (const GemmTile& tile : gemm_tensor_tiles()) {
+        const Op op = gemm_op(OpKind::bmm, 2, 130, 70, 200, DType::bf16);
+        const GemmRun full = run(op, 2, true, &tile, false);
+        const GemmRun skipped = run(op, 2, false, &tile, true);
+        EXPECT_TRUE(full.numerics.passed);
+        EXPECT_EQ(full.stats.cycles, skipped.stats.cycles) << tile.name();
+        EXPECT_EQ(full.stats.issued, skipped.stats.issued) << tile.name();
+        EXPECT_EQ(full.stats.global_sectors, skipped.stats.global_sectors) << tile.name();
+        EXPECT_EQ(full.stats.mma_issued, skipped.stats.mma_issued) << tile.name();
+    }
+}
+
+TEST(GemmKernels, TensorCoreUtilizationOnOneSm) {
+    // 256 x 256 x 2048 fp16 on one A100-like SM, 128x128 tile (2 blocks resident of 8 warps,
+    // 2 warps per sub-partition each). mma count: (256/16) x (256/8) x (2048/16) = 65536. Ceiling:
+    // each of the 4 sub-partitions gets a quarter of them and its tensor pipe takes one per 8
+    // cycles -> >= 131072 cycles, plus the first slice's loads (200-cycle memory) before the first
+    // mma, the last mma's 32-cycle latency and the final stores' 200 cycles: >= 131504 cycles,
+    // utilization <= 65536 x 2048 / (131504 x 1024) = 99.7%. The kernel must reach 80% of peak.
+    const GemmTile tile = tile_named("128x128x32");
+    const GemmRun r = run(gemm_op(OpKind::matmul, 1, 256, 256, 2048, DType::fp16), 1, false, &tile, true);
+    EXPECT_EQ(r.stats.mma_issued, 65536u);
+    EXPECT_GE(r.stats.cycles, 131504u);
+    const double utilization = 65536.0 * 2048.0 / (static_cast<double>(r.stats.cycles) * 1024.0);
+    EXPECT_GT(utilization, 0.80) << r.stats.cycles;
+    EXPECT_LT(utilization, 0.997);
+}
+
+TEST(GemmTileRule, HandWorkedChoices) {
+    // estimate = ceil(blocks / 108) x BM x BN / efficiency, smallest wins. Per-block costs
+    // BM x BN / efficiency: 256x128 42,172; 128x128 23,608; 128x64 14,051; 64x64 9,163; 32x32 3,670.
+    const simt::SmParams sm = a100_like(108).sm;
+    auto name = [&](std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
+        return choose_gemm_tile({b, m, n, k}, 108, sm).tile.name();
+    };
+    // 8192^3: 2048, 4096, 8192, 16384, 65536 blocks -> 19, 38, 76, 152, 607 per SM ->
+    // 801,277, 897,107, 1,067,911, 1,392,823, 2,227,842.
+    EXPECT_EQ(name(1, 8192, 8192, 8192), "256x128x32");
+    // 4096^3: 512, 1024, 2048, 4096, 16384 blocks -> 5, 10, 19, 38, 152 -> 210,862, 236,081, ...
+    EXPECT_EQ(name(1, 4096, 4096, 4096), "256x128x32");
+    // 8192 x 64 x 64: 32, 64, 64, 128, 512 blocks -> 1, 1, 1, 2, 5 per SM -> 42,172, 23,608,
+    // 14,051, 18,327, 18,351.
+    EXPECT_EQ(name(1, 8192, 64, 64), "128x64x32");
+    // bmm 12 x 128 x 128 x 64 (BERT scores): 12, 12, 24, 48, 192 blocks -> 1, 1, 1, 1, 2 per SM
+    // -> 42,172, 23,608, 14,051, 9,163, 7,341.
+    EXPECT_EQ(name(12, 128, 128, 64), "32x32x32");
+    // 1024 x 3072 x 768: 96, 192, 384, 768, 3072 blocks -> 1, 2, 4, 8, 29 per SM -> 42,172,
+    // 47,216, 56,206, 73,306, 106,437.
+    EXPECT_EQ(name(1, 1024, 3072, 768), "256x128x32");
+    const GemmTileChoice c = choose_gemm_tile({1, 8192, 8192, 8192}, 108, sm);
+    EXPECT_EQ(c.blocks, 2048);
+    // 117 registers x 32 lanes = 3,840 per warp (256-register units): 4 warps per 16,384-register
+    // partition, 16 warps per SM = one block of 512 threads.
+    EXPECT_EQ(c.blocks_per_sm, 1);
+    EXPECT_NEAR(c.waves, 2048.0 / 108.0, 1e-12);
+    EXPECT_NEAR(c.wave_efficiency, (2048.0 / 108.0) / 19.0, 1e-12);
+}
+
+TEST(GemmLowering, StatsErrorsAndLimits) {
+    simt::GlobalMemory memory;
+    LoweringTarget target;
+    target.sms = 108;
+    target.sm = a100_like(108).sm;
+    const LoweredKernel lk = lower_gemm(gemm_op(OpKind::matmul, 1, 8192, 8192, 8192, DType::fp16), memory, target);
+    auto stat = [&](const std::string& n) {
+        for (const StatValue& v : lk.stats)
+            if (v.name == n) return v.value;
+        ADD_FAILURE() << "no stat " << n;
+        return -1.0;
+    };
+    EXPECT_EQ(stat("gpu.tile_m"), 256);
+    EXPECT_EQ(stat("gpu.tile_n"), 128);
+    EXPECT_EQ(stat("gpu.tile_k"), 32);
+    EXPECT_EQ(stat("gpu.grid"), 2048);
+    EXPECT_EQ(stat("gpu.block"), 512);
+    EXPECT_EQ(lk.dims.grid, 2048u);
+    EXPECT_FALSE(lk.check);  // timing only: no data, no check
+    simt::GlobalMemory m2;
+    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 64, 64, 64, DType::int8), m2, target), LoweringError);
+    // 3 x 16384^2 x 2 bytes = 1.5 GiB: refused before anything is allocated.
+    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 16384, 16384, 16384, DType::fp16), m2, target), LoweringError);
+    EXPECT_EQ(m2.size(), 0u);
+}
+
+}  // namespace
+}  // namespace accelsim::gpu

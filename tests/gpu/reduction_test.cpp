@@ -1,0 +1,326 @@
+// Softmax and layernorm kernels of the GPU kernel library (models/gpu/reduction.h): every output
+// against a double-precision host reference (the check the lowering returns, whose tolerances are
+// derived in reduction.cpp), both variants of the warp/block rule at odd sizes, fp32/fp16/bf16,
+// hand-worked launch shapes and shuffle counts, and timing-only runs equal to full ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include "models/gpu/reduction.h"
+#include "models/simt/simt_gpu.h"
+
+namespace accelsim::gpu {
+namespace {
+
+Op row_op(OpKind kind, std::int64_t rows, std::int64_t cols, DType dtype) {
+    Op op;
+    op.kind = kind;
+    op.name = "t";
+    op.rows = rows;
+    op.cols = cols;
+    op.dtype = dtype;
+    return op;
+}
+
+LoweringTarget small_target(int sms, bool real_data, std::uint64_t seed = 7) {
+    LoweringTarget t;
+    t.sms = sms;
+    t.real_data = real_data;
+    t.seed = seed;
+    return t;  // default SmParams: A100-like SM, no L1, 400-cycle fixed-latency memory
+}
+
+simt::SimtParams simt_params(const LoweringTarget& target) {
+    simt::SimtParams p;
+    p.sms = target.sms;
+    p.sm = target.sm;
+    return p;
+}
+
+struct Outcome {
+    simt::KernelStats stats;
+    LoweredKernel lowered;
+    LoweringNumerics numerics;
+};
+
+Outcome run(const Op& op, ReductionVariant variant, const LoweringTarget& target, bool skip_payload,
+            simt::GlobalMemory& memory, bool record_issues = false) {
+    Outcome o;
+    o.lowered = lower_row_reduction(op, memory, target, variant);
+    simt::SimtParams params = simt_params(target);
+    params.sm.record_issue_order = record_issues;
+    simt::LaunchOptions options;
+    options.skip_fp_payload = skip_payload;
+    o.stats = simt::launch(*o.lowered.kernel, o.lowered.dims, o.lowered.args, memory, params, nullptr, options);
+    if (o.lowered.check) o.numerics = o.lowered.check(memory);
+    return o;
+}
+
+double stat(const LoweredKernel& k, const std::string& name) {
+    for (const auto& s : k.stats)
+        if (s.name == name) return s.value;
+    ADD_FAILURE() << "no stat " << name;
+    return -1;
+}
+
+// ---- numerics at odd sizes, both variants, three dtypes ------------------------------------------
+
+using Case = std::tuple<OpKind, std::tuple<std::int64_t, std::int64_t>, ReductionVariant, DType>;
+
+class RowReduction : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RowReduction, EveryOutputMatchesDoubleReference) {
+    const auto [kind, shape, variant, dtype] = GetParam();
+    const auto [rows, cols] = shape;
+    const Op op = row_op(kind, rows, cols, dtype);
+    simt::GlobalMemory memory;
+    const Outcome o = run(op, variant, small_target(4, true), false, memory);
+    // softmax: one value per element plus one row-sum check per row; layernorm: one per element.
+    RecordProperty("max_abs_err", std::to_string(o.numerics.max_abs_err));
+    RecordProperty("max_rel_err", std::to_string(o.numerics.max_rel_err));
+    RecordProperty("cycles", std::to_string(o.stats.cycles));
+    EXPECT_EQ(o.numerics.checked, rows * cols + (kind == OpKind::softmax ? rows : 0));
+    EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err << ", max rel err "
+                                   << o.numerics.max_rel_err;
+    // The grid covers the rows (grid-stride). On 4 SMs a warp per row puts 8 rows in a block when
+    // rows >= 8 x 4 (129 rows), else halves until each SM gets a row: 3 rows -> 1 per block.
+    const std::int64_t per_block = variant == ReductionVariant::warp_per_row ? (rows >= 32 ? 8 : 1) : 1;
+    EXPECT_EQ(o.lowered.dims.block, variant == ReductionVariant::warp_per_row ? 32u * per_block : 256u);
+    EXPECT_LE(o.lowered.dims.grid, static_cast<std::uint32_t>((rows + per_block - 1) / per_block));
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    const auto [kind, shape, variant, dtype] = info.param;
+    return std::string(to_string(kind)) + "_" + std::to_string(std::get<0>(shape)) + "x" +
+           std::to_string(std::get<1>(shape)) + "_" +
+           (variant == ReductionVariant::warp_per_row ? "warp" : "block") + "_" + std::string(to_string(dtype));
+}
+
+// rows 1, 3, 129 and cols 1, 7, 768, 3072, 4097 (odd: a 16-bit row ends in a padding half; 4097
+// leaves one lane/thread with one more element than the rest).
+const auto kShapes = ::testing::Values(std::make_tuple(std::int64_t{1}, std::int64_t{1}),
+                                       std::make_tuple(std::int64_t{3}, std::int64_t{7}),
+                                       std::make_tuple(std::int64_t{129}, std::int64_t{7}),
+                                       std::make_tuple(std::int64_t{129}, std::int64_t{768}),
+                                       std::make_tuple(std::int64_t{3}, std::int64_t{3072}),
+                                       std::make_tuple(std::int64_t{3}, std::int64_t{4097}),
+                                       std::make_tuple(std::int64_t{1}, std::int64_t{4097}),
+                                       std::make_tuple(std::int64_t{129}, std::int64_t{4097}));
+
+INSTANTIATE_TEST_SUITE_P(Softmax, RowReduction,
+                         ::testing::Combine(::testing::Values(OpKind::softmax), kShapes,
+                                            ::testing::Values(ReductionVariant::warp_per_row,
+                                                              ReductionVariant::block_per_row),
+                                            ::testing::Values(DType::fp32, DType::fp16, DType::bf16)),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Layernorm, RowReduction,
+                         ::testing::Combine(::testing::Values(OpKind::layernorm), kShapes,
+                                            ::testing::Values(ReductionVariant::warp_per_row,
+                                                              ReductionVariant::block_per_row),
+                                            ::testing::Values(DType::fp32, DType::fp16, DType::bf16)),
+                         case_name);
+
+// ---- the check can fail ------------------------------------------------------------------------
+
+TEST(RowReductionCheck, CatchesOneWrongOutput) {
+    for (OpKind kind : {OpKind::softmax, OpKind::layernorm}) {
+        const Op op = row_op(kind, 3, 7, DType::fp32);
+        simt::GlobalMemory memory;
+        const Outcome o = run(op, ReductionVariant::warp_per_row, small_target(1, true), false, memory);
+        ASSERT_TRUE(o.numerics.passed);
+        // y is the last argument but one (layernorm: before inv_cols) or the last (softmax).
+        const std::uint32_t y = kind == OpKind::softmax ? o.lowered.args.back() : o.lowered.args[6];
+        const std::uint32_t at = y + 4 * 10;  // row 1, col 3
+        memory.store_f32(at, memory.load_f32(at) * (1.0f + 1e-3f));
+        EXPECT_FALSE(o.lowered.check(memory).passed) << to_string(kind);
+    }
+}
+
+TEST(RowReductionCheck, SoftmaxRowsSumToOne) {
+    // Independent of the per-element check: the stored fp16 outputs of each row, summed in double.
+    const Op op = row_op(OpKind::softmax, 3, 3072, DType::fp16);
+    simt::GlobalMemory memory;
+    const Outcome o = run(op, ReductionVariant::block_per_row, small_target(2, true), false, memory);
+    const std::uint32_t y = o.lowered.args.back();
+    for (int r = 0; r < 3; ++r) {
+        double sum = 0;
+        for (int j = 0; j < 3072; ++j) sum += load_element(memory, y, r * 3072 + j, Storage::f16);
+        // 3072 outputs each within 2^-11 relative of p_j (sum 1) after fp16 rounding, plus the fp32
+        // bound (10 * 8 + 3072 + 16) 2^-24 = 1.9e-4: |sum - 1| <= 4.9e-4 + 1.9e-4.
+        EXPECT_NEAR(sum, 1.0, 6.8e-4) << "row " << r;
+    }
+}
+
+TEST(RowReductionCheck, LayernormRowsHaveMeanBetaAndUnitVariance) {
+    // With gamma = 1 and beta = 0 (overwritten after lowering), y has mean 0 and variance
+    // var / (var + eps) per row: the textbook identity, independent of the kernel's formula.
+    const std::int64_t rows = 3, cols = 768;
+    const Op op = row_op(OpKind::layernorm, rows, cols, DType::fp32);
+    simt::GlobalMemory memory;
+    LoweredKernel k = lower_row_reduction(op, memory, small_target(1, true), ReductionVariant::warp_per_row);
+    const std::uint32_t x = k.args[3], gamma = k.args[4], beta = k.args[5], y = k.args[6];
+    for (int j = 0; j < cols; ++j) {
+        memory.store_f32(gamma + 4 * j, 1.0f);
+        memory.store_f32(beta + 4 * j, 0.0f);
+    }
+    simt::launch(*k.kernel, k.dims, k.args, memory, simt_params(small_target(1, false)));
+    for (int r = 0; r < rows; ++r) {
+        double mx = 0, my = 0;
+        for (int j = 0; j < cols; ++j) {
+            mx += memory.load_f32(x + 4 * (r * cols + j));
+            my += memory.load_f32(y + 4 * (r * cols + j));
+        }
+        mx /= cols;
+        my /= cols;
+        double vx = 0, vy = 0;
+        for (int j = 0; j < cols; ++j) {
+            vx += std::pow(memory.load_f32(x + 4 * (r * cols + j)) - mx, 2);
+            vy += std::pow(memory.load_f32(y + 4 * (r * cols + j)) - my, 2);
+        }
+        vx /= cols;
+        vy /= cols;
+        EXPECT_NEAR(my, 0.0, 1e-5);
+        EXPECT_NEAR(vy, vx / (vx + 1e-5), 2e-6);  // eps = 0 would give 7.5e-6 more
+    }
+}
+
+// ---- the variant rule and the launch shape -----------------------------------------------------
+
+TEST(RowReductionShape, VariantRuleSwitchesAbove1024Cols) {
+    EXPECT_EQ(reduction_variant(1), ReductionVariant::warp_per_row);
+    EXPECT_EQ(reduction_variant(1024), ReductionVariant::warp_per_row);
+    EXPECT_EQ(reduction_variant(1025), ReductionVariant::block_per_row);
+    simt::GlobalMemory m1, m2;
+    const LoweringTarget t = small_target(4, false);
+    EXPECT_EQ(stat(lower_softmax(row_op(OpKind::softmax, 8, 768, DType::fp16), m1, t), "gpu.variant"), 0.0);
+    EXPECT_EQ(stat(lower_layernorm(row_op(OpKind::layernorm, 8, 3072, DType::fp16), m2, t), "gpu.variant"), 1.0);
+}
+
+TEST(RowReductionShape, GridIsRowsCappedAtOneWaveOnA100) {
+    // 256 threads x 32 registers: 1024 registers per warp, 4 partitions x (16384 / 1024) = 64 warps
+    // fit the register file = 8 blocks; 64 warps / 8 per block = 8 too: wave 108 x 8 = 864.
+    LoweringTarget t = small_target(108, false);
+    simt::GlobalMemory m1, m2, m3;
+    // BERT-base attention softmax: 1536 rows of 128, 8 rows per block -> 192 blocks (< 864).
+    const LoweredKernel a = lower_softmax(row_op(OpKind::softmax, 1536, 128, DType::fp16), m1, t);
+    EXPECT_EQ(a.dims.grid, 192u);
+    EXPECT_EQ(stat(a, "gpu.grid"), 192.0);
+    EXPECT_EQ(stat(a, "gpu.block"), 256.0);
+    // Block per row: 1536 rows of 4096 -> capped at 864 blocks.
+    const LoweredKernel b = lower_layernorm(row_op(OpKind::layernorm, 1536, 4096, DType::fp32), m2, t);
+    EXPECT_EQ(b.dims.grid, 864u);
+    EXPECT_EQ(stat(b, "gpu.rows_per_block"), 1.0);
+    // BERT layernorm, 128 rows of 768: 8 rows per block would use 16 of 108 SMs; 4, 2 per block
+    // still leave SMs idle (432, 216 > 128), so one warp per block: 128 blocks of 32 threads.
+    const LoweredKernel c = lower_layernorm(row_op(OpKind::layernorm, 128, 768, DType::fp16), m3, t);
+    EXPECT_EQ(c.dims.grid, 128u);
+    EXPECT_EQ(c.dims.block, 32u);
+    EXPECT_EQ(stat(c, "gpu.rows_per_block"), 1.0);
+    // The rule itself: 8 while 8 x SMs <= rows.
+    EXPECT_EQ(warp_rows_per_block(864, 108), 8);
+    EXPECT_EQ(warp_rows_per_block(863, 108), 4);
+    EXPECT_EQ(warp_rows_per_block(216, 108), 2);
+    EXPECT_EQ(warp_rows_per_block(1, 108), 1);
+}
+
+TEST(RowReductionShape, SixteenBitTensorsAreHalfTheBytes) {
+    // Words per row: fp32 cols, 16-bit ceil(cols / 2). 3 rows x 7 cols: x and y 3 x 4 words each.
+    simt::GlobalMemory m16, m32;
+    const LoweredKernel k16 = lower_softmax(row_op(OpKind::softmax, 3, 7, DType::bf16), m16, small_target(1, false));
+    const LoweredKernel k32 = lower_softmax(row_op(OpKind::softmax, 3, 7, DType::fp32), m32, small_target(1, false));
+    EXPECT_EQ(k16.args[2], 4u);
+    EXPECT_EQ(k32.args[2], 7u);
+    // A warp reads each row three times and writes it once; a row of 4 words is one 32-byte sector
+    // when it does not straddle one (row starts at 16 r bytes from a 256-aligned base: rows 0..2
+    // at 0, 16, 32: row 1 straddles nothing either, 16 + 16 = 32). fp16/bf16: 3 rows x 4 accesses.
+    simt::LaunchOptions skip;
+    skip.skip_fp_payload = true;
+    const simt::KernelStats s =
+        simt::launch(*k16.kernel, k16.dims, k16.args, m16, simt_params(small_target(1, false)), nullptr, skip);
+    EXPECT_EQ(s.global_sectors, 3u * 4u);
+    EXPECT_EQ(s.global_requests, 3u * 4u);
+}
+
+// ---- shuffles ----------------------------------------------------------------------------------
+
+int shuffles_issued(const Outcome& o) {
+    int n = 0;
+    for (const simt::IssueRecord& r : o.stats.issue_order)
+        if (o.lowered.kernel->code[static_cast<std::size_t>(r.pc)].op == simt::Opcode::shfl) ++n;
+    return n;
+}
+
+TEST(RowReductionShuffles, CountPerRowIsLog2OfWarpTimesPasses) {
+    for (OpKind kind : {OpKind::softmax, OpKind::layernorm}) {
+        // Warp per row: 2 reductions (max and sum / mean and variance) x log2(32) = 5 butterfly
+        // steps = 10 warp shuffles per row; 3 rows -> 30.
+        {
+            simt::GlobalMemory m;
+            const Outcome o = run(row_op(kind, 3, 7, DType::fp32), ReductionVariant::warp_per_row,
+                                  small_target(1, false), true, m, true);
+            EXPECT_EQ(shuffles_issued(o), 30) << to_string(kind);
+        }
+        // Block per row: each of 8 warps does 5 steps on its part and log2(8) = 3 on the 8
+        // partials, per reduction: 8 x 2 x (5 + 3) = 128 per row; 3 rows -> 384.
+        {
+            simt::GlobalMemory m;
+            const Outcome o = run(row_op(kind, 3, 7, DType::fp32), ReductionVariant::block_per_row,
+                                  small_target(1, false), true, m, true);
+            EXPECT_EQ(shuffles_issued(o), 384) << to_string(kind);
+            // Shared memory per row: 8 partial stores (lane 0 of each warp) and 8 warp loads, per
+            // reduction: 32 requests per row, 96 for 3 rows.
+            EXPECT_EQ(o.stats.shared_requests, 96u);
+        }
+    }
+}
+
+// ---- timing-only runs --------------------------------------------------------------------------
+
+class RowReductionTiming : public ::testing::TestWithParam<std::tuple<OpKind, ReductionVariant, DType>> {};
+
+TEST_P(RowReductionTiming, SkipPayloadCyclesEqualFullRun) {
+    const auto [kind, variant, dtype] = GetParam();
+    const Op op = row_op(kind, 37, variant == ReductionVariant::warp_per_row ? 301 : 1301, dtype);
+    simt::GlobalMemory full_memory, skip_memory;
+    const Outcome full = run(op, variant, small_target(3, true), false, full_memory);
+    const simt::Kernel& k = *full.lowered.kernel;
+    ASSERT_TRUE(k.fp_payload_skippable) << k.fp_dependence;
+    const Outcome skip = run(op, variant, small_target(3, false), true, skip_memory);
+    EXPECT_TRUE(full.numerics.passed);
+    EXPECT_EQ(skip.stats.cycles, full.stats.cycles);
+    EXPECT_EQ(skip.stats.issued, full.stats.issued);
+    EXPECT_EQ(skip.stats.global_sectors, full.stats.global_sectors);
+    EXPECT_EQ(skip.stats.scoreboard_cycles, full.stats.scoreboard_cycles);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, RowReductionTiming,
+                         ::testing::Combine(::testing::Values(OpKind::softmax, OpKind::layernorm),
+                                            ::testing::Values(ReductionVariant::warp_per_row,
+                                                              ReductionVariant::block_per_row),
+                                            ::testing::Values(DType::fp32, DType::fp16, DType::bf16)));
+
+// ---- determinism -------------------------------------------------------------------------------
+
+TEST(RowReductionData, SameSeedSameBytesOtherSeedOtherInputs) {
+    const Op op = row_op(OpKind::layernorm, 5, 99, DType::fp16);
+    simt::GlobalMemory a, b, c;
+    const Outcome ra = run(op, ReductionVariant::warp_per_row, small_target(2, true, 11), false, a);
+    const Outcome rb = run(op, ReductionVariant::warp_per_row, small_target(2, true, 11), false, b);
+    run(op, ReductionVariant::warp_per_row, small_target(2, true, 12), false, c);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+    EXPECT_EQ(ra.stats.cycles, rb.stats.cycles);
+    EXPECT_NE(std::memcmp(a.data() + ra.lowered.args[3], c.data() + ra.lowered.args[3], 5 * 50 * 4), 0);
+}
+
+TEST(RowReductionErrors, EmptyShapeIsALoweringError) {
+    simt::GlobalMemory m;
+    EXPECT_THROW(lower_softmax(row_op(OpKind::softmax, 0, 8, DType::fp32), m, small_target(1, false)), LoweringError);
+    EXPECT_THROW(lower_layernorm(row_op(OpKind::layernorm, 8, 0, DType::fp32), m, small_target(1, false)), LoweringError);
+}
+
+}  // namespace
+}  // namespace accelsim::gpu
