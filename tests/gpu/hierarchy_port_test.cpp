@@ -6,32 +6,14 @@
 #include <cstdint>
 
 #include "models/gpu/hierarchy_port.h"
+#include "tests/gpu/small_gpu_memory.h"
 #include "models/simt/isa.h"
 #include "models/simt/simt_gpu.h"
 
 namespace accelsim::gpu {
 namespace {
 
-// 1 GHz SM clock (1000 ps a cycle, so no rounding), 2 SMs, crossbar of 64 B/cycle ports without
-// latency, a 1 MiB 4-slice L2 with a 200-cycle hit latency, 8 HBM2 channels x 128 bits x 2 Gb/s.
-memory::MemoryHierarchyParams small_gpu() {
-    memory::MemoryHierarchyParams p;
-    p.requesters = 2;
-    p.clock_hz = 1e9;
-    p.crossbar.latency_cycles = 0;
-    p.crossbar.bytes_per_cycle_per_port = 64;
-    memory::L2Params l2;
-    l2.size_bytes = 1 << 20;
-    l2.slices = 4;
-    l2.hit_latency_cycles = 200;
-    l2.bytes_per_cycle_per_slice = 64;
-    p.l2 = l2;
-    p.dram = memory::dram_preset("HBM2");
-    p.dram.channels = 8;
-    p.dram.bus_width_bits = 128;
-    p.dram.data_rate_gbps = 2.0;
-    return p;
-}
+memory::MemoryHierarchyParams small_gpu() { return test::small_gpu(2); }  // two SMs
 
 TEST(HierarchyPort, HbmPeakPerCycle) {
     // 8 channels x 16 bytes x 2 Gb/s = 256 GB/s; at 1 GHz that is 256 bytes per SM cycle.

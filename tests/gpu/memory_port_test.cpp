@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/gpu/hierarchy_port.h"
+#include "tests/gpu/small_gpu_memory.h"
 #include "models/memory/dram.h"
 #include "models/memory/l2_cache.h"
 #include "models/simt/simt_gpu.h"
@@ -16,26 +17,7 @@
 namespace accelsim::gpu {
 namespace {
 
-// As in hierarchy_port_test.cpp: 1 GHz (1000 ps a cycle), a 4-slice 1 MiB L2 with a 200-cycle hit
-// latency, 64 B/cycle crossbar ports without latency, 8 HBM2 channels.
-memory::MemoryHierarchyParams small_gpu(int sms = 4) {
-    memory::MemoryHierarchyParams p;
-    p.requesters = sms;
-    p.clock_hz = 1e9;
-    p.crossbar.latency_cycles = 0;
-    p.crossbar.bytes_per_cycle_per_port = 64;
-    memory::L2Params l2;
-    l2.size_bytes = 1 << 20;
-    l2.slices = 4;
-    l2.hit_latency_cycles = 200;
-    l2.bytes_per_cycle_per_slice = 64;
-    p.l2 = l2;
-    p.dram = memory::dram_preset("HBM2");
-    p.dram.channels = 8;
-    p.dram.bus_width_bits = 128;
-    p.dram.data_rate_gbps = 2.0;
-    return p;
-}
+memory::MemoryHierarchyParams small_gpu(int sms = 4) { return test::small_gpu(sms); }
 
 std::vector<simt::SectorAnswer> serve_all(HierarchyMemoryPort& port) {
     std::vector<simt::SectorAnswer> answers;
