@@ -14,22 +14,10 @@ namespace accelsim::gpu {
 
 namespace {
 
-constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 30;
+constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
 
-float to_float(std::uint16_t bits, DType dtype) {
-    if (dtype == DType::bf16) {
-        const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
-        float f;
-        std::memcpy(&f, &u, 4);
-        return f;
-    }
-    return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
-}
-
-std::uint16_t to_bits(float f, DType dtype) {
-    if (dtype == DType::bf16) return Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(f));
-    return Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(f));
-}
+float to_float(std::uint16_t bits, DType dtype) { return gemm_operand_to_float(bits, dtype); }
+std::uint16_t to_bits(float f, DType dtype) { return gemm_operand_bits(f, dtype); }
 
 struct ConvLayout {
     Conv2dShape s;

@@ -624,11 +624,7 @@ GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmP
     return best;
 }
 
-namespace {
-
-constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 30;
-
-float to_float(std::uint16_t bits, DType dtype) {
+float gemm_operand_to_float(std::uint16_t bits, DType dtype) {
     if (dtype == DType::bf16) {
         const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
         float f;
@@ -638,10 +634,17 @@ float to_float(std::uint16_t bits, DType dtype) {
     return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
 }
 
-std::uint16_t to_bits(float f, DType dtype) {
+std::uint16_t gemm_operand_bits(float f, DType dtype) {
     if (dtype == DType::bf16) return Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(f));
     return Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(f));
 }
+
+namespace {
+
+constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
+
+float to_float(std::uint16_t bits, DType dtype) { return gemm_operand_to_float(bits, dtype); }
+std::uint16_t to_bits(float f, DType dtype) { return gemm_operand_bits(f, dtype); }
 
 void add_stat(LoweredKernel& out, const std::string& name, const std::string& unit, const std::string& what, double v) {
     out.stats.push_back({name, unit, what, v});

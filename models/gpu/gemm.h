@@ -84,6 +84,12 @@ inline constexpr int kFp32TileM = 64, kFp32TileN = 64, kFp32TileK = 8;
 LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
                                    const GemmTile& tile);
 
+// 16-bit operand values (fp16 or bf16 bits) to and from fp32, shared by the GEMM and conv lowerings.
+float gemm_operand_to_float(std::uint16_t bits, DType dtype);
+std::uint16_t gemm_operand_bits(float f, DType dtype);
+// The largest total of one op's buffers (32-bit global memory).
+inline constexpr std::int64_t kGemmMaxBufferBytes = std::int64_t{1} << 30;
+
 // K and N rounded up to the 8-element row alignment of the operand layout.
 inline std::int64_t gemm_padded(std::int64_t x) { return (x + 7) / 8 * 8; }
 
