@@ -123,6 +123,20 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(t.l2_bytes()), static_cast<unsigned long long>(t.l2_hits),
                     static_cast<unsigned long long>(t.l2_accesses), static_cast<unsigned long long>(t.hbm_bytes()),
                     t.average_latency_ns, t.max_latency_ns, static_cast<double>(t.l2_bytes()) / static_cast<double>(s.cycles));
+        // Where a sector's time goes below the SM: per crossbar transfer, and the L2 slices' load.
+        const memory::MemoryHierarchyStats m = h->hierarchy().stats();
+        const double transfers = std::max<double>(1, static_cast<double>(m.crossbar.transfers));
+        const double cycle_ps = 1e12 / config.clock_hz();
+        std::printf("  crossbar per transfer: input wait %.1f, output wait %.1f, backpressure %.1f cycles",
+                    static_cast<double>(m.crossbar.input_wait_ps) / transfers / cycle_ps,
+                    static_cast<double>(m.crossbar.output_wait_ps) / transfers / cycle_ps,
+                    static_cast<double>(m.crossbar.backpressure_ps) / transfers / cycle_ps);
+        if (m.l2)
+            std::printf("; L2 slices busy %.1f%%, MSHR merges %llu",
+                        100.0 * static_cast<double>(m.l2->busy_ps) / cycle_ps / static_cast<double>(s.cycles) /
+                            static_cast<double>(config.l2.slices),
+                        static_cast<unsigned long long>(m.l2->mshr_merges));
+        std::printf("\n");
     }
     std::printf("  %.2f CPU s, %.1f M warp instr/s\n", seconds, static_cast<double>(s.issued) / seconds / 1e6);
     if (lk.check) {

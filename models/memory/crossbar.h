@@ -39,13 +39,30 @@ public:
     explicit Crossbar(const CrossbarParams& params);  // throws std::invalid_argument
 
     // Moves `bytes` from requester to target; returns when the last byte arrives. A transfer
-    // occupies its input port, then its output port, each for ceil(bytes / bytes_per_cycle_per_port)
-    // cycles (cut-through: the output may start as the input starts):
+    // occupies its input port, then its output port, each for bytes / bytes_per_cycle_per_port
+    // cycles, to the picosecond (the port's bandwidth; cut-through: the output may start as the
+    // input starts):
     //   t_in  = max(arrival, input free, departure of the transfer output_buffer_transfers earlier
     //           at this target);                 input free  = t_in + occupancy
     //   t_out = max(t_in, output free);           output free = t_out + occupancy
     //   done  = t_out + occupancy + latency.
+    // Books the ports at call time, so calls must come in arrival order per port for the busy-until
+    // times to mean what they say (the blocking hierarchy path).
     Picoseconds traverse(int requester, int target, std::uint32_t bytes, Picoseconds arrival);
+
+    // The same transfer, for a caller that walks time in order (the queued hierarchy engine): the
+    // transfer is at the head of its requester's queue at `now` (it arrived at `arrival`). If its
+    // input port is free and the target's buffer has room it starts now: ports are booked and
+    // `started` is true with `time` = when its last byte reaches the target. Otherwise nothing is
+    // booked and `time` is when to try again (input port free, or the buffer's oldest transfer
+    // gone). Booking only when a transfer starts keeps a requester held by a full buffer from
+    // reserving another target's output port for a future time, ahead of other requesters that
+    // reach it sooner (traverse would).
+    struct Start {
+        bool started;
+        Picoseconds time;
+    };
+    Start try_start(int requester, int target, std::uint32_t bytes, Picoseconds arrival, Picoseconds now);
 
     const CrossbarStats& stats() const { return stats_; }
     void register_stats(StatsRegistry& registry, const std::string& prefix) const;
@@ -53,13 +70,16 @@ public:
 
 private:
     CrossbarParams params_;
-    Picoseconds cycle_ps_, latency_ps_;
+    Picoseconds latency_ps_;
     std::vector<Picoseconds> input_free_, output_free_;
+    std::vector<Picoseconds> held_ps_;  // try_start: backpressure of each requester's head so far
     // Per target, a ring of the departure times of its last output_buffer_transfers transfers;
     // departures from one output port are in call order, so the oldest entry is the slot to wait for.
     std::vector<Picoseconds> departures_;
     std::vector<std::uint32_t> ring_head_;
     std::vector<Picoseconds> occupancy_ps_;  // port time by transfer bytes, 0..kTableBytes
+    void check_ports(int requester, int target) const;
+    Picoseconds book(std::size_t target, Picoseconds& input_free, Picoseconds* slot, Picoseconds t_in, std::uint32_t bytes);
     static constexpr std::uint32_t kTableBytes = 1024;
     Picoseconds occupancy_ps(std::uint32_t bytes) const;
     Picoseconds occupancy_ps_uncached(std::uint32_t bytes) const;

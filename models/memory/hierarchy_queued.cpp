@@ -1,8 +1,9 @@
 // The hierarchy with the DRAM's scheduler in the loop: an incremental event engine (queued_issue,
 // queued_step, see the declarations) and MemoryHierarchy::run_queued, a traffic driver on top of
-// it. Events: L2 lookups at slice arrival, bursts entering controller queues, controller
-// decisions. Ties are broken in that order, then by sequence number, so runs are deterministic;
-// drivers issue before any event of the same time.
+// it. Events: crossbar transfers starting at the head of their requester's queue, L2 lookups at
+// slice arrival, bursts entering controller queues, controller decisions. Ties are broken in that
+// order, then by sequence number, so runs are deterministic; drivers issue before any event of the
+// same time.
 #include <algorithm>
 #include <deque>
 #include <queue>
@@ -27,6 +28,20 @@ struct Lookup {
     Picoseconds issued;
     std::uint32_t bytes, slot;  // slot: kNoSlot for a one-piece request
     bool write;
+};
+struct Transfer {  // a line piece waiting at its requester's crossbar input
+    Picoseconds issued;
+    std::uint64_t address;
+    std::uint64_t tag;
+    std::uint32_t bytes, slot;
+    int slice;
+    bool write;
+};
+struct RequesterHead {  // when a requester's first waiting transfer tries to start again
+    Picoseconds at;
+    std::uint64_t seq;
+    int requester;
+    bool operator>(const RequesterHead& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
 };
 struct SliceHead {  // the earliest lookup waiting at a slice
     Picoseconds at;
@@ -72,12 +87,24 @@ struct MemoryHierarchy::QueuedState {
         return s;
     }
     std::uint64_t in_flight = 0;
+    // Crossbar transfers that could not start when issued (input port busy, or the target's output
+    // buffer full), per requester in issue order, and a heap of each queue's retry time. Ports
+    // are booked only when a transfer starts, in time order (Crossbar::try_start).
+    std::vector<std::deque<Transfer>> requester_transfers;
+    std::priority_queue<RequesterHead, std::vector<RequesterHead>, std::greater<>> transfer_heads;
     // Lookups per slice, in time order: a crossbar output port delivers its transfers in call
     // order, each strictly after the one before, so a FIFO per slice plus a heap of the FIFOs'
     // heads gives the (time, seq) order of one heap over all lookups with a heap of at most one
     // entry per slice (tens of thousands of lookups can be waiting when the SMs stream).
     std::vector<std::deque<Lookup>> slice_lookups;
     std::priority_queue<SliceHead, std::vector<SliceHead>, std::greater<>> lookup_heads;
+    // A transfer's last byte reached its slice at `at`: its lookup joins the slice's FIFO.
+    void arrive(const Transfer& piece, Picoseconds at) {
+        auto& fifo = slice_lookups[static_cast<std::size_t>(piece.slice)];
+        if (fifo.empty()) lookup_heads.push(SliceHead{at, seq, piece.slice});
+        else if (fifo.back().at > at) throw std::logic_error("memory hierarchy: crossbar delivered out of order");
+        fifo.push_back(Lookup{at, seq++, piece.address, piece.tag, piece.issued, piece.bytes, piece.slot, piece.write});
+    }
     std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals;
     std::vector<std::deque<DramController::Burst>> waiting;  // per controller, in front of a full queue
     using Event = std::pair<Picoseconds, int>;
@@ -137,6 +164,7 @@ MemoryHierarchy::QueuedState& MemoryHierarchy::queued() {
         QueuedState& q = *queued_;
         q.waiting.resize(dram_.controllers().size());
         q.slice_lookups.resize(static_cast<std::size_t>(l2_->params().slices));
+        q.requester_transfers.resize(static_cast<std::size_t>(params_.requesters));
         q.held.resize(static_cast<std::size_t>(l2_->params().slices));
         if (l2_->params().slices > 0xFFFF) throw std::invalid_argument("memory hierarchy: the queued mode takes at most 65535 L2 slices");
         q.controller_latency = ns_to_ps(dram_.params().controller_latency_ns);
@@ -160,19 +188,24 @@ void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::ui
         s = q.new_slot();
         q.slots[s] = QueuedState::Slot{now, now, tag, bytes, 0, 0, write};
     }
-    // Through the crossbar to its slices, one lookup per line piece.
+    // Through the crossbar to its slices, one transfer (then one lookup) per line piece.
+    auto& waiting = q.requester_transfers[static_cast<std::size_t>(requester)];
     std::uint64_t a = address;
     while (a < end) {
         const std::uint64_t piece_end = std::min(end, (line_div_.div(a) + 1) * line);
         const auto n = static_cast<std::uint32_t>(piece_end - a);
-        const int slice = l2_->slice_of(a);
-        const Picoseconds at_slice = crossbar_.traverse(requester, slice, n, now);
-        auto& fifo = q.slice_lookups[static_cast<std::size_t>(slice)];
-        if (fifo.empty()) q.lookup_heads.push(SliceHead{at_slice, q.seq, slice});
-        else if (fifo.back().at > at_slice) throw std::logic_error("memory hierarchy: crossbar delivered out of order");
-        fifo.push_back(Lookup{at_slice, q.seq++, a, tag, now, n, s, write});
+        const Transfer piece{now, a, tag, n, s, l2_->slice_of(a), write};
         if (s != kNoSlot) ++q.slots[s].pieces;
         a = piece_end;
+        if (waiting.empty()) {  // at the head of its queue: try now
+            const Crossbar::Start start = crossbar_.try_start(requester, piece.slice, n, now, now);
+            if (start.started) {
+                q.arrive(piece, start.time);
+                continue;
+            }
+            q.transfer_heads.push(RequesterHead{start.time, q.seq++, requester});
+        }
+        waiting.push_back(piece);
     }
 }
 
@@ -183,10 +216,11 @@ Picoseconds MemoryHierarchy::queued_next_event() {
     while (!q.decisions.empty() &&
            q.decisions.top().first != ctrls[static_cast<std::size_t>(q.decisions.top().second)].next_decision_time())
         q.decisions.pop();  // stale: the controller's next decision moved
+    const Picoseconds transfer_time = q.transfer_heads.empty() ? kNever : q.transfer_heads.top().at;
     const Picoseconds lookup_time = q.lookup_heads.empty() ? kNever : q.lookup_heads.top().at;
     const Picoseconds arrival_time = q.arrivals.empty() ? kNever : q.arrivals.top().at;
     const Picoseconds decide_time = q.decisions.empty() ? kNever : q.decisions.top().first;
-    return std::min({lookup_time, arrival_time, decide_time});
+    return std::min({transfer_time, lookup_time, arrival_time, decide_time});
 }
 
 bool MemoryHierarchy::queued_idle() const { return !queued_ || queued_->in_flight == 0; }
@@ -252,6 +286,23 @@ void MemoryHierarchy::queued_step() {
         q.dram_requests[r] = QueuedState::DramRequest{n.address, 0, 0, n.fill, n.bytes, 0, write};
         return r;
     };
+
+    if (!q.transfer_heads.empty() && q.transfer_heads.top().at == now) {  // a requester's queue tries again
+        const int requester = q.transfer_heads.top().requester;
+        q.transfer_heads.pop();
+        auto& waiting = q.requester_transfers[static_cast<std::size_t>(requester)];
+        while (!waiting.empty()) {  // starts what it can now, in order
+            const Transfer& head = waiting.front();
+            const Crossbar::Start start = crossbar_.try_start(requester, head.slice, head.bytes, head.issued, now);
+            if (!start.started) {
+                q.transfer_heads.push(RequesterHead{start.time, q.seq++, requester});
+                return;
+            }
+            q.arrive(head, start.time);
+            waiting.pop_front();
+        }
+        return;
+    }
 
     if (!q.lookup_heads.empty() && q.lookup_heads.top().at == now) {  // one L2 lookup at its slice
         const int slice = q.lookup_heads.top().slice;

@@ -144,6 +144,7 @@ private:
     Picoseconds fill(Slice& slice, std::uint64_t line_addr, Picoseconds& line_ready, std::uint8_t& line_valid,
                      std::uint8_t missing, Picoseconds when);
     Picoseconds occupancy_ps(std::uint32_t bytes) const;
+    Picoseconds occupancy_ps_uncached(std::uint32_t bytes) const;
     std::uint8_t sector_mask(std::uint64_t address, std::uint32_t bytes) const;       // sectors touched
     std::uint8_t full_sector_mask(std::uint64_t address, std::uint32_t bytes) const;  // sectors wholly covered
 

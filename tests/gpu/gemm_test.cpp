@@ -179,24 +179,25 @@ TEST(GemmKernels, TensorCoreUtilizationOnOneSm) {
 
 TEST(GemmTileRule, HandWorkedChoices) {
     // estimate = ceil(blocks / 108) x BM x BN / efficiency, smallest wins. Per-block costs
-    // BM x BN / efficiency: 256x128 42,172; 128x128 23,608; 128x64 14,051; 64x64 9,163; 32x32 3,670.
+    // BM x BN / efficiency: 256x128 38,687; 128x128 19,389; 128x64 9,870; 64x64 6,050; 32x32 2,359.
     const simt::SmParams sm = a100_like(108).sm;
     auto name = [&](std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
         return choose_gemm_tile({b, m, n, k}, 108, sm).tile.name();
     };
     // 8192^3: 2048, 4096, 8192, 16384, 65536 blocks -> 19, 38, 76, 152, 607 per SM ->
-    // 801,277, 897,107, 1,067,911, 1,392,823, 2,227,842.
+    // 735,053, 736,782, 750,120, 919,600, 1,431,913.
     EXPECT_EQ(name(1, 8192, 8192, 8192), "256x128x32");
-    // 4096^3: 512, 1024, 2048, 4096, 16384 blocks -> 5, 10, 19, 38, 152 -> 210,862, 236,081, ...
-    EXPECT_EQ(name(1, 4096, 4096, 4096), "256x128x32");
-    // 8192 x 64 x 64: 32, 64, 64, 128, 512 blocks -> 1, 1, 1, 2, 5 per SM -> 42,172, 23,608,
-    // 14,051, 18,327, 18,351.
+    // 4096^3: 512, 1024, 2048, 4096, 16384 blocks -> 5, 10, 19, 38, 152 -> 193,435, 193,890,
+    // 187,530, 229,900, 358,568 (18.96 blocks per SM round up less than 4.74).
+    EXPECT_EQ(name(1, 4096, 4096, 4096), "128x64x32");
+    // 8192 x 64 x 64: 32, 64, 64, 128, 512 blocks -> 1, 1, 1, 2, 5 per SM -> 38,687, 19,389,
+    // 9,870, 12,100, 11,795.
     EXPECT_EQ(name(1, 8192, 64, 64), "128x64x32");
     // bmm 12 x 128 x 128 x 64 (BERT scores): 12, 12, 24, 48, 192 blocks -> 1, 1, 1, 1, 2 per SM
-    // -> 42,172, 23,608, 14,051, 9,163, 7,341.
+    // -> 38,687, 19,389, 9,870, 6,050, 4,718.
     EXPECT_EQ(name(12, 128, 128, 64), "32x32x32");
-    // 1024 x 3072 x 768: 96, 192, 384, 768, 3072 blocks -> 1, 2, 4, 8, 29 per SM -> 42,172,
-    // 47,216, 56,206, 73,306, 106,437.
+    // 1024 x 3072 x 768: 96, 192, 384, 768, 3072 blocks -> 1, 2, 4, 8, 29 per SM -> 38,687,
+    // 38,778, 39,480, 48,400, 68,411.
     EXPECT_EQ(name(1, 1024, 3072, 768), "256x128x32");
     const GemmTileChoice c = choose_gemm_tile({1, 8192, 8192, 8192}, 108, sm);
     EXPECT_EQ(c.blocks, 2048);

@@ -129,21 +129,32 @@ struct ReferenceRun {
 // earlier arrival reached a line whose fill was still in flight), and small_stream96 ends 3 ns
 // later (p99 394 -> 392 ns, max 433 -> 434 ns). Every other L2 and DRAM counter is unchanged; the
 // a100 stream, random, mixed and strided runs end at the same picosecond as before.
+// Recaptured a second time: crossbar ports are billed bytes / bandwidth to the picosecond instead
+// of whole cycles. Only the runs whose transfers are narrower than a port moved: a100_random32
+// (32 B on 64 B/cycle ports) and small_mixed16 (16 B on 32 B/cycle ports); their crossbar waits
+// halved or better (input 53.6 -> 26.8 us and 0.79 -> 0.34 us summed), the earlier slice arrivals
+// turned 2 hits into MSHR merges in random32 and 1 in mixed16, DRAM latencies moved by <= 0.12 %,
+// and the runs end 0.35 and 85 ns sooner. The other five are unchanged to the picosecond.
+// L2 slice ports likewise (bytes / bytes_per_cycle_per_slice to the picosecond): busy time fell
+// where pieces are narrower than a slice's width per cycle (a100 32 B of 64: halved; small chip
+// 16 and 64 B of 48: 1 -> 1/3 and 2 -> 4/3 cycles); slice queues shortened in random32 (one
+// more MSHR merge, ends 0.35 ns sooner) and mixed16 (ends 5.5 ns sooner); random64 and stream96
+// changed only in busy time.
 const ReferenceRun kRuns[] = {
     {"a100_stream64", false, TrafficPattern::stream, 64, 4 << 20, 16384,
      "req 65536 rd 4194304 wr 0 lat 497.022 p99 683 max 703.197 last 2245592 | xbar 65536 4194304 875314384 330822100 0 | l2 65536 0 65536 32768 0 0 0 4194304 0 4194304 0 46465024 | dram 65536 0 4194304 0 lat 155.647 | burst 131072 0 126912 1280 2880 4160 2880 0 164495360"},
     {"a100_random32", false, TrafficPattern::random, 32, 1 << 20, 4096,
-     "req 32768 rd 1048576 wr 0 lat 444.321 p99 856 max 1327.042 last 4619230 | xbar 32768 1048576 53620252 24511390 0 | l2 32768 2993 29775 8204 831 0 0 1048576 0 926208 0 23232512 | dram 28944 0 926208 0 lat 322.595 | burst 28944 0 8403 1295 19246 20541 19294 3 36324720"},
+     "req 32768 rd 1048576 wr 0 lat 444.217 p99 856 max 1327.042 last 4618522 | xbar 32768 1048576 26847940 12051785 0 | l2 32768 2990 29778 8204 834 0 0 1048576 0 926208 0 11632640 | dram 28944 0 926208 0 lat 324.188 | burst 28944 0 8403 1295 19246 20541 19294 3 36324720"},
     {"a100_mixed64", false, TrafficPattern::mixed, 64, 3 << 20, 8192,
      "req 49152 rd 2097152 wr 1048576 lat 1391.031 p99 2743 max 2764.238 last 9351623 | xbar 49152 3145728 217379400 99487433 0 | l2 49152 0 49152 24575 0 0 0 2097152 1048576 2097152 0 34848768 | dram 32768 0 2097152 0 lat 1340.578 | burst 65536 0 15360 1920 48256 50176 49536 160 82247680"},
     {"a100_strided128", false, TrafficPattern::strided, 128, 1 << 20, 1024,
      "req 8192 rd 1048576 wr 0 lat 306.356 p99 533 max 596.053 last 2603615 | xbar 12288 1048576 12169276 5993356 0 | l2 12288 2080 10208 2079 0 0 0 1048576 0 782400 0 11616256 | dram 10208 0 782400 0 lat 144.752 | burst 24450 0 14338 1280 8832 10112 8832 0 30684750"},
     {"small_mixed16", true, TrafficPattern::mixed, 16, 1 << 19, 64,
-     "req 32768 rd 349536 wr 174752 lat 88.080 p99 362 max 552.000 last 45148000 | xbar 32768 524288 790000 20354000 0 | l2 32768 2 32766 12287 16381 3714 1220 349536 174752 524320 156128 32768000 | dram 16385 1220 524320 156128 lat 28.417 | burst 16385 2440 16758 1504 563 2067 1971 88 37650000"},
+     "req 32768 rd 349536 wr 174752 lat 87.903 p99 364 max 501.500 last 45057500 | xbar 32768 524288 339000 6000500 0 | l2 32768 1 32767 12287 16382 3714 1220 349536 174752 524320 156128 10911744 | dram 16385 1220 524320 156128 lat 28.433 | burst 16385 2440 16762 1504 559 2063 1967 88 37650000"},
     {"small_random64", true, TrafficPattern::random, 64, 1 << 19, 128,
-     "req 8192 rd 524288 wr 0 lat 689.918 p99 1008 max 1111.000 last 44531000 | xbar 8192 524288 3150000 3786000 0 | l2 8192 32 8160 59 14 7703 0 524288 0 521344 0 16384000 | dram 8146 0 521344 0 lat 65.450 | burst 8146 0 209 1518 6419 7937 7820 88 16292000"},
+     "req 8192 rd 524288 wr 0 lat 689.918 p99 1008 max 1111.000 last 44531000 | xbar 8192 524288 3150000 3786000 0 | l2 8192 32 8160 59 14 7703 0 524288 0 521344 0 10919936 | dram 8146 0 521344 0 lat 65.450 | burst 8146 0 209 1518 6419 7937 7820 88 16292000"},
     {"small_stream96", true, TrafficPattern::stream, 96, 1 << 19, 32,
-     "req 5461 rd 524256 wr 0 lat 104.182 p99 392 max 434.000 last 17824000 | xbar 8191 524256 4492000 7780000 0 | l2 8191 0 8191 4095 0 3712 0 524256 0 524256 0 13652000 | dram 8191 0 524256 0 lat 26.037 | burst 10922 0 10282 576 64 640 576 32 21844000"},
+     "req 5461 rd 524256 wr 0 lat 104.182 p99 392 max 434.000 last 17824000 | xbar 8191 524256 4492000 7780000 0 | l2 8191 0 8191 4095 0 3712 0 524256 0 524256 0 10922000 | dram 8191 0 524256 0 lat 26.037 | burst 10922 0 10282 576 64 640 576 32 21844000"},
 };
 
 TEST(HierarchyReference, FixedRunsGiveTheCapturedStatistics) {

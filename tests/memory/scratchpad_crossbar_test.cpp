@@ -82,8 +82,9 @@ TEST(Crossbar, OneTransferTakesSerializationPlusLatency) {
     Crossbar x(crossbar_params(2, 2));
     // 4 cycles through the ports (cut-through: input and output overlap) + 5 cycles = 9 ns.
     EXPECT_EQ(x.traverse(0, 0, 128, 0), 9000u);
-    // 1 B still takes a whole cycle: 1 + 5 = 6 ns after its arrival at 20 ns.
-    EXPECT_EQ(x.traverse(1, 1, 1, 20000), 26000u);
+    // Ports are billed to the picosecond: 1 B is 1/32 cycle = 31.25 -> 31 ps, + 5 ns after its
+    // arrival at 20 ns.
+    EXPECT_EQ(x.traverse(1, 1, 1, 20000), 25031u);
     EXPECT_EQ(x.stats().transfers, 2u);
     EXPECT_EQ(x.stats().bytes, 129u);
     EXPECT_EQ(x.stats().input_wait_ps + x.stats().output_wait_ps + x.stats().backpressure_ps, 0u);
@@ -148,6 +149,52 @@ TEST(Crossbar, AFullOutputBufferHoldsTheInputPort) {
     EXPECT_EQ(y.stats().backpressure_ps, 0u);
     p.output_buffer_transfers = -1;
     EXPECT_THROW(Crossbar{p}, std::invalid_argument);
+}
+
+TEST(Crossbar, HalfAPortWidthTakesHalfACycle) {
+    // 16 B on a 32 B/cycle port: 500 ps, so two such transfers from two requesters to one target
+    // leave it back to back at 0.5 and 1 ns (whole-cycle billing would give 1 and 2 ns).
+    Crossbar x(crossbar_params(2, 2));
+    EXPECT_EQ(x.traverse(0, 0, 16, 0), 5500u);
+    EXPECT_EQ(x.traverse(1, 0, 16, 0), 6000u);
+    EXPECT_EQ(x.stats().output_wait_ps, 500u);
+}
+
+TEST(Crossbar, TryStartHoldsTheTransferAtAFullBufferAndBooksPortsAtItsStart) {
+    // One-transfer buffers. Requester 1 queues two transfers at 0 ns, to target 0 (busy: requester
+    // 0's transfer occupies its buffer until it leaves at 4 ns) and then to target 1. Requester 2
+    // sends to target 1 at 1 ns.
+    CrossbarParams p = crossbar_params(3, 2);
+    p.output_buffer_transfers = 1;
+    Crossbar x(p);
+    EXPECT_EQ(x.try_start(0, 0, 128, 0, 0).time, 9000u);
+    const Crossbar::Start held = x.try_start(1, 0, 128, 0, 0);
+    EXPECT_FALSE(held.started);
+    EXPECT_EQ(held.time, 4000u);  // when target 0's buffer frees
+    EXPECT_EQ(x.stats().backpressure_ps, 4000u);
+    // Nothing was booked for requester 1, so requester 2 finds target 1 idle: 1 + 4 + 5 = 10 ns.
+    // (traverse books requester 1's second transfer at call time, on target 1 from 8 to 12 ns,
+    // and requester 2's would leave at 16 ns: 21 ns, below.)
+    const Crossbar::Start other = x.try_start(2, 1, 128, 1000, 1000);
+    EXPECT_TRUE(other.started);
+    EXPECT_EQ(other.time, 10000u);
+    // At 4 ns requester 1's first transfer starts: 4 + 4 + 5 = 13 ns; its second waits for the
+    // input port until 8 ns and then for nothing (target 1 freed at 5 ns): 8 + 4 + 5 = 17 ns.
+    EXPECT_EQ(x.try_start(1, 0, 128, 0, 4000).time, 13000u);
+    const Crossbar::Start input_busy = x.try_start(1, 1, 128, 0, 4000);
+    EXPECT_FALSE(input_busy.started);
+    EXPECT_EQ(input_busy.time, 8000u);
+    EXPECT_EQ(x.try_start(1, 1, 128, 0, 8000).time, 17000u);
+    EXPECT_EQ(x.stats().backpressure_ps, 4000u);
+    EXPECT_EQ(x.stats().input_wait_ps, 8000u);  // the second transfer, 0 to 8 ns
+    EXPECT_EQ(x.stats().output_wait_ps, 0u);
+    EXPECT_EQ(x.stats().transfers, 4u);
+
+    Crossbar y(p);
+    y.traverse(0, 0, 128, 0);
+    EXPECT_EQ(y.traverse(1, 0, 128, 0), 13000u);
+    EXPECT_EQ(y.traverse(1, 1, 128, 0), 17000u);
+    EXPECT_EQ(y.traverse(2, 1, 128, 1000), 21000u);
 }
 
 }  // namespace
