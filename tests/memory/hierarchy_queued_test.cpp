@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <vector>
 
 #include "models/memory/memory_hierarchy.h"
@@ -185,6 +186,49 @@ TEST(MemoryHierarchyQueued, SameInputsSameOutputs) {
                                           s.dram.bursts.row_conflicts, static_cast<std::uint64_t>(r.latency.average_ns() * 1000)};
     };
     EXPECT_EQ(once(), once());
+}
+
+TEST(MemoryHierarchyQueued, ARequesterHeldByAFullBufferReservesNoOtherSlice) {
+    // One-transfer output buffers; 32 B full-sector writes (no fetch: accepted at the slice port's
+    // start + 20 ns hit latency). At 0 ns requester 0 writes X (slice 0); requester 1 writes Y
+    // (slice 0, buffer full until X leaves at 0.5 ns) and then Z (slice 1); requester 2 writes W
+    // (slice 1). A 32 B transfer holds a 64 B/cycle port 0.5 ns; crossbar latency 5 ns.
+    //   X: crosses 0-0.5, at slice 0 at 5.5, accepted 25.5 ns.
+    //   W: starts at once, slice 1 idle: also 25.5 ns.
+    //   Y: held 0-0.5 (backpressure), crosses 0.5-1, at slice 0 at 6 (its port is free: X used
+    //      it 5.5-6), accepted 26 ns.
+    //   Z: behind Y at requester 1's input until 1 ns, crosses 1-1.5, at slice 1 at 6.5: 26.5 ns.
+    // Booking at issue (Crossbar::traverse) reserved slice 1's output for Z from 1 to 1.5 ns at
+    // time 0, and W, issued after it, would leave at 2 ns and be accepted at 27 ns.
+    MemoryHierarchyParams p = small_chip();
+    p.crossbar.output_buffer_transfers = 1;
+    MemoryHierarchy h(p);
+    L2Params l2 = *p.l2;
+    l2.clock_hz = p.clock_hz;
+    const L2Cache slices(l2, L2Cache::NextLevel{});
+    std::vector<std::uint64_t> on[2];  // line addresses by slice
+    for (std::uint64_t line = 0; on[0].size() < 2 || on[1].size() < 2; ++line)
+        on[slices.slice_of(line * 128)].push_back(line * 128);
+    const std::uint64_t X = on[0][0], Y = on[0][1], Z = on[1][0], W = on[1][1];
+    h.queued_issue(0, X, 32, true, 0, 'X');
+    h.queued_issue(1, Y, 32, true, 0, 'Y');
+    h.queued_issue(1, Z, 32, true, 0, 'Z');
+    h.queued_issue(2, W, 32, true, 0, 'W');
+    std::map<std::uint64_t, Picoseconds> done;
+    while (h.queued_next_event() != DramController::kNeverPs) {
+        h.queued_step();
+        for (const QueuedCompletion& c : h.queued_completions()) done[c.tag] = c.done;
+        h.queued_completions().clear();
+    }
+    EXPECT_TRUE(h.queued_idle());
+    EXPECT_EQ(done['X'], 25500u);
+    EXPECT_EQ(done['W'], 25500u);
+    EXPECT_EQ(done['Y'], 26000u);
+    EXPECT_EQ(done['Z'], 26500u);
+    const CrossbarStats x = h.stats().crossbar;
+    EXPECT_EQ(x.backpressure_ps, 500u);  // Y
+    EXPECT_EQ(x.input_wait_ps, 1000u);   // Z, behind Y
+    EXPECT_EQ(x.output_wait_ps, 0u);
 }
 
 }  // namespace
