@@ -2,7 +2,8 @@
 // conv kernels"). Tensor-core utilization = mma_issued * 2048 / (cycles * SMs * tensor MACs per SM
 // per cycle).
 //   gpu_gemm_bench M N K [--batch B] [--config configs/a100.json] [--memory ideal|hierarchy]
-//                  [--tile 128x128x32|...] [--sms N] [--dtype fp16|bf16|fp32] [--validate]
+//                  [--tile 128x128x32|...] [--ahead 1|2] [--sms N] [--dtype fp16|bf16|fp32] [--validate]
+//   (--ahead: K slices in flight ahead of the computed one, overriding the tile's; with --tile)
 //   gpu_gemm_bench conv N H W C K R STRIDE PAD [options]     conv2d (implicit GEMM), square filter
 #include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <cstdio>
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
         op.gemm = {1, std::atoll(argv[1]), std::atoll(argv[2]), std::atoll(argv[3])};
     }
     std::string config_path = std::string(ACCELSIM_SOURCE_DIR) + "/configs/a100.json", memory = "ideal", tile_name;
-    int sms = 0;
+    int sms = 0, ahead = 0;
     bool validate = false;
     for (int i = first_option; i < argc; ++i) {
         const std::string a = argv[i];
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
         else if (a == "--memory") memory = next();
         else if (a == "--tile") tile_name = next();
         else if (a == "--sms") sms = std::atoi(next().c_str());
+        else if (a == "--ahead") ahead = std::atoi(next().c_str());
         else if (a == "--dtype") {
             const std::string d = next();
             op.dtype = d == "bf16" ? DType::bf16 : d == "fp32" ? DType::fp32 : DType::fp16;
@@ -77,8 +79,8 @@ int main(int argc, char** argv) {
     simt::GlobalMemory mem;
     gpu::LoweredKernel lk;
     if (!tile_name.empty()) {
-        for (const gpu::GemmTile& t : gpu::gemm_tensor_tiles())
-            if (t.name() == tile_name)
+        for (gpu::GemmTile t : gpu::gemm_tensor_tiles())
+            if (t.name() == tile_name && (ahead == 0 || (t.slices_ahead = ahead)))
                 lk = op.kind == OpKind::conv2d ? gpu::lower_conv2d_with_tile(op, mem, target, t)
                                                : gpu::lower_gemm_with_tile(op, mem, target, t);
         if (!lk.kernel) {

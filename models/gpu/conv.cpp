@@ -184,7 +184,9 @@ LoweredKernel lower_conv2d_with_tile(const Op& op, simt::GlobalMemory& memory, c
 LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const ConvLayout l = conv_layout(op);
     const GemmShape g{l.s.groups, l.s.n * l.oh * l.ow, l.kg, l.kred};
-    return lower_conv(op, memory, target, l, choose_gemm_tile(g, target.sms, target.sm).tile);
+    GemmTile tile = choose_gemm_tile(g, target.sms, target.sm).tile;
+    tile.slices_ahead = 1;  // the conv variant keeps one slice ahead (its im2col state is per slice)
+    return lower_conv(op, memory, target, l, tile);
 }
 
 }  // namespace accelsim::gpu

@@ -50,18 +50,18 @@ constexpr int kBRowPad = 8;        // B k-pair rows: BN + 8 words (pitch = 8 mod
 }  // namespace
 
 const std::vector<GemmTile>& gemm_tensor_tiles() {
-    // Efficiencies: tensor-core utilization within full waves, measured on the whole a100 (108 SMs,
-    // its L2 + HBM hierarchy) at 2048 x 2048 x 2048 fp16 and divided by the run's wave efficiency
-    // (bench/gpu_gemm_bench 2048 2048 2048 --memory hierarchy --tile T; docs/gpu.md). The full
-    // chip loads the L2 as large problems do: small tiles fetch more bytes per MAC (64 x 64 keeps
-    // the slices 89 % busy), which is what favours large tiles. On 8 SMs, where the L2 is idle,
-    // the first four are within 10 % of each other (0.86, 0.89, 0.79, 0.85; 32 x 32: 0.52).
+    // Efficiencies: tensor-core utilization on the whole a100 (108 SMs, its L2 + HBM hierarchy)
+    // with K = 2048 and M x N chosen so that the grid is exactly one or two full waves of the tile
+    // (bench/gpu_gemm_bench M N 2048 --memory hierarchy --tile T --ahead A; docs/gpu.md). The
+    // full chip loads the L2 as large problems do: small tiles fetch more bytes per MAC, which is
+    // what favours large tiles. slices_ahead: the variant measured and used for large grids (the
+    // rule may raise it to 2 for a grid that fits one wave, choose_gemm_tile).
     static const std::vector<GemmTile> tiles = {
-        {256, 128, 32, 4, 4, 0.847},  // 16 warps of 64 x 32; 50.2 % at 0.593 wave efficiency
-        {128, 128, 32, 2, 4, 0.845},  // 8 warps of 64 x 32; 66.8 % at 0.790
-        {128, 64, 32, 4, 2, 0.830},   // 8 warps of 32 x 32; 65.6 % at 0.790
-        {64, 64, 32, 2, 2, 0.677},    // 4 warps of 32 x 32; 64.2 % at 0.948
-        {32, 32, 32, 2, 2, 0.434},    // 4 warps of 16 x 16; 36.6 % at 0.843
+        {256, 128, 32, 4, 4, 0.790, 1},  // 16 warps of 64 x 32; 6912 x 1024, 2 waves
+        {128, 128, 32, 2, 4, 0.782, 1},  // 8 warps of 64 x 32; 3456 x 1024, 1 wave of 2 per SM
+        {128, 64, 32, 4, 2, 0.766, 2},   // 8 warps of 32 x 32; 3456 x 1024, 2 waves (0.703 one ahead)
+        {64, 64, 32, 2, 2, 0.642, 1},    // 4 warps of 32 x 32; 1728 x 1280, 1 wave of 5 per SM
+        {32, 32, 32, 2, 2, 0.435, 1},    // 4 warps of 16 x 16; 1152 x 864, 1 wave of 9 per SM
     };
     return tiles;
 }
@@ -96,7 +96,12 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
     Asm a;
     const int acc = a.alloc(MI * NJ * 4);
     const int fa = a.alloc(8), fb = a.alloc(NJ * 2);
+    // Two slices in flight (tile.slices_ahead == 2, GEMM only): a second set of staging registers;
+    // the sets alternate slice by slice.
+    const bool ahead2 = !conv && tile.slices_ahead == 2;
     const int sa = a.alloc(ACH * 4), sbx = a.alloc(BU * 4);
+    const int sa2 = ahead2 ? a.alloc(ACH * 4) : sa, sbx2 = ahead2 ? a.alloc(BU * 4) : sbx;
+    const int jn = ahead2 ? a.alloc() : -1;  // j + 1
     // conv: per A chunk its image base, ih0, iw0 (gA + 3i ..), then the thread's k (kl).
     const int gA = a.alloc(conv ? 3 * ACH + 1 : ACH), gB = a.alloc(BU), gB1 = conv ? -1 : a.alloc(BU);
     const int kl = conv ? gA + 3 * ACH : -1;
@@ -313,7 +318,20 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
             a("add " + r(gB1 + i) + ", " + r(gB1 + i) + ", b_slice");
         }
     };
-    auto store_slice = [&](const std::string& guard) {
+    // The next slice's global loads into a set of staging registers.
+    auto global_loads = [&](const std::string& guard, int sa, int sbx) {
+        if (conv) {
+            for (int i = 0; i < BU; ++i) a(guard + "ld.global.v4 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
+            im2col_loads(guard);
+            return;
+        }
+        for (int i = 0; i < BU; ++i) {
+            a(guard + "ld.global.v2 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
+            a(guard + "ld.global.v2 " + r(sbx + 4 * i + 2) + ", " + at(gB1 + i, 0));
+        }
+        for (int i = 0; i < ACH; ++i) a(guard + "ld.global.v4 " + r(sa + 4 * i) + ", " + at(gA + i, 0));
+    };
+    auto store_slice = [&](const std::string& guard, int sa, int sbx) {
         for (int i = 0; conv && i < BU; ++i)
             a(guard + "st.shared.v4 " + at(stB, static_cast<long long>(i) * rows_per_round * SA * 4) + ", " +
               r(sbx + 4 * i));
@@ -331,7 +349,13 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
     };
     // Slice 0 goes to stage 0; from here on fA/fB point at the stage being computed and stA/stB
     // at the other one, and both swap by +-flip after every slice.
-    store_slice("");
+    if (ahead2) {  // slice 1 into the second set, before slice 0 is stored
+        advance();
+        a("mov " + r(j) + ", 1");
+        a("setp.lt.s32 p5, " + r(j) + ", slices");
+        global_loads("@p5 ", sa2, sbx2);
+    }
+    store_slice("", sa, sbx);
     a("add " + r(stA) + ", " + r(stA) + ", " + n(stage));
     a("add " + r(stB) + ", " + r(stB) + ", " + n(stage));
     a("mov " + r(flip) + ", " + n(stage));
@@ -360,43 +384,67 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
         a("ld.shared " + r(fb + 2 * jj) + ", " + at(fB, off));
         a("ld.shared " + r(fb + 2 * jj + 1) + ", " + at(fB, off + 4 * SB * 4));
     };
-    a.label("loop");
-    a("add " + r(j) + ", " + r(j) + ", 1");
-    a("setp.lt.s32 p0, " + r(j) + ", slices");
-    if (conv) {
-        for (int i = 0; i < BU; ++i) a("@p0 ld.global.v4 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
-        im2col_loads("@p0 ");
+    // Fragments and mmas of the slice in stage fA/fB (the global pointers advance in between).
+    auto compute_slice = [&]() {
+        for (int jj = 0; jj < NJ; ++jj) load_b(jj, 0);
+        load_a(0, 0, 0);
+        advance();
+        // Steps (ks, i) in order; step s uses A buffer s % 2 and first prefetches the next step's A
+        // fragment into the other buffer (its last reader, step s-1, has issued: operands are read at
+        // issue). B fragments of ks+1 are loaded right after the last mma that reads them.
+        const int steps = KS * MI;
+        for (int s = 0; s < steps; ++s) {
+            const int ks = s / MI, i = s % MI;
+            if (s + 1 < steps) load_a((s + 1) % MI, (s + 1) / MI, (s + 1) % 2);
+            for (int jj = 0; jj < NJ; ++jj) {
+                const int d = acc + 4 * (i * NJ + jj);
+                a(std::string(mma) + " " + r(d) + ", " + r(fa + 4 * (s % 2)) + ", " + r(fb + 2 * jj) + ", " + r(d));
+                if (ks + 1 < KS && i == MI - 1) load_b(jj, ks + 1);
+            }
+        }
+    };
+    auto swap_stages = [&]() {
+        a("add " + r(fA) + ", " + r(fA) + ", " + r(flip));
+        a("add " + r(fB) + ", " + r(fB) + ", " + r(flip));
+        a("sub " + r(stA) + ", " + r(stA) + ", " + r(flip));
+        a("sub " + r(stB) + ", " + r(stB) + ", " + r(flip));
+        a("sub " + r(flip) + ", 0, " + r(flip));
+        a("bar.sync");
+    };
+    if (!ahead2) {
+        // One slice ahead: iteration j loads slice j into the staging registers, computes slice
+        // j-1 meanwhile, then stores slice j to the other stage. The load's latency hides behind
+        // one slice of mmas.
+        a.label("loop");
+        a("add " + r(j) + ", " + r(j) + ", 1");
+        a("setp.lt.s32 p0, " + r(j) + ", slices");
+        global_loads("@p0 ", sa, sbx);
+        compute_slice();
+        store_slice("@p0 ", sa, sbx);
+        swap_stages();
+        a("@p0 bra loop");
     } else {
-        for (int i = 0; i < BU; ++i) {
-            a("@p0 ld.global.v2 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
-            a("@p0 ld.global.v2 " + r(sbx + 4 * i + 2) + ", " + at(gB1 + i, 0));
-        }
-        for (int i = 0; i < ACH; ++i) a("@p0 ld.global.v4 " + r(sa + 4 * i) + ", " + at(gA + i, 0));
+        // Two slices ahead: slice j+1's loads are issued while slice j's are still in flight (in
+        // the other register set) and slice j-1 is computed, so a load has two slices of mmas to
+        // hide behind. Slice 1 was issued with slice 0; the loop is unrolled twice to alternate
+        // the register sets.
+        auto half = [&](int in_flight_a, int in_flight_b, int next_a, int next_b) {
+            a("add " + r(j) + ", " + r(j) + ", 1");
+            a("setp.lt.s32 p0, " + r(j) + ", slices");  // slice j (in flight) exists
+            a("add " + r(jn) + ", " + r(j) + ", 1");
+            a("setp.lt.s32 p5, " + r(jn) + ", slices");  // slice j+1 exists
+            global_loads("@p5 ", next_a, next_b);
+            compute_slice();
+            store_slice("@p0 ", in_flight_a, in_flight_b);
+            swap_stages();
+        };
+        a.label("loop");
+        half(sa2, sbx2, sa, sbx);
+        a("@!p0 bra done");
+        half(sa, sbx, sa2, sbx2);
+        a("@p0 bra loop");
+        a.label("done");
     }
-    for (int jj = 0; jj < NJ; ++jj) load_b(jj, 0);
-    load_a(0, 0, 0);
-    advance();
-    // Steps (ks, i) in order; step s uses A buffer s % 2 and first prefetches the next step's A
-    // fragment into the other buffer (its last reader, step s-1, has issued: operands are read at
-    // issue). B fragments of ks+1 are loaded right after the last mma that reads them.
-    const int steps = KS * MI;
-    for (int s = 0; s < steps; ++s) {
-        const int ks = s / MI, i = s % MI;
-        if (s + 1 < steps) load_a((s + 1) % MI, (s + 1) / MI, (s + 1) % 2);
-        for (int jj = 0; jj < NJ; ++jj) {
-            const int d = acc + 4 * (i * NJ + jj);
-            a(std::string(mma) + " " + r(d) + ", " + r(fa + 4 * (s % 2)) + ", " + r(fb + 2 * jj) + ", " + r(d));
-            if (ks + 1 < KS && i == MI - 1) load_b(jj, ks + 1);
-        }
-    }
-    store_slice("@p0 ");
-    a("add " + r(fA) + ", " + r(fA) + ", " + r(flip));
-    a("add " + r(fB) + ", " + r(fB) + ", " + r(flip));
-    a("sub " + r(stA) + ", " + r(stA) + ", " + r(flip));
-    a("sub " + r(stB) + ", " + r(stB) + ", " + r(flip));
-    a("sub " + r(flip) + ", 0, " + r(flip));
-    a("bar.sync");
-    a("@p0 bra loop");
 
     // ---- Epilogue: pack pairs of fp32 accumulators to 16 bits, store those inside M x N.
     const Coords e = decode();
@@ -439,7 +487,8 @@ const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
     const std::string key = std::string(conv ? "conv_" : "gemm_") + tile.name() + "_" + n(tile.warps_m) + "x" +
-                            n(tile.warps_n) + (type == simt::MmaType::f16 ? "_f16" : "_bf16");
+                            n(tile.warps_n) + (type == simt::MmaType::f16 ? "_f16" : "_bf16") +
+                            (!conv && tile.slices_ahead == 2 ? "_ahead2" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
     if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(tensor_source(tile, type, conv), "<gpu library>/" + key));
@@ -604,20 +653,33 @@ const simt::Kernel* gemm_fp32_kernel() {
 GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm) {
     GemmTileChoice best;
     double best_estimate = 0;
-    for (const GemmTile& tile : gemm_tensor_tiles()) {
+    auto occupancy = [&](const GemmTile& tile) {
         const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
-        const simt::Occupancy occ =
-            simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes});
-        if (occ.blocks_per_sm == 0) continue;
+        return simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
+    };
+    for (GemmTile tile : gemm_tensor_tiles()) {
+        int blocks_per_sm = occupancy(tile);
+        if (blocks_per_sm == 0) continue;
         const std::int64_t blocks = shape.batch * ((shape.m + tile.bm - 1) / tile.bm) * ((shape.n + tile.bn - 1) / tile.bn);
         const std::int64_t per_sm = (blocks + sms - 1) / std::max(1, sms);
         const double estimate = static_cast<double>(per_sm) * tile.bm * tile.bn / tile.efficiency;
         if (best.blocks == 0 || estimate < best_estimate) {  // strict: ties keep the larger tile
+            // Two slices ahead when the grid fits one wave even at that variant's occupancy: the
+            // SMs then have idle warp slots, so no other block hides a slice's load latency.
+            if (tile.slices_ahead == 1) {
+                GemmTile ahead = tile;
+                ahead.slices_ahead = 2;
+                const int ahead_per_sm = occupancy(ahead);
+                if (ahead_per_sm > 0 && blocks <= static_cast<std::int64_t>(sms) * ahead_per_sm) {
+                    tile = ahead;
+                    blocks_per_sm = ahead_per_sm;
+                }
+            }
             best_estimate = estimate;
             best.tile = tile;
             best.blocks = blocks;
-            best.blocks_per_sm = occ.blocks_per_sm;
-            const double wave = static_cast<double>(sms) * occ.blocks_per_sm;
+            best.blocks_per_sm = blocks_per_sm;
+            const double wave = static_cast<double>(sms) * blocks_per_sm;
             best.waves = static_cast<double>(blocks) / wave;
             best.wave_efficiency = best.waves / std::ceil(best.waves);
         }
@@ -770,6 +832,8 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     add_stat(out, "gpu.tile_k", "elements", "K slice staged through shared memory per step", tile.bk);
     add_stat(out, "gpu.warps_m", "warps", "warp rows of the block (warp tile = tile / warps)", tile.warps_m);
     add_stat(out, "gpu.warps_n", "warps", "warp columns of the block", tile.warps_n);
+    add_stat(out, "gpu.slices_ahead", "slices", "K slices whose global loads are in flight while one is computed",
+             tile.slices_ahead);
     add_stat(out, "gpu.grid", "blocks", "batch x tile rows x tile columns", static_cast<double>(blocks));
     add_stat(out, "gpu.block", "threads", "threads per block", tile.threads());
     add_stat(out, "gpu.blocks_per_sm", "blocks", "resident blocks per SM (occupancy calculator)", choice.blocks_per_sm);
@@ -830,7 +894,7 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     if (op.dtype == DType::fp32) throw LoweringError("lower_gemm_with_tile: fp32 has no tensor-core tile");
     GemmTileChoice choice;
     choice.tile = tile;
-    const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
+    const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);  // its registers
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     choice.blocks = g.batch * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     const double wave = static_cast<double>(std::max(1, target.sms)) * std::max(1, choice.blocks_per_sm);

@@ -29,9 +29,13 @@ namespace accelsim::gpu {
 struct GemmTile {
     int bm = 128, bn = 128, bk = 32;
     int warps_m = 2, warps_n = 4;  // warp grid in the block; warp tile = bm/warps_m x bn/warps_n
-    // Measured tensor-core utilization of this tile on 8 SMs of a100 with its memory hierarchy
-    // (bench/gpu_gemm_bench, docs/gpu.md): the tile rule's per-tile efficiency.
+    // Measured tensor-core utilization of this tile within full waves on a100 with its memory
+    // hierarchy (bench/gpu_gemm_bench, docs/gpu.md): the tile rule's per-tile efficiency.
     double efficiency = 1.0;
+    // K slices whose global loads are in flight while one is computed: 1 = classic double
+    // buffering (one register-staged slice ahead), 2 = a second staging set, so a load has two
+    // slices of mmas to hide behind (costs ACH*4 + BU*4 + 1 registers). The conv variant uses 1.
+    int slices_ahead = 1;
     int threads() const { return 32 * warps_m * warps_n; }
     std::string name() const { return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk); }
 };
@@ -42,7 +46,9 @@ const std::vector<GemmTile>& gemm_tensor_tiles();
 // The tile rule (docs/gpu.md): for each tile (256x128, 128x128, 128x64, 64x64, 32x32), blocks = batch * ceil(M/BM) * ceil(N/BN), each SM
 // runs ceil(blocks / sms) of them, so the estimated time is ceil(blocks / sms) * BM * BN /
 // efficiency (the K loop is common to all). The smallest estimate wins; ties go to the larger
-// tile. Waves and wave efficiency are reported with the choice.
+// tile. The chosen tile keeps its table slices_ahead, raised to 2 when the grid fits one wave at
+// the two-ahead variant's occupancy (idle warp slots hide no latency). Waves and wave efficiency
+// are reported with the choice.
 struct GemmTileChoice {
     GemmTile tile;
     std::int64_t blocks = 0;

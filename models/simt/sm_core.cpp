@@ -357,14 +357,16 @@ void SmCore::complete_load(std::uint32_t load) {
     const auto slot = static_cast<std::size_t>(p.slot);
     if (p.generation == generation_[slot]) {
         // The warp's registers become ready; its cached blocked state (and its sub-partition's)
-        // was computed with them pending, so it is recomputed at the next scan.
+        // was computed with them pending, so it is recomputed at the next scan. A warp waiting at
+        // a barrier stays there: loads may be in flight across bar.sync, and only the barrier's
+        // release may unblock it.
         WarpTiming& t = timing_[slot];
         const Instruction& in = *p.instruction;
         for (int i = 0; i < in.writes_count; ++i) t.reg_ready[in.writes[i]] = p.done;
         if (in.predicates_written)
             for (int q = 0; q < kPredicateRegisters; ++q)
                 if ((in.predicates_written >> q) & 1) t.pred_ready[static_cast<std::size_t>(q)] = p.done;
-        blocked_until_[slot] = 0;
+        if (!warps_[slot].at_barrier) blocked_until_[slot] = 0;
         sp_blocked_until_[static_cast<std::size_t>(t.sub_partition)] = 0;
     }
     free_loads_.push_back(load);

@@ -34,12 +34,29 @@ GemmTile tile_named(const std::string& name) {
     return {};
 }
 
+// Every tile of the table in both variants (one and two K slices ahead) whose kernel fits an SM.
+std::vector<GemmTile> every_variant() {
+    std::vector<GemmTile> out;
+    const simt::SmParams sm = a100_like(1).sm;
+    for (GemmTile t : gemm_tensor_tiles())
+        for (int ahead : {1, 2}) {
+            t.slices_ahead = ahead;
+            const simt::Kernel* k = gemm_tensor_kernel(t, simt::MmaType::f16);
+            if (simt::compute_occupancy(sm.limits, {t.threads(), k->registers, k->shared_bytes}).blocks_per_sm > 0)
+                out.push_back(t);
+        }
+    return out;
+}
+
+std::string variant_name(const GemmTile& t) { return t.name() + (t.slices_ahead == 2 ? " two ahead" : ""); }
+
 struct GemmRun {
     simt::KernelStats stats;
     LoweringNumerics numerics;
 };
 
-GemmRun run(const Op& op, int sms, bool real, const GemmTile* tile = nullptr, bool skip = false) {
+GemmRun run(const Op& op, int sms, bool real, const GemmTile* tile = nullptr, bool skip = false,
+            simt::GlobalMemoryPort* memory_port = nullptr) {
     const simt::SimtParams params = a100_like(sms);
     LoweringTarget target;
     target.sms = sms;
@@ -50,22 +67,26 @@ GemmRun run(const Op& op, int sms, bool real, const GemmTile* tile = nullptr, bo
     const LoweredKernel lk = tile ? lower_gemm_with_tile(op, memory, target, *tile) : lower_gemm(op, memory, target);
     simt::FixedLatencyMemory port(200);
     GemmRun r;
-    r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {skip});
+    r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, memory_port ? memory_port : &port, {skip});
     if (lk.check) r.numerics = lk.check(memory);
     return r;
 }
 
 TEST(GemmKernels, EveryTileMatchesEigenOnOddSizes) {
     const std::int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 45}, {130, 70, 200}};
-    for (const GemmTile& tile : gemm_tensor_tiles()) {
+    const std::vector<GemmTile> variants = every_variant();
+    EXPECT_EQ(variants.size(), 9u);  // all but 256x128 two ahead (129 registers x 512 threads)
+    for (const GemmTile& tile : variants) {
         const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
-        EXPECT_TRUE(k->fp_payload_skippable) << tile.name() << ": " << k->fp_dependence;
-        EXPECT_LE(k->registers, 128) << tile.name();
+        EXPECT_TRUE(k->fp_payload_skippable) << variant_name(tile) << ": " << k->fp_dependence;
+        if (tile.slices_ahead == 1) {
+            EXPECT_LE(k->registers, 128) << tile.name();
+        }
         for (const auto& s : shapes)
             for (DType dt : {DType::fp16, DType::bf16}) {
                 const GemmRun r = run(gemm_op(OpKind::matmul, 1, s[0], s[1], s[2], dt), 4, true, &tile);
                 EXPECT_EQ(r.numerics.checked, s[0] * s[1]);
-                EXPECT_TRUE(r.numerics.passed) << tile.name() << " " << s[0] << "x" << s[1] << "x" << s[2]
+                EXPECT_TRUE(r.numerics.passed) << variant_name(tile) << " " << s[0] << "x" << s[1] << "x" << s[2]
                                                << " " << to_string(dt) << " max abs err " << r.numerics.max_abs_err;
             }
     }
@@ -148,8 +169,33 @@ TEST(GemmKernels, SharedMemoryAccessesAreConflictFree) {
     EXPECT_EQ(r.stats.mma_issued, 3584u);
 }
 
+TEST(GemmKernels, TwoSlicesAheadHideTwiceTheLatency) {
+    // One 32x32 block, K = 3072 (96 slices), one SM, memory answering every sector 400 cycles
+    // later (non-blocking: answers arrive while warps wait at barriers). One slice ahead, a slice's
+    // loads are issued at the top of its iteration and stored at the bottom, so every iteration
+    // lasts at least 400 cycles: >= 96 x 400 = 38,400. Two ahead, each load has two iterations:
+    // about half. Both must match Eigen, and so must four such blocks sharing the SM (the barrier
+    // case: loads in flight across bar.sync).
+    GemmTile one = tile_named("32x32x32"), two = one;
+    one.slices_ahead = 1;
+    two.slices_ahead = 2;
+    const Op op = gemm_op(OpKind::matmul, 1, 32, 32, 3072, DType::fp16);
+    simt::FixedLatencyMemory port1(400, true), port2(400, true);
+    const GemmRun r1 = run(op, 1, true, &one, false, &port1);
+    const GemmRun r2 = run(op, 1, true, &two, false, &port2);
+    EXPECT_TRUE(r1.numerics.passed);
+    EXPECT_TRUE(r2.numerics.passed);
+    EXPECT_GE(r1.stats.cycles, 96u * 400u);
+    EXPECT_LT(r2.stats.cycles, r1.stats.cycles * 6 / 10);
+    EXPECT_GE(r2.stats.cycles, 96u * 400u / 2);
+    simt::FixedLatencyMemory port4(400, true);
+    const GemmRun four = run(gemm_op(OpKind::matmul, 1, 64, 64, 512, DType::fp16), 1, true, &two, false, &port4);
+    EXPECT_EQ(four.stats.blocks, 4u);
+    EXPECT_TRUE(four.numerics.passed) << "max abs err " << four.numerics.max_abs_err;
+}
+
 TEST(GemmKernels, TimingOnlyRunsGiveTheCyclesOfFullRuns) {
-    for (const GemmTile& tile : gemm_tensor_tiles()) {
+    for (const GemmTile& tile : every_variant()) {
         const Op op = gemm_op(OpKind::bmm, 2, 130, 70, 200, DType::bf16);
         const GemmRun full = run(op, 2, true, &tile, false);
         const GemmRun skipped = run(op, 2, false, &tile, true);
@@ -179,26 +225,39 @@ TEST(GemmKernels, TensorCoreUtilizationOnOneSm) {
 
 TEST(GemmTileRule, HandWorkedChoices) {
     // estimate = ceil(blocks / 108) x BM x BN / efficiency, smallest wins. Per-block costs
-    // BM x BN / efficiency: 256x128 38,687; 128x128 19,389; 128x64 9,870; 64x64 6,050; 32x32 2,359.
+    // BM x BN / efficiency: 256x128 41,478; 128x128 20,951; 128x64 10,695; 64x64 6,380; 32x32 2,354.
     const simt::SmParams sm = a100_like(108).sm;
     auto name = [&](std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
         return choose_gemm_tile({b, m, n, k}, 108, sm).tile.name();
     };
+    auto ahead = [&](std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
+        return choose_gemm_tile({b, m, n, k}, 108, sm).tile.slices_ahead;
+    };
     // 8192^3: 2048, 4096, 8192, 16384, 65536 blocks -> 19, 38, 76, 152, 607 per SM ->
-    // 735,053, 736,782, 750,120, 919,600, 1,431,913.
+    // 788,081, 796,138, 812,820, 969,760, 1,428,878. 2048 blocks fill 19 waves: one slice ahead.
     EXPECT_EQ(name(1, 8192, 8192, 8192), "256x128x32");
-    // 4096^3: 512, 1024, 2048, 4096, 16384 blocks -> 5, 10, 19, 38, 152 -> 193,435, 193,890,
-    // 187,530, 229,900, 358,568 (18.96 blocks per SM round up less than 4.74).
+    EXPECT_EQ(ahead(1, 8192, 8192, 8192), 1);
+    // 4096^3: 512, 1024, 2048, 4096, 16384 blocks -> 5, 10, 19, 38, 152 -> 207,390, 209,510,
+    // 203,205, 242,440, 357,808 (18.96 blocks per SM round up less than 4.74). 128x64 is two
+    // ahead in the table.
     EXPECT_EQ(name(1, 4096, 4096, 4096), "128x64x32");
-    // 8192 x 64 x 64: 32, 64, 64, 128, 512 blocks -> 1, 1, 1, 2, 5 per SM -> 38,687, 19,389,
-    // 9,870, 12,100, 11,795.
+    EXPECT_EQ(ahead(1, 4096, 4096, 4096), 2);
+    // 8192 x 64 x 64: 32, 64, 64, 128, 512 blocks -> 1, 1, 1, 2, 5 per SM -> 41,478, 20,951,
+    // 10,695, 12,760, 11,770.
     EXPECT_EQ(name(1, 8192, 64, 64), "128x64x32");
     // bmm 12 x 128 x 128 x 64 (BERT scores): 12, 12, 24, 48, 192 blocks -> 1, 1, 1, 1, 2 per SM
-    // -> 38,687, 19,389, 9,870, 6,050, 4,718.
+    // -> 41,478, 20,951, 10,695, 6,380, 4,708. 192 blocks fit one wave of 8 per SM (61 registers
+    // two ahead): two ahead.
     EXPECT_EQ(name(12, 128, 128, 64), "32x32x32");
-    // 1024 x 3072 x 768: 96, 192, 384, 768, 3072 blocks -> 1, 2, 4, 8, 29 per SM -> 38,687,
-    // 38,778, 39,480, 48,400, 68,411.
+    EXPECT_EQ(ahead(12, 128, 128, 64), 2);
+    // 1024 x 3072 x 768: 96, 192, 384, 768, 3072 blocks -> 1, 2, 4, 8, 29 per SM -> 41,478,
+    // 41,902, 42,780, 51,040, 68,266. 96 blocks, but 256x128 two ahead fits no SM: one ahead.
     EXPECT_EQ(name(1, 1024, 3072, 768), "256x128x32");
+    EXPECT_EQ(ahead(1, 1024, 3072, 768), 1);
+    // 128 x 2304 x 768 (BERT qkv): 1x18, 1x18, 1x36, 2x36 = 72, 4x72 = 288 blocks -> 1, 1, 1, 1, 3
+    // per SM -> 41,478, 20,951, 10,695, 6,380, 7,062: 64x64; 72 blocks <= 108 x 4: two ahead.
+    EXPECT_EQ(name(1, 128, 2304, 768), "64x64x32");
+    EXPECT_EQ(ahead(1, 128, 2304, 768), 2);
     const GemmTileChoice c = choose_gemm_tile({1, 8192, 8192, 8192}, 108, sm);
     EXPECT_EQ(c.blocks, 2048);
     // 117 registers x 32 lanes = 3,840 per warp (256-register units): 4 warps per 16,384-register

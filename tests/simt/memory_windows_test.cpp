@@ -135,5 +135,49 @@ TEST(MemoryWindows, SystemCWindowsGiveTheSameCyclesAsLaunch) {
     }
 }
 
+TEST(MemoryWindows, ALoadInFlightAcrossABarrierDoesNotReleaseItsWarp) {
+    // Warp 0 issues a global load it does not read, then waits at bar.sync; warp 1 spins for a
+    // few thousand cycles, writes 7 to shared word 0 and arrives. Warp 0 must read 7 after the
+    // barrier. (The load's answer, 400 cycles later, once cleared warp 0's blocked state while it
+    // waited, so it ran past the barrier and read 0; multi-stage GEMM pipelines hit this.)
+    const Kernel k = assemble(R"(
+.kernel barrier_with_load_in_flight
+.param in, out
+.reg 8
+.shared 4
+    mov r0, %tid
+    shr r1, r0, 5
+    setp.ne.s32 p0, r1, 0
+    @p0 bra late
+    mov r7, in
+    ld.global r2, [r7]
+    bar.sync
+    ld.shared r3, [0]
+    shl r4, r0, 2
+    add r4, r4, out
+    st.global [r4], r3
+    exit
+late:
+    mov r5, 0
+spin:
+    add r5, r5, 1
+    setp.lt.s32 p1, r5, 300
+    @p1 bra spin
+    mov r6, 7
+    st.shared [0], r6
+    bar.sync
+    exit
+)", "barrier_test");
+    for (const bool non_blocking : {false, true}) {
+        SCOPED_TRACE(non_blocking ? "non-blocking port" : "blocking port");
+        GlobalMemory mem;
+        const std::uint32_t in = mem.allocate(4), out = mem.allocate(4 * 32);
+        FixedLatencyMemory port(400, non_blocking);
+        const KernelStats s = launch(k, {1, 64}, {in, out}, mem, a100_like(1, false), &port, LaunchOptions{});
+        EXPECT_GT(s.cycles, 1000u);  // the spin outlasts the load
+        for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(mem.load32(out + 4 * lane), 7u) << "lane " << lane;
+    }
+}
+
 }  // namespace
 }  // namespace accelsim::simt
