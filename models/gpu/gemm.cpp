@@ -1,5 +1,7 @@
 #include "models/gpu/gemm.h"
 
+#include "models/gpu/elementwise.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -71,7 +73,7 @@ namespace {
 // conv: the implicit-GEMM variant (conv.h): A rows are output pixels whose 16-byte chunks are
 // gathered from the NHWC input (im2col addresses computed per slice, padding read from a zero
 // area), and B is given transposed (the weights, [K][R][S][C'] = N x K'), loaded like A.
-std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
+std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false) {
     const int T = tile.threads();
     const int BM = tile.bm, BN = tile.bn, BK = tile.bk;
     const int WM = BM / tile.warps_m, WN = BN / tile.warps_n;
@@ -139,7 +141,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
     };
 
     std::string src = std::string(conv ? ".kernel conv_" : ".kernel gemm_") + tile.name() +
-                      (type == simt::MmaType::f16 ? "_f16" : "_bf16") + "\n";
+                      (type == simt::MmaType::f16 ? "_f16" : "_bf16") + (partials ? "_partials" : "") + "\n";
     src += ".param M, N, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_n, "
            "tiles_per_batch, group_blocks, slices, kfirst, b_slice";
     if (conv) src += ", H, W, Cp, S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix, image, zero";
@@ -463,7 +465,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
     a("mul " + r(cptr) + ", " + r(e.batch) + ", c_batch");
     a("add " + r(cptr) + ", " + r(cptr) + ", C");
     a("mad " + r(cptr) + ", " + r(row) + ", ldc, " + r(cptr));
-    a("shl " + r(col) + ", " + r(col) + ", 1");
+    a("shl " + r(col) + ", " + r(col) + ", " + n(partials ? 2 : 1));  // fp32 partials or 16-bit C
     a("add " + r(cptr) + ", " + r(cptr) + ", " + r(col));  // &C[batch][row][col]
     a("shl " + r(ldc8) + ", ldc, 3");
     for (int jj = 0; jj < NJ; ++jj) a("sub " + r(nr[jj]) + ", " + r(nrem) + ", " + n(8 * jj));
@@ -472,10 +474,11 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
             a("sub " + r(left) + ", " + r(mrem) + ", " + n(16 * i + 8 * h));  // rows left from this row
             for (int jj = 0; jj < NJ; ++jj) {
                 const int d = acc + 4 * (i * NJ + jj) + 2 * h;
-                a(std::string(pack) + " " + r(v) + ", " + r(d) + ", " + r(d + 1));
+                if (!partials) a(std::string(pack) + " " + r(v) + ", " + r(d) + ", " + r(d + 1));
                 a("min " + r(q) + ", " + r(left) + ", " + r(nr[jj]));
                 a("setp.gt.s32 p3, " + r(q) + ", 0");
-                a("@p3 st.global " + at(cptr, 16LL * jj) + ", " + r(v));
+                if (partials) a("@p3 st.global.v2 " + at(cptr, 32LL * jj) + ", " + r(d));  // (d, d+1) as fp32
+                else a("@p3 st.global " + at(cptr, 16LL * jj) + ", " + r(v));
             }
             a("add " + r(cptr) + ", " + r(cptr) + ", " + r(ldc8));
         }
@@ -483,15 +486,15 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv) {
     return a.text();
 }
 
-const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool conv) {
+const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
     const std::string key = std::string(conv ? "conv_" : "gemm_") + tile.name() + "_" + n(tile.warps_m) + "x" +
                             n(tile.warps_n) + (type == simt::MmaType::f16 ? "_f16" : "_bf16") +
-                            (!conv && tile.slices_ahead == 2 ? "_ahead2" : "");
+                            (!conv && tile.slices_ahead == 2 ? "_ahead2" : "") + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
-    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(tensor_source(tile, type, conv), "<gpu library>/" + key));
+    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(tensor_source(tile, type, conv, partials), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -501,6 +504,37 @@ std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type) { retur
 std::string conv_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, true); }
 const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, false); }
 const simt::Kernel* conv_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, true); }
+const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaType type) {
+    return cached_kernel(tile, type, false, true);
+}
+
+const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type) {
+    if (splits < 2 || splits > 8) throw LoweringError("split-K sum: 2 to 8 parts");
+    static std::mutex mutex;
+    static std::map<std::pair<int, simt::MmaType>, std::unique_ptr<simt::Kernel>> kernels;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[{splits, type}];
+    if (k) return k.get();
+    // r0 pair index, r1 stride, r2 its byte offset in a plane, r3 an address; r4.. the S pairs
+    // (data only). Every part's load is issued before the first add, so their latencies overlap.
+    const std::string t = type == simt::MmaType::f16 ? "f16" : "bf16";
+    std::string src = ".kernel splitk_sum_" + n(splits) + "_" + t + "\n.param pairs, ws, plane, c\n.reg " +
+                      n(4 + 2 * splits) + "\n";
+    src += "    mov r0, %ctaid\n    mov r1, %ntid\n    mad r0, r0, r1, %tid\n    mov r2, %nctaid\n    mul r1, r2, r1\n";
+    src += "loop:\n    setp.ge.s32 p0, r0, pairs\n    @p0 exit\n    shl r2, r0, 3\n    add r3, r2, ws\n";
+    for (int p = 0; p < splits; ++p) {
+        if (p > 0) src += "    add r3, r3, plane\n";
+        src += "    ld.global.v2 " + r(4 + 2 * p) + ", [r3]\n";
+    }
+    for (int p = 1; p < splits; ++p) {
+        src += "    fadd r4, r4, " + r(4 + 2 * p) + "\n";
+        src += "    fadd r5, r5, " + r(5 + 2 * p) + "\n";
+    }
+    src += "    cvt." + t + "x2.f32 r4, r4, r5\n    shl r2, r0, 2\n    add r3, r2, c\n    st.global [r3], r4\n";
+    src += "    add r0, r0, r1\n    bra loop\n";
+    k = std::make_unique<simt::Kernel>(simt::assemble(src, "<gpu library>/splitk_sum_" + n(splits) + "_" + t));
+    return k.get();
+}
 
 
 std::string gemm_fp32_source() {
@@ -812,21 +846,49 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const GemmTile& tile = choice.tile;
     const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
     const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
-    LoweredKernel out;
-    out.kernel = gemm_tensor_kernel(tile, type);
-    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
-    const std::int64_t slices = (buf.lda + tile.bk - 1) / tile.bk;
-    const std::int64_t kfirst = buf.lda - slices * tile.bk;
-    const std::int64_t blocks = g.batch * tiles_m * tiles_n;
-    if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
-    out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
+    const std::int64_t splits = choice.splits;
+    if (splits > 1 && (g.batch != 1 || buf.lda % (8 * splits) != 0))
+        throw LoweringError("gemm '" + op.name + "': split-K needs batch 1 and K' divisible by 8 x " + std::to_string(splits));
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const std::int64_t eb = buf.element_bytes;
-    out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, buf.c,
-                u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
-                u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
-                u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
-                u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+    // Split-K: each of the S parts of K is a batch entry of the same kernel (A advanced by Ks
+    // columns, B by Ks rows) writing its own fp32 plane of the workspace.
+    std::uint32_t workspace = 0;
+    const std::int64_t plane = buf.m * buf.ldc * 4;
+    if (splits > 1) {
+        const std::int64_t total = buf.batch * (buf.m * buf.lda + buf.lda * buf.ldb + buf.m * buf.ldc) * eb + splits * plane;
+        if (total > kMaxBufferBytes)
+            throw LoweringError("gemm '" + op.name + "': split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
+        workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
+    }
+    const std::int64_t k_part = buf.lda / splits;
+    LoweredKernel out;
+    out.kernel = splits > 1 ? gemm_tensor_partials_kernel(tile, type) : gemm_tensor_kernel(tile, type);
+    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
+    const std::int64_t slices = (k_part + tile.bk - 1) / tile.bk;
+    const std::int64_t kfirst = k_part - slices * tile.bk;
+    const std::int64_t blocks = g.batch * splits * tiles_m * tiles_n;
+    if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+    out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
+    if (splits > 1) {
+        out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, workspace,
+                    u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * 4),
+                    u(k_part * eb), u(k_part * buf.ldb * eb), u(plane),
+                    u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
+                    u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+        LoweredLaunch sum;
+        sum.kernel = splitk_sum_kernel(static_cast<int>(splits), type);
+        const std::int64_t pairs = buf.m * buf.ldc / 2;
+        sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
+        sum.args = {u(pairs), workspace, u(plane), buf.c};
+        out.then.push_back(std::move(sum));
+    } else {
+        out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, buf.c,
+                    u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
+                    u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
+                    u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
+                    u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+    }
     add_stat(out, "gpu.tile_m", "elements", "rows of C per block (tensor-core tile)", tile.bm);
     add_stat(out, "gpu.tile_n", "elements", "columns of C per block", tile.bn);
     add_stat(out, "gpu.tile_k", "elements", "K slice staged through shared memory per step", tile.bk);
@@ -834,7 +896,9 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     add_stat(out, "gpu.warps_n", "warps", "warp columns of the block", tile.warps_n);
     add_stat(out, "gpu.slices_ahead", "slices", "K slices whose global loads are in flight while one is computed",
              tile.slices_ahead);
-    add_stat(out, "gpu.grid", "blocks", "batch x tile rows x tile columns", static_cast<double>(blocks));
+    add_stat(out, "gpu.splits", "parts", "split-K parts (1: none; else a second launch sums the fp32 partials)",
+             static_cast<double>(splits));
+    add_stat(out, "gpu.grid", "blocks", "batch x split-K parts x tile rows x tile columns", static_cast<double>(blocks));
     add_stat(out, "gpu.block", "threads", "threads per block", tile.threads());
     add_stat(out, "gpu.blocks_per_sm", "blocks", "resident blocks per SM (occupancy calculator)", choice.blocks_per_sm);
     add_stat(out, "gpu.waves", "waves", "blocks / (SMs x blocks per SM)", choice.waves);
@@ -842,6 +906,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     if (target.real_data) {
         std::vector<float> a, b;
         fill_gemm(buf, op.dtype, target.seed, memory, a, b);
+        // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same bound.
         out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
     }
     return out;
@@ -889,14 +954,15 @@ GemmShape gemm_shape_of(const Op& op) {
 }  // namespace
 
 LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
-                                   const GemmTile& tile) {
+                                   const GemmTile& tile, int splits) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) throw LoweringError("lower_gemm_with_tile: fp32 has no tensor-core tile");
     GemmTileChoice choice;
     choice.tile = tile;
+    choice.splits = std::max(1, splits);
     const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);  // its registers
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
-    choice.blocks = g.batch * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
+    choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     const double wave = static_cast<double>(std::max(1, target.sms)) * std::max(1, choice.blocks_per_sm);
     choice.waves = static_cast<double>(choice.blocks) / wave;
     choice.wave_efficiency = choice.waves / std::ceil(choice.waves);
@@ -906,7 +972,45 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
-    return lower_tensor_gemm(op, g, memory, target, choose_gemm_tile(g, target.sms, target.sm));
+    GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm);
+    choice.splits = choose_gemm_splits(g, choice, target.sms, target);
+    if (choice.splits > 1) {
+        choice.blocks *= choice.splits;
+        choice.waves *= choice.splits;
+        choice.wave_efficiency = choice.waves / std::ceil(choice.waves);
+    }
+    return lower_tensor_gemm(op, g, memory, target, choice);
+}
+
+int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int sms, const LoweringTarget& target) {
+    if (shape.batch != 1 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0)) return 1;
+    const std::int64_t k = gemm_padded(shape.k), bk = choice.tile.bk;
+    const double plane = static_cast<double>(shape.m) * static_cast<double>(gemm_padded(shape.n)) * 4.0;
+    const std::int64_t tiles = choice.blocks;  // batch 1: one block per tile
+    const double operand_bytes = static_cast<double>(tiles) * static_cast<double>(k) *
+                                 static_cast<double>(choice.tile.bm + choice.tile.bn) * 2.0;
+    auto time = [&](std::int64_t parts) {
+        double loop = static_cast<double>((k / parts + bk - 1) / bk) * kGemmLatencySliceCycles;
+        if (target.sm_port_bytes_per_cycle > 0) {
+            const double ports = static_cast<double>(std::min<std::int64_t>(tiles * parts, sms));
+            loop = std::max(loop, operand_bytes / (ports * target.sm_port_bytes_per_cycle * kGemmPortEfficiency));
+        }
+        if (parts == 1) return loop;
+        return loop + target.launch_overhead_cycles + kSplitkSumLatencyCycles +
+               static_cast<double>(parts) * plane / target.hbm_bytes_per_cycle;
+    };
+    int best = 1;
+    double best_time = time(1);
+    for (const int parts : {2, 3, 4, 6, 8}) {
+        if (k % (8 * parts) != 0 || k / parts < 4 * bk) continue;
+        if (choice.blocks * parts > static_cast<std::int64_t>(sms) * choice.blocks_per_sm) continue;  // one wave
+        const double t = time(parts);
+        if (t < best_time) {
+            best_time = t;
+            best = parts;
+        }
+    }
+    return best;
 }
 
 }  // namespace accelsim::gpu

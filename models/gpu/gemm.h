@@ -51,12 +51,32 @@ const std::vector<GemmTile>& gemm_tensor_tiles();
 // are reported with the choice.
 struct GemmTileChoice {
     GemmTile tile;
+    int splits = 1;               // split-K parts (1: none); see choose_gemm_splits
     std::int64_t blocks = 0;
     int blocks_per_sm = 0;        // occupancy calculator
     double waves = 0;             // blocks / (sms * blocks_per_sm)
     double wave_efficiency = 0;   // waves / ceil(waves)
 };
 GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm);
+
+// Split-K (docs/gpu.md): a GEMM whose grid leaves SMs idle and whose K loop is long is cut into
+// S parts of K, each computed by its own blocks into an fp32 partial plane, and a second launch
+// sums the planes into C. Only for batch 1, S in {2, 3, 4, 6, 8} with K' divisible by 8 S, at
+// least 4 slices per part and the split grid within one wave. Estimated time, smallest wins
+// (S = 1 on ties):
+//   T(S) = max(ceil(K'/S / BK) * kGemmLatencySliceCycles,
+//              A and B bytes / (min(blocks * S, SMs) * port bytes per cycle * kGemmPortEfficiency))
+//          + (S > 1: launch overhead + kSplitkSumLatencyCycles + S * M * N' * 4 / HBM bytes per cycle)
+// (A and B bytes = tiles * K' * (BM + BN) * 2: the same for every S.) Returns 1 when the target
+// gives no launch overhead or HBM bandwidth.
+int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int sms, const LoweringTarget& target);
+// Calibrated on a100 with BERT's fc2 (128x768x3072, 32x32 tiles two ahead, bench/gpu_gemm_bench
+// --splits S): a latency-bound block's time per K slice (22,443 kernel cycles / 96 slices), the
+// share of an SM's port a GEMM's loads achieve when every SM has blocks (37.7 MB in 10,633 cycles
+// over 108 SMs = 32.8 B/cycle of 64), and the sum launch's fixed part (its loads' latency).
+inline constexpr double kGemmLatencySliceCycles = 234;
+inline constexpr double kGemmPortEfficiency = 0.51;
+inline constexpr double kSplitkSumLatencyCycles = 1000;
 
 // Warp-ISA source of the tensor-core kernel for one tile (16-bit type `type`), and the assembled
 // kernel (once per process per tile and type). Params, in order:
@@ -66,6 +86,12 @@ GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmP
 //   the k at which the first, partial slice starts), b_slice (BK * ldb)
 std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type);
 const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type);
+// The split-K variant: C is an fp32 partial plane per batch entry (ldc, c_batch in bytes of fp32),
+// stored as accumulator pairs (st.global.v2) instead of packed 16-bit pairs.
+const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaType type);
+// Split-K's sum: pairs = M * N' / 2 output pairs; out[i] = pack(sum over the S planes of ws).
+// Params: pairs, ws, plane (bytes between planes), c. Grid-stride, all S loads issued first.
+const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type);
 
 // The implicit-GEMM conv2d variant of the same kernel (conv.h): A gathered from the NHWC input,
 // B^T = the weights. Params: those of the GEMM kernel, then H, W, Cp (channels per group, padded
@@ -86,9 +112,9 @@ std::string gemm_fp32_source();
 const simt::Kernel* gemm_fp32_kernel();
 inline constexpr int kFp32TileM = 64, kFp32TileN = 64, kFp32TileK = 8;
 
-// lower_gemm with the tensor-core tile forced (tests of every tile shape).
+// lower_gemm with the tensor-core tile (and split-K parts) forced (tests of every tile shape).
 LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
-                                   const GemmTile& tile);
+                                   const GemmTile& tile, int splits = 1);
 
 // 16-bit operand values (fp16 or bf16 bits) to and from fp32, shared by the GEMM and conv lowerings.
 float gemm_operand_to_float(std::uint16_t bits, DType dtype);

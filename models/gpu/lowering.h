@@ -1,5 +1,6 @@
 #pragma once
-// The GPU kernel library's one entry point: a trace op becomes one kernel launch on the SIMT chip.
+// The GPU kernel library's one entry point: a trace op becomes one kernel launch on the SIMT chip
+// (two for a split-K GEMM: the partial products, then their sum).
 // Each op family lowers in its own file (elementwise.cpp, gemm.cpp, conv.cpp, reduction.cpp);
 // lower_op() picks the family. The lowering allocates and fills the op's buffers in `memory`,
 // picks the kernel and the launch shape, and (when the data is real) returns a check that compares
@@ -27,6 +28,11 @@ struct LoweringTarget {
     // true: inputs get seeded random values and `check` is set (--validate). false: buffers stay
     // zero (timing-only runs skip fp payloads, so their values never matter).
     bool real_data = false;
+    // What a second launch costs, for lowerings that may split an op (split-K GEMMs): the chip's
+    // per-launch overhead and its HBM peak, in SM cycles. 0 overhead and 0 bandwidth: never split.
+    int launch_overhead_cycles = 0;
+    double hbm_bytes_per_cycle = 0;
+    double sm_port_bytes_per_cycle = 0;  // an SM's port to the L2 (0: no bandwidth floor)
 };
 
 // The outcome of comparing a kernel's outputs with the reference.
@@ -36,10 +42,18 @@ struct LoweringNumerics {
     bool passed = true;
 };
 
+// A further launch of the same op, run after the first on the same memory (split-K's sum).
+struct LoweredLaunch {
+    const simt::Kernel* kernel = nullptr;
+    simt::Dim dims;
+    std::vector<std::uint32_t> args;
+};
+
 struct LoweredKernel {
     const simt::Kernel* kernel = nullptr;  // owned by the library (assembled once per process)
     simt::Dim dims;
     std::vector<std::uint32_t> args;
+    std::vector<LoweredLaunch> then;  // launched in order after the first (most ops: none)
     // Lowering choices for the report, e.g. gpu.tile_m / gpu.tile_n / gpu.grid (plain values).
     std::vector<StatValue> stats;
     // Set when target.real_data: run after the launch on the same memory.

@@ -14,6 +14,7 @@
 #include "sim/input_error.h"
 #include "sim/membench/memory_params_from_config.h"
 #include "sim/occupancy/simt_params.h"
+#include "sim/roofline/roofline.h"
 
 namespace accelsim {
 
@@ -249,6 +250,9 @@ OpReport SimtChip::run_lowered(const Op& op) {
     target.sm = params_.sm;
     target.seed = config_.seed;
     target.real_data = options_.validate;
+    target.launch_overhead_cycles = std::max(0, config_.gpu.launch_overhead_cycles);
+    target.hbm_bytes_per_cycle = hbm_bytes_per_cycle(config_);
+    target.sm_port_bytes_per_cycle = config_.interconnect.bytes_per_cycle_per_port;
     std::optional<gpu::LoweredKernel> lowered;
     try {
         lowered = gpu::lower_op(op, memory, target);
@@ -257,6 +261,29 @@ OpReport SimtChip::run_lowered(const Op& op) {
     }
     if (!lowered) return roofline_only(op, config_);  // a dtype the ISA has no unit for (docs/gpu.md)
     OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory);
+    // Further launches of the op (split-K's sum) run after it on the same data, each with its own
+    // launch overhead and a fresh memory system (as every op starts cold): their cycles, bytes and
+    // roofline bounds add to the op's; the simt.* counters stay those of the first launch.
+    if (!lowered->then.empty()) {
+        const simt::KernelStats first = last_;
+        double then_cycles = 0, then_issued = 0;
+        for (const gpu::LoweredLaunch& next : lowered->then) {
+            const OpReport more = launch_and_report(op, *next.kernel, next.dims, next.args, memory);
+            r.cycles += more.cycles;
+            for (const auto& [level, bytes] : more.bytes) r.bytes[level] += bytes;
+            for (const auto& [key, cycles] : more.roofline.cycles) r.roofline.cycles[key] += cycles;
+            then_cycles += static_cast<double>(more.cycles);
+            then_issued += static_cast<double>(last_.issued);
+        }
+        r.roofline.bytes = r.bytes;
+        r.roofline.compute_cycles = r.roofline.cycles["compute"];
+        last_ = first;
+        r.stats.push_back({"simt.then.launches", "launches", "launches after the first (split-K's sum)",
+                           static_cast<double>(lowered->then.size())});
+        r.stats.push_back({"simt.then.cycles", "cycles", "their cycles, launch overheads included (in the op's cycles)",
+                           then_cycles});
+        r.stats.push_back({"simt.then.issued", "instructions", "their warp instructions", then_issued});
+    }
 
     // The op's own roofline (its work at the peak of the unit that runs it, its compulsory bytes)
     // is a lower bound too: keep the larger of each.

@@ -51,12 +51,14 @@ std::vector<GemmTile> every_variant() {
 std::string variant_name(const GemmTile& t) { return t.name() + (t.slices_ahead == 2 ? " two ahead" : ""); }
 
 struct GemmRun {
-    simt::KernelStats stats;
+    simt::KernelStats stats;  // the first launch
+    int launches = 0;
+    std::uint64_t then_cycles = 0;
     LoweringNumerics numerics;
 };
 
 GemmRun run(const Op& op, int sms, bool real, const GemmTile* tile = nullptr, bool skip = false,
-            simt::GlobalMemoryPort* memory_port = nullptr) {
+            simt::GlobalMemoryPort* memory_port = nullptr, int splits = 1) {
     const simt::SimtParams params = a100_like(sms);
     LoweringTarget target;
     target.sms = sms;
@@ -64,10 +66,15 @@ GemmRun run(const Op& op, int sms, bool real, const GemmTile* tile = nullptr, bo
     target.seed = 7;
     target.real_data = real;
     simt::GlobalMemory memory;
-    const LoweredKernel lk = tile ? lower_gemm_with_tile(op, memory, target, *tile) : lower_gemm(op, memory, target);
+    const LoweredKernel lk = tile ? lower_gemm_with_tile(op, memory, target, *tile, splits) : lower_gemm(op, memory, target);
     simt::FixedLatencyMemory port(200);
     GemmRun r;
     r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, memory_port ? memory_port : &port, {skip});
+    r.launches = 1 + static_cast<int>(lk.then.size());
+    for (const LoweredLaunch& next : lk.then) {
+        simt::FixedLatencyMemory next_port(200);
+        r.then_cycles += simt::launch(*next.kernel, next.dims, next.args, memory, params, &next_port, {skip}).cycles;
+    }
     if (lk.check) r.numerics = lk.check(memory);
     return r;
 }
@@ -192,6 +199,76 @@ TEST(GemmKernels, TwoSlicesAheadHideTwiceTheLatency) {
     const GemmRun four = run(gemm_op(OpKind::matmul, 1, 64, 64, 512, DType::fp16), 1, true, &two, false, &port4);
     EXPECT_EQ(four.stats.blocks, 4u);
     EXPECT_TRUE(four.numerics.passed) << "max abs err " << four.numerics.max_abs_err;
+}
+
+TEST(GemmKernels, SplitKMatchesEigen) {
+    // K' = 960 splits into 2, 3, 4, 6, 8 parts of 480 .. 120 (120 = 3 full slices + a first slice
+    // of 24); 17 x 33 x 208 into 2 parts of 104 (a first slice of 8 in each part). The partial
+    // planes are fp32 and the sum rounds once, so the bound is the one-part kernel's.
+    struct Case {
+        std::int64_t m, n, k;
+        int splits;
+        const char* tile;
+    };
+    const Case cases[] = {{40, 72, 960, 2, "32x32x32"}, {40, 72, 960, 3, "32x32x32"}, {40, 72, 960, 4, "64x64x32"},
+                          {40, 72, 960, 6, "32x32x32"}, {40, 72, 960, 8, "128x64x32"}, {17, 33, 208, 2, "32x32x32"}};
+    for (const Case& c : cases)
+        for (DType dt : {DType::fp16, DType::bf16}) {
+            const GemmTile tile = tile_named(c.tile);
+            const GemmRun r = run(gemm_op(OpKind::matmul, 1, c.m, c.n, c.k, dt), 2, true, &tile, false, nullptr, c.splits);
+            const std::int64_t tiles = (c.m + tile.bm - 1) / tile.bm * ((c.n + tile.bn - 1) / tile.bn);
+            EXPECT_EQ(r.stats.blocks, static_cast<std::uint64_t>(c.splits * tiles));
+            EXPECT_EQ(r.launches, 2);
+            EXPECT_EQ(r.numerics.checked, c.m * c.n);
+            EXPECT_TRUE(r.numerics.passed) << c.m << "x" << c.n << "x" << c.k << " in " << c.splits << " parts, "
+                                           << to_string(dt) << ": max abs err " << r.numerics.max_abs_err;
+        }
+    for (const int parts : {2, 3, 4, 6, 8}) {  // timing-only runs may skip the fp payload
+        const simt::Kernel* sum = splitk_sum_kernel(parts, simt::MmaType::bf16);
+        EXPECT_TRUE(sum->fp_payload_skippable) << sum->fp_dependence;
+    }
+    for (const GemmTile& tile : every_variant()) {
+        const simt::Kernel* k = gemm_tensor_partials_kernel(tile, simt::MmaType::f16);
+        EXPECT_TRUE(k->fp_payload_skippable) << variant_name(tile) << ": " << k->fp_dependence;
+    }
+    simt::GlobalMemory memory;
+    LoweringTarget target;
+    target.sm = a100_like(1).sm;
+    EXPECT_THROW(lower_gemm_with_tile(gemm_op(OpKind::matmul, 1, 40, 72, 1000, DType::fp16), memory, target,
+                                      tile_named("32x32x32"), 16),
+                 LoweringError);  // 1000 is not a multiple of 8 x 16
+    EXPECT_THROW(lower_gemm_with_tile(gemm_op(OpKind::bmm, 2, 40, 72, 960, DType::fp16), memory, target,
+                                      tile_named("32x32x32"), 2),
+                 LoweringError);  // batch 1 only
+}
+
+TEST(GemmTileRule, SplitKHandWorked) {
+    // a100: 108 SMs, launch overhead 4,230 cycles, HBM 2039 GB/s / 1.41 GHz = 1,446.1 B/cycle,
+    // 64 B/cycle SM ports. BERT's fc2, 128 x 768 x 3072: 96 blocks of 32x32 (two ahead, 8 per SM),
+    // 96 slices; A and B bytes 96 x 3072 x 64 x 2 = 37,748,736; a plane 128 x 768 x 4 = 393,216 B.
+    //   T(1) = max(96 x 234, 37,748,736 / (96 x 64 x 0.51)) = max(22,464, 12,047) = 22,464
+    //   T(2) = max(48 x 234, 37,748,736 / (108 x 32.64)) + 4,230 + 1,000 + 2 x 271.9 = 17,005.8
+    //   T(3) = max(7,488, 10,708.6) + 4,230 + 1,000 + 815.7 = 16,754.2 (the smallest)
+    //   T(4) = 10,708.6 + 5,230 + 1,087.6 = 17,026.2; T(6) = 17,570.0; T(8) = 18,113.8
+    const simt::SmParams sm = a100_like(108).sm;
+    LoweringTarget target;
+    target.sms = 108;
+    target.sm = sm;
+    target.launch_overhead_cycles = 4230;
+    target.hbm_bytes_per_cycle = 2039e9 / 1.41e9;
+    target.sm_port_bytes_per_cycle = 64;
+    auto splits = [&](std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
+        const GemmTileChoice c = choose_gemm_tile({b, m, n, k}, 108, sm);
+        return choose_gemm_splits({b, m, n, k}, c, 108, target);
+    };
+    EXPECT_EQ(splits(1, 128, 768, 3072), 3);
+    // attn.proj, 128 x 768 x 768: T(1) = 24 x 234 = 5,616; T(2) = 12 x 234 = 2,808 against a
+    // floor of 9,437,184 / (108 x 32.64) = 2,677, + 5,773.8 = 8,581.8: one part.
+    EXPECT_EQ(splits(1, 128, 768, 768), 1);
+    EXPECT_EQ(splits(1, 8192, 8192, 8192), 1);  // 2048 blocks: no idle SM to give the parts
+    EXPECT_EQ(splits(2, 128, 768, 3072), 1);    // batch 1 only
+    target.launch_overhead_cycles = 0;          // no launch cost given: never split
+    EXPECT_EQ(splits(1, 128, 768, 3072), 1);
 }
 
 TEST(GemmKernels, TimingOnlyRunsGiveTheCyclesOfFullRuns) {

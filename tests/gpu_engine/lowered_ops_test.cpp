@@ -125,5 +125,25 @@ TEST(LoweredOps, SkinnyGemmIsFarBelowPeakAndNotComputeBound) {
     EXPECT_GE(r.roofline.cycles.at("compute"), 33554432.0 / (1024.0 * 108.0));
 }
 
+TEST(LoweredOps, SplitKAddsTheSumLaunchToTheOp) {
+    // BERT's fc2 on a100 splits K in 3 (tests/gpu/gemm_test.cpp, GemmTileRule.SplitKHandWorked):
+    // 3 x 96 blocks of 32x32 over 1024 of K each issue the unsplit kernel's mma count,
+    // 96 x (32/16) x (32/8) x (3072/16) = 147,456; the op's cycles are the GEMM launch, its
+    // overhead and the sum launch with its own overhead.
+    const ChipConfig chip = config("a100");
+    const OpReport r = run(chip, write_trace({"matmul fc2 m=128 n=768 k=3072"})).ops[0];
+    EXPECT_EQ(stat(r, "gpu.splits"), 3.0);
+    EXPECT_EQ(stat(r, "gpu.grid"), 288.0);
+    EXPECT_EQ(stat(r, "simt.mma_issued"), 147456.0);
+    EXPECT_EQ(stat(r, "simt.then.launches"), 1.0);
+    const double overhead = chip.gpu.launch_overhead_cycles;
+    EXPECT_GT(stat(r, "simt.then.cycles"), overhead);
+    EXPECT_EQ(static_cast<double>(r.cycles), stat(r, "simt.kernel_cycles") + overhead + stat(r, "simt.then.cycles"));
+    EXPECT_GE(static_cast<double>(r.cycles), r.roofline.bound_cycles);
+    EXPECT_GE(r.roofline.cycles.at("latency"), 2 * overhead);  // two launches
+    ASSERT_TRUE(r.utilization);
+    EXPECT_DOUBLE_EQ(*r.utilization, 147456.0 * 2048.0 / (1024.0 * 108.0 * static_cast<double>(r.cycles)));
+}
+
 }  // namespace
 }  // namespace accelsim
