@@ -81,10 +81,12 @@ int main(int argc, char** argv) {
     simt::GlobalMemory mem;
     gpu::LoweredKernel lk;
     if (!tile_name.empty()) {
-        for (gpu::GemmTile t : gpu::gemm_tensor_tiles())
-            if (t.name() == tile_name && (ahead == 0 || (t.slices_ahead = ahead)))
-                lk = op.kind == OpKind::conv2d ? gpu::lower_conv2d_with_tile(op, mem, target, t)
-                                               : gpu::lower_gemm_with_tile(op, mem, target, t, splits);
+        for (gpu::GemmTile t : gpu::gemm_tensor_tiles()) {
+            if (t.name() != tile_name) continue;
+            if (ahead > 0) t.slices_ahead = ahead;
+            lk = op.kind == OpKind::conv2d ? gpu::lower_conv2d_with_tile(op, mem, target, t)
+                                           : gpu::lower_gemm_with_tile(op, mem, target, t, splits);
+        }
         if (!lk.kernel) {
             std::fprintf(stderr, "no tile %s\n", tile_name.c_str());
             return 2;

@@ -1,7 +1,5 @@
 #include "models/gpu/gemm.h"
 
-#include "models/gpu/elementwise.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,6 +11,7 @@
 
 #include <Eigen/Core>
 
+#include "models/gpu/elementwise.h"
 #include "models/simt/occupancy.h"
 
 namespace accelsim::gpu {
@@ -684,6 +683,15 @@ const simt::Kernel* gemm_fp32_kernel() {
     return &k;
 }
 
+namespace {
+// waves = blocks / (SMs x blocks per SM); wave efficiency = waves / ceil(waves).
+void set_waves(GemmTileChoice& choice, int sms) {
+    const double wave = static_cast<double>(std::max(1, sms)) * std::max(1, choice.blocks_per_sm);
+    choice.waves = static_cast<double>(choice.blocks) / wave;
+    choice.wave_efficiency = choice.waves / std::ceil(choice.waves);
+}
+}  // namespace
+
 GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm) {
     GemmTileChoice best;
     double best_estimate = 0;
@@ -713,9 +721,7 @@ GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmP
             best.tile = tile;
             best.blocks = blocks;
             best.blocks_per_sm = blocks_per_sm;
-            const double wave = static_cast<double>(sms) * blocks_per_sm;
-            best.waves = static_cast<double>(blocks) / wave;
-            best.wave_efficiency = best.waves / std::ceil(best.waves);
+            set_waves(best, sms);
         }
     }
     if (best.blocks == 0) throw LoweringError("gemm: no tensor-core tile fits on an SM of " + sm.limits.arch);
@@ -753,6 +759,7 @@ struct GemmBuffers {
     std::int64_t batch, m, n, k, lda, ldb, ldc;  // leading dimensions in elements
     int element_bytes;
     std::uint32_t a = 0, b = 0, c = 0;
+    std::int64_t bytes = 0;  // A + B + C
 };
 
 GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::GlobalMemory& memory, const Op& op) {
@@ -765,6 +772,7 @@ GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::Globa
         throw LoweringError(std::string(to_string(op.kind)) + " '" + op.name + "': operands of " +
                             std::to_string(a_bytes + b_bytes + c_bytes) +
                             " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+    buf.bytes = a_bytes + b_bytes + c_bytes;
     buf.a = memory.allocate(static_cast<std::size_t>(a_bytes));
     buf.b = memory.allocate(static_cast<std::size_t>(b_bytes));
     buf.c = memory.allocate(static_cast<std::size_t>(c_bytes));
@@ -856,8 +864,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     std::uint32_t workspace = 0;
     const std::int64_t plane = buf.m * buf.ldc * 4;
     if (splits > 1) {
-        const std::int64_t total = buf.batch * (buf.m * buf.lda + buf.lda * buf.ldb + buf.m * buf.ldc) * eb + splits * plane;
-        if (total > kMaxBufferBytes)
+        if (buf.bytes + splits * plane > kMaxBufferBytes)
             throw LoweringError("gemm '" + op.name + "': split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
@@ -870,24 +877,24 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const std::int64_t blocks = g.batch * splits * tiles_m * tiles_n;
     if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
     out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
-    if (splits > 1) {
-        out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, workspace,
-                    u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * 4),
-                    u(k_part * eb), u(k_part * buf.ldb * eb), u(plane),
-                    u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
-                    u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+    // The kernel's batch entries: the op's matrices, or (split-K) the parts of K, whose A starts
+    // k_part columns on, B k_part rows down, and whose C is its fp32 plane of the workspace.
+    const bool split = splits > 1;
+    const std::int64_t c_element = split ? 4 : eb;
+    const std::int64_t a_step = split ? k_part * eb : buf.m * buf.lda * eb;
+    const std::int64_t b_step = split ? k_part * buf.ldb * eb : buf.lda * buf.ldb * eb;
+    out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, split ? workspace : buf.c,
+                u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * c_element),
+                u(a_step), u(b_step), u(buf.m * buf.ldc * c_element),
+                u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
+                u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+    if (split) {
         LoweredLaunch sum;
         sum.kernel = splitk_sum_kernel(static_cast<int>(splits), type);
         const std::int64_t pairs = buf.m * buf.ldc / 2;
         sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
         sum.args = {u(pairs), workspace, u(plane), buf.c};
         out.then.push_back(std::move(sum));
-    } else {
-        out.args = {u(g.m), u(g.n), u(g.m - 1), u(buf.ldb - 4), buf.a, buf.b, buf.c,
-                    u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
-                    u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
-                    u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
-                    u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
     }
     add_stat(out, "gpu.tile_m", "elements", "rows of C per block (tensor-core tile)", tile.bm);
     add_stat(out, "gpu.tile_n", "elements", "columns of C per block", tile.bn);
@@ -963,9 +970,7 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);  // its registers
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
-    const double wave = static_cast<double>(std::max(1, target.sms)) * std::max(1, choice.blocks_per_sm);
-    choice.waves = static_cast<double>(choice.blocks) / wave;
-    choice.wave_efficiency = choice.waves / std::ceil(choice.waves);
+    set_waves(choice, target.sms);
     return lower_tensor_gemm(op, g, memory, target, choice);
 }
 
@@ -974,11 +979,8 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
     if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
     GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm);
     choice.splits = choose_gemm_splits(g, choice, target.sms, target);
-    if (choice.splits > 1) {
-        choice.blocks *= choice.splits;
-        choice.waves *= choice.splits;
-        choice.wave_efficiency = choice.waves / std::ceil(choice.waves);
-    }
+    choice.blocks *= choice.splits;
+    set_waves(choice, target.sms);
     return lower_tensor_gemm(op, g, memory, target, choice);
 }
 
