@@ -18,7 +18,7 @@
 #include "models/gpu/hierarchy_port.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/simt_chip.h"
-#include "sim/occupancy/simt_params.h"
+#include "sim/config/model_params.h"
 
 int sc_main(int, char**) { return 0; }  // libsystemc's main() is not used
 

@@ -15,8 +15,7 @@
 #include "models/gpu/hierarchy_port.h"
 #include "models/simt/simt_gpu.h"
 #include "sim/config/config_loader.h"
-#include "sim/membench/memory_params_from_config.h"
-#include "sim/occupancy/simt_params.h"
+#include "sim/config/model_params.h"
 
 using namespace accelsim::simt;
 

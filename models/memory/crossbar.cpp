@@ -7,6 +7,17 @@
 
 namespace accelsim::memory {
 
+const ParamTable<CrossbarParams>& crossbar_param_table() {
+    static const ParamTable<CrossbarParams> table = [] {
+        ParamTable<CrossbarParams> t;
+        t.integer("latency_cycles", &CrossbarParams::latency_cycles, 0, 1e6, "One-way latency in core cycles.")
+            .positive("bytes_per_cycle_per_port", &CrossbarParams::bytes_per_cycle_per_port, 1e6,
+                      "Bytes per core cycle through one port (one per core or SM).");
+        return t;
+    }();
+    return table;
+}
+
 Crossbar::Crossbar(const CrossbarParams& p) : params_(p) {
     if (p.requesters <= 0 || p.targets <= 0) throw std::invalid_argument("interconnect: ports must be > 0");
     if (p.latency_cycles < 0) throw std::invalid_argument("interconnect.latency_cycles must be >= 0");

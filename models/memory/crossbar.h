@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/common/stats.h"
+#include "models/common/param_table.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -26,6 +27,9 @@ struct CrossbarParams {
     // config raises it to 512); on a100 saxpy it costs 0.1 ns of backpressure per transfer.
     int output_buffer_transfers = 64;
 };
+
+// The config's `interconnect` section (the ports and the clock are the chip's).
+const ParamTable<CrossbarParams>& crossbar_param_table();
 
 struct CrossbarStats {
     std::uint64_t transfers = 0, bytes = 0;

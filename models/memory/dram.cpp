@@ -22,11 +22,7 @@ const TimingField kIntFields[] = {
     {"tREFI", &DramTiming::tREFI},   {"tRFC", &DramTiming::tRFC},
 };
 
-std::string join_names(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
+std::string join_names(const std::vector<std::string>& names) { return accelsim::join_names(names, ", "); }
 
 DramTiming make_timing(double tCK, int BL, int CL, int CWL, int tRCD, int tRP, int tRAS, int tRC, int tRRD_S,
                        int tRRD_L, int tFAW, int tCCD_S, int tCCD_L, int tWR, int tWTR, int tRTP, int tREFI,
@@ -117,31 +113,97 @@ const std::vector<std::string>& dram_preset_names() {
 }
 
 DramAddressMap dram_address_map_from_name(const std::string& name) {
-    if (name == "channel_low") return DramAddressMap::channel_low;
-    if (name == "row_bank_col") return DramAddressMap::row_bank_col;
-    if (name == "bank_xor") return DramAddressMap::bank_xor;
-    throw std::invalid_argument("unknown address map '" + name + "' (valid: channel_low, row_bank_col, bank_xor)");
+    if (const auto m = parse_enum(kDramAddressMapNames, name)) return *m;
+    throw std::invalid_argument("unknown address map '" + name + "' (valid: " + join_names(names_of(kDramAddressMapNames)) + ")");
 }
 DramScheduler dram_scheduler_from_name(const std::string& name) {
-    if (name == "fr_fcfs") return DramScheduler::fr_fcfs;
-    if (name == "fcfs") return DramScheduler::fcfs;
-    throw std::invalid_argument("unknown DRAM scheduler '" + name + "' (valid: fr_fcfs, fcfs)");
+    if (const auto s = parse_enum(kDramSchedulerNames, name)) return *s;
+    throw std::invalid_argument("unknown DRAM scheduler '" + name + "' (valid: " + join_names(names_of(kDramSchedulerNames)) + ")");
 }
 PagePolicy page_policy_from_name(const std::string& name) {
-    if (name == "open") return PagePolicy::open;
-    if (name == "closed") return PagePolicy::closed;
-    throw std::invalid_argument("unknown page policy '" + name + "' (valid: open, closed)");
+    if (const auto p = parse_enum(kPagePolicyNames, name)) return *p;
+    throw std::invalid_argument("unknown page policy '" + name + "' (valid: " + join_names(names_of(kPagePolicyNames)) + ")");
 }
-const char* to_string(DramAddressMap m) {
-    switch (m) {
-        case DramAddressMap::channel_low: return "channel_low";
-        case DramAddressMap::row_bank_col: return "row_bank_col";
-        case DramAddressMap::bank_xor: return "bank_xor";
+const char* to_string(DramAddressMap m) { return name_of(kDramAddressMapNames, m).data(); }
+const char* to_string(DramScheduler s) { return name_of(kDramSchedulerNames, s).data(); }
+const char* to_string(PagePolicy p) { return name_of(kPagePolicyNames, p).data(); }
+
+const ParamTable<DramConfig>& dram_param_table() {
+    static const ParamTable<DramConfig> table = [] {
+        ParamTable<DramConfig> t;
+        t.choice("preset", &DramConfig::preset, dram_preset_names(),
+                 "DRAM timing preset; `hbm.timing` overrides single parameters of it.")
+            .integer("channels", &DramConfig::channels, 1, 1024, "Independent channels (all stacks together).")
+            .integer("pseudo_channels", &DramConfig::pseudo_channels, 1, 16,
+                     "Pseudo-channels per channel (they split the channel's bus).")
+            .integer("bus_width_bits", &DramConfig::bus_width_bits, 1, 4096, "Data bus width of one channel in bits.")
+            .positive("data_rate_gbps", &DramConfig::data_rate_gbps, 100, "Data rate per pin in Gb/s.")
+            .integer("bank_groups", &DramConfig::bank_groups, 1, 64, "Bank groups per (pseudo-)channel.")
+            .integer("banks_per_group", &DramConfig::banks_per_group, 1, 64, "Banks per bank group.")
+            .integer("row_bytes", &DramConfig::row_bytes, 32, 1 << 20, "Row (page) size in bytes.")
+            .choice("address_map", &DramConfig::address_map, kDramAddressMapNames,
+                    "Address bits → channel/bank/row/column: channel bits lowest, row:bank:col, or bank bits XORed "
+                    "with row bits.")
+            .choice("scheduler", &DramConfig::scheduler, kDramSchedulerNames,
+                    "Controller scheduling: first-ready FCFS (row hits first) or plain FCFS.")
+            .choice("page_policy", &DramConfig::page_policy, kPagePolicyNames,
+                    "Keep a row open after an access, or precharge at once.")
+            .integer("queue_depth", &DramConfig::queue_depth, 1, 4096, "Request queue entries per channel.")
+            .number("controller_latency_ns", &DramConfig::controller_latency_ns, 0, 1e6,
+                    "Fixed controller + PHY latency added to every access, in ns.")
+            .number_map(
+                "timing",
+                [](DramConfig& c, const NumberMap& overrides) {
+                    c.timing.clear();
+                    for (const auto& [name, value] : overrides) c.timing[name] = value;
+                },
+                dram_timing_names(),
+                "Overrides of single preset timings: tCK in ns, the rest in memory-clock cycles.");
+        return t;
+    }();
+    return table;
+}
+
+DramParams dram_params_from(const DramConfig& c) {
+    auto fail = [](const std::string& key, const std::string& what) {
+        return std::invalid_argument("hbm." + key + ": " + what);
+    };
+    DramParams p;
+    try {
+        p = dram_preset(c.preset);
+    } catch (const std::invalid_argument& e) {
+        throw fail("preset", e.what());
     }
-    return "?";
+    const double preset_rate = p.data_rate_gbps, preset_tck = p.timing.tCK;
+    static_cast<DramOrganisation&>(p) = c;  // the organisation always applies
+    // A different data rate moves the memory clock at the preset's ratio (2 beats per tCK for
+    // DDR/HBM2, 4 for HBM3) unless timing.tCK says otherwise. Burst-bound timings (BL, tCCD_S/L)
+    // keep their cycles; the DRAM core's timings keep their nanoseconds (rounded up to whole
+    // cycles), as in JEDEC speed bins: a faster interface does not make the arrays faster.
+    double tck = c.data_rate_gbps > 0 ? preset_tck * preset_rate / c.data_rate_gbps : preset_tck;
+    if (auto it = c.timing.find("tCK"); it != c.timing.end()) tck = it->second;
+    if (!(tck > 0)) throw fail("timing.tCK", "must be > 0");
+    if (std::abs(tck - preset_tck) > 1e-12) {
+        for (const char* name : {"CL", "CWL", "tRCD", "tRP", "tRAS", "tRC", "tRRD_S", "tRRD_L", "tFAW", "tWR", "tWTR",
+                                 "tRTP", "tREFI", "tRFC"}) {
+            const double ns = get_dram_timing(p.timing, name) * preset_tck;
+            set_dram_timing(p.timing, name, std::ceil(ns / tck - 1e-9));
+        }
+        p.timing.tCK = tck;
+    }
+    for (const auto& [key, value] : c.timing) {  // std::map: applied in a fixed order
+        if (key != "tCK" && value != std::floor(value))
+            throw fail("timing." + key, "must be a whole number of memory-clock cycles, got " + std::to_string(value));
+        if (!set_dram_timing(p.timing, key, value))
+            throw fail("timing." + key, "unknown timing parameter (valid: " + join_names(dram_timing_names()) + ")");
+    }
+    try {
+        validate(p);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("hbm: ") + e.what());
+    }
+    return p;
 }
-const char* to_string(DramScheduler s) { return s == DramScheduler::fr_fcfs ? "fr_fcfs" : "fcfs"; }
-const char* to_string(PagePolicy p) { return p == PagePolicy::open ? "open" : "closed"; }
 
 void validate(const DramParams& p) {
     auto require = [](bool ok, const std::string& what) {

@@ -10,9 +10,12 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "models/common/enum_names.h"
+#include "models/common/param_table.h"
 #include "models/common/stats.h"
 #include "models/memory/fast_divider.h"
 #include "models/memory/memory_time.h"
@@ -39,43 +42,71 @@ struct DramTiming {
     int tREFI = 3900, tRFC = 260;  // tREFI = 0 disables refresh
 };
 
-// Names accepted by set_timing / HbmConfig.timing, in a fixed order.
+// Names accepted by set_timing / DramConfig::timing, in a fixed order.
 const std::vector<std::string>& dram_timing_names();
 // Sets one timing field by name; false when the name is unknown. Integer fields take the value
 // rounded to the nearest cycle (callers reject non-integers before if they care).
 bool set_dram_timing(DramTiming& timing, const std::string& name, double value);
 double get_dram_timing(const DramTiming& timing, const std::string& name);
 
-struct DramParams {
-    std::string preset = "HBM2";   // informational: where the defaults came from
+// The organisation and policies of a DRAM system: what a chip's config states (the `hbm`
+// section, with timing overrides: DramConfig) and what the model runs (with the full timing:
+// DramParams).
+struct DramOrganisation {
+    std::string preset = "HBM2";   // the timing preset (DramParams: informational)
     int channels = 8;              // independent channels, each bus_width_bits wide
     int pseudo_channels = 1;       // per channel; each has 1/pseudo_channels of the bus and its own banks
     int bus_width_bits = 128;      // per channel
     double data_rate_gbps = 2.0;   // per pin
     int bank_groups = 4, banks_per_group = 4;
     std::int64_t row_bytes = 2048;       // per bank per pseudo-channel
-    std::int64_t rows_per_bank = 32768;  // addresses beyond the capacity wrap around
-    DramTiming timing;
     DramAddressMap address_map = DramAddressMap::channel_low;
     DramScheduler scheduler = DramScheduler::fr_fcfs;
     PagePolicy page_policy = PagePolicy::open;
     int queue_depth = 32;                // per (pseudo-)channel controller
     double controller_latency_ns = 0;    // fixed front-end latency added to every request
 
+    // channels x bus width x data rate
+    double peak_bytes_per_second() const { return channels * (bus_width_bits / 8.0) * data_rate_gbps * 1e9; }
+};
+
+struct DramParams : DramOrganisation {
+    std::int64_t rows_per_bank = 32768;  // addresses beyond the capacity wrap around
+    DramTiming timing;
+
     int units() const { return channels * pseudo_channels; }  // independent controllers
     int unit_width_bits() const { return bus_width_bits / pseudo_channels; }
     std::int64_t burst_bytes() const { return static_cast<std::int64_t>(unit_width_bits()) * timing.BL / 8; }
     double burst_ns() const { return timing.BL / data_rate_gbps; }
-    // channels x bus width x data rate
-    double peak_bytes_per_second() const { return channels * (bus_width_bits / 8.0) * data_rate_gbps * 1e9; }
     std::int64_t columns_per_row() const { return row_bytes / burst_bytes(); }  // in bursts
 };
+
+// A chip's DRAM as its config states it: a preset, the organisation (which always applies) and
+// single timing overrides (tCK in ns, the rest in memory-clock cycles).
+struct DramConfig : DramOrganisation {
+    std::map<std::string, double> timing;
+};
+
+// The config's `hbm` section.
+const ParamTable<DramConfig>& dram_param_table();
+
+// The preset's timing under the config's organisation, then the overrides. A data rate other than
+// the preset's moves the memory clock (docs/memory.md). Throws std::invalid_argument naming the
+// key ("hbm.timing.tRCDX: unknown timing parameter ...").
+DramParams dram_params_from(const DramConfig& config);
 
 // Presets with cited public timings (docs/memory.md): "HBM2", "HBM2E", "HBM3", "DDR3", "DDR4"
 // (case-insensitive).
 // Throws std::invalid_argument naming the valid presets for an unknown name.
 DramParams dram_preset(const std::string& name);
 const std::vector<std::string>& dram_preset_names();
+
+inline constexpr EnumNames<DramAddressMap, 3> kDramAddressMapNames{{{DramAddressMap::channel_low, "channel_low"},
+                                                                   {DramAddressMap::row_bank_col, "row_bank_col"},
+                                                                   {DramAddressMap::bank_xor, "bank_xor"}}};
+inline constexpr EnumNames<DramScheduler, 2> kDramSchedulerNames{
+    {{DramScheduler::fr_fcfs, "fr_fcfs"}, {DramScheduler::fcfs, "fcfs"}}};
+inline constexpr EnumNames<PagePolicy, 2> kPagePolicyNames{{{PagePolicy::open, "open"}, {PagePolicy::closed, "closed"}}};
 
 DramAddressMap dram_address_map_from_name(const std::string& name);  // throws std::invalid_argument
 DramScheduler dram_scheduler_from_name(const std::string& name);

@@ -28,6 +28,25 @@ void validate(const L2Params& p) {
     require(p.clock_hz > 0, "clock must be > 0");
 }
 
+const ParamTable<L2Params>& l2_param_table() {
+    static const ParamTable<L2Params> table = [] {
+        ParamTable<L2Params> t;
+        t.integer("size_bytes", &L2Params::size_bytes, 0, kTiB,
+                  "Capacity in bytes; 0 = no L2. Must be a multiple of slices × ways × line_bytes.")
+            .integer("slices", &L2Params::slices, 1, 1024, "Independent slices (address-interleaved).")
+            .integer("ways", &L2Params::ways, 1, 128, "Associativity.")
+            .integer("line_bytes", &L2Params::line_bytes, 1, 4096, "Line size in bytes (a multiple of sector_bytes).")
+            .integer("sector_bytes", &L2Params::sector_bytes, 1, 4096, "Sector (fill granule) size in bytes.")
+            .integer("mshrs_per_slice", &L2Params::mshrs_per_slice, 1, 65536, "Outstanding misses per slice.")
+            .positive("bytes_per_cycle_per_slice", &L2Params::bytes_per_cycle_per_slice, 1e6,
+                      "Bandwidth of one slice in bytes per core cycle.")
+            .integer("hit_latency_cycles", &L2Params::hit_latency_cycles, 0, 1e6,
+                     "Load-to-use latency of an L2 hit in core cycles.");
+        return t;
+    }();
+    return table;
+}
+
 L2Cache::L2Cache(const L2Params& params, NextLevel next_level)
     : params_((validate(params), params)),
       next_(std::move(next_level)),

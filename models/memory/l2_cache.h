@@ -12,6 +12,7 @@
 
 #include "models/common/stats.h"
 #include "models/memory/fast_divider.h"
+#include "models/common/param_table.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -19,7 +20,7 @@ namespace accelsim::memory {
 class Dram;
 
 struct L2Params {
-    std::int64_t size_bytes = 4 << 20;   // total over all slices
+    std::int64_t size_bytes = 0;         // total over all slices; 0 = no L2 (a chip's config may say so)
     int slices = 1;
     int ways = 16;                       // 1..255
     int line_bytes = 128;
@@ -31,6 +32,9 @@ struct L2Params {
 };
 
 void validate(const L2Params& params);  // throws std::invalid_argument naming the field
+
+// The config's `l2` section (clock_hz is the chip's).
+const ParamTable<L2Params>& l2_param_table();
 
 struct L2Stats {
     std::uint64_t accesses = 0, hits = 0, misses = 0, sector_misses = 0, mshr_merges = 0;

@@ -13,28 +13,29 @@
 
 namespace accelsim {
 
-std::string_view to_string(MxuDataflow d) {
-    switch (d) {
-        case MxuDataflow::ws: return "ws";
-        case MxuDataflow::os: return "os";
-        case MxuDataflow::is: return "is";
-    }
-    return "?";
-}
+std::string_view to_string(MxuDataflow d) { return name_of(kMxuDataflowNames, d); }
+std::string_view to_string(MxuMode m) { return name_of(kMxuModeNames, m); }
+std::optional<MxuDataflow> parse_mxu_dataflow(std::string_view s) { return parse_enum(kMxuDataflowNames, s); }
+std::optional<MxuMode> parse_mxu_mode(std::string_view s) { return parse_enum(kMxuModeNames, s); }
 
-std::string_view to_string(MxuMode m) { return m == MxuMode::stepped ? "stepped" : "fast"; }
-
-std::optional<MxuDataflow> parse_mxu_dataflow(std::string_view s) {
-    if (s == "ws") return MxuDataflow::ws;
-    if (s == "os") return MxuDataflow::os;
-    if (s == "is") return MxuDataflow::is;
-    return std::nullopt;
-}
-
-std::optional<MxuMode> parse_mxu_mode(std::string_view s) {
-    if (s == "stepped") return MxuMode::stepped;
-    if (s == "fast") return MxuMode::fast;
-    return std::nullopt;
+const ParamTable<MxuParams>& mxu_param_table() {
+    static const ParamTable<MxuParams> table = [] {
+        ParamTable<MxuParams> t;
+        t.integer("rows", &MxuParams::rows, 1, 512, "PE rows (the K dimension of a weight tile).")
+            .integer("cols", &MxuParams::cols, 1, 512, "PE columns (the N dimension of a weight tile).")
+            .choice("dataflow", &MxuParams::dataflow, kMxuDataflowNames,
+                    "Stationary operand: `ws` weights, `os` outputs, `is` inputs.")
+            .boolean("overlap_folds", &MxuParams::overlap_folds,
+                     "Load the next tile while the current one drains (double-buffered weights).")
+            .choice("mode", &MxuParams::mode, kMxuModeNames,
+                    "`fast`: closed-form tile timing; `stepped`: cycle by cycle (the reference).")
+            .rates("macs_per_pe_per_cycle", &MxuParams::macs_per_pe_per_cycle, 64,
+                   "MACs one PE completes per cycle for each operand dtype; 0 = the MXU does not run that "
+                   "dtype natively.",
+                   "MACs per PE per cycle.");
+        return t;
+    }();
+    return table;
 }
 
 void MxuParams::validate() const {
@@ -42,10 +43,10 @@ void MxuParams::validate() const {
         throw std::invalid_argument("mxu.rows must be in 1..512, got " + std::to_string(rows));
     if (cols < 1 || cols > 512)
         throw std::invalid_argument("mxu.cols must be in 1..512, got " + std::to_string(cols));
-    if (dataflow != MxuDataflow::ws && dataflow != MxuDataflow::os && dataflow != MxuDataflow::is)
-        throw std::invalid_argument("mxu.dataflow must be ws, os or is");
-    if (mode != MxuMode::stepped && mode != MxuMode::fast)
-        throw std::invalid_argument("mxu.mode must be stepped or fast");
+    if (name_of(kMxuDataflowNames, dataflow) == "?")
+        throw std::invalid_argument("mxu.dataflow must be " + join_names(names_of(kMxuDataflowNames)));
+    if (name_of(kMxuModeNames, mode) == "?")
+        throw std::invalid_argument("mxu.mode must be " + join_names(names_of(kMxuModeNames)));
 }
 
 bool MxuStats::operator==(const MxuStats& o) const {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "models/common/dtype.h"
+#include "models/common/enum_names.h"
+#include "models/common/param_table.h"
 #include "models/common/op.h"
 
 namespace accelsim {
@@ -23,10 +25,14 @@ namespace accelsim {
 enum class MxuDataflow : std::uint8_t { ws, os, is };
 enum class MxuMode : std::uint8_t { stepped, fast };
 
+inline constexpr EnumNames<MxuDataflow, 3> kMxuDataflowNames{
+    {{MxuDataflow::ws, "ws"}, {MxuDataflow::os, "os"}, {MxuDataflow::is, "is"}}};
+inline constexpr EnumNames<MxuMode, 2> kMxuModeNames{{{MxuMode::fast, "fast"}, {MxuMode::stepped, "stepped"}}};
+
 std::string_view to_string(MxuDataflow d);
 std::string_view to_string(MxuMode m);
-std::optional<MxuDataflow> parse_mxu_dataflow(std::string_view s);  // "ws" | "os" | "is"
-std::optional<MxuMode> parse_mxu_mode(std::string_view s);          // "stepped" | "fast"
+std::optional<MxuDataflow> parse_mxu_dataflow(std::string_view s);  // a name of kMxuDataflowNames
+std::optional<MxuMode> parse_mxu_mode(std::string_view s);          // a name of kMxuModeNames
 
 struct MxuParams {
     int rows = 128;                        // R: PEs per column (1..512); the K dimension in ws/is
@@ -37,9 +43,15 @@ struct MxuParams {
     // SCALE-Sim model, each fold loads, fills and drains before the next one starts.
     bool overlap_folds = true;
     MxuMode mode = MxuMode::fast;
+    // MACs one PE completes per cycle for each operand dtype; 0 = the MXU does not run the dtype
+    // (it falls to the vector unit, as the roofline assumes).
+    DTypeRates macs_per_pe_per_cycle{1, 1, 1, 0};
     // Throws std::invalid_argument naming the offending key ("mxu.rows must be in 1..512, got 0").
     void validate() const;
 };
+
+// The config's `mxu` section: every configurable MxuParams field.
+const ParamTable<MxuParams>& mxu_param_table();
 
 // Traffic of one on-chip buffer, in elements and in bytes (what a memory hierarchy will charge).
 struct BufferTraffic {

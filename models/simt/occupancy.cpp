@@ -39,6 +39,11 @@ std::optional<OccupancyLimits> published_limits(std::string_view arch) {
     return std::nullopt;
 }
 
+const std::vector<std::string>& compute_capability_names() {
+    static const std::vector<std::string> names{"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"};
+    return names;
+}
+
 Occupancy compute_occupancy(const OccupancyLimits& limits, const BlockResources& block) {
     Occupancy r;
     r.max_warps = limits.max_warps;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/common/enum_names.h"
+
 namespace accelsim::simt {
 
 namespace {
@@ -125,11 +127,16 @@ private:
 
 }  // namespace
 
+const std::vector<std::string>& warp_scheduler_names() {
+    static const std::vector<std::string> names{"lrr", "gto", "two_level"};
+    return names;
+}
+
 std::unique_ptr<WarpScheduler> make_warp_scheduler(const std::string& name, int active_set_size) {
     if (name == "lrr") return std::make_unique<LooseRoundRobin>();
     if (name == "gto") return std::make_unique<GreedyThenOldest>();
     if (name == "two_level") return std::make_unique<TwoLevel>(active_set_size);
-    throw std::invalid_argument("unknown warp scheduler '" + name + "' (expected lrr, gto or two_level)");
+    throw std::invalid_argument("unknown warp scheduler '" + name + "' (expected " + join_names(warp_scheduler_names()) + ")");
 }
 
 }  // namespace accelsim::simt

@@ -27,7 +27,9 @@ public:
     virtual void released(int /*warp*/) {}  // left a barrier
 };
 
-// name: "lrr", "gto" or "two_level" (throws std::invalid_argument otherwise).
+// The policies make_warp_scheduler builds: "lrr", "gto", "two_level".
+const std::vector<std::string>& warp_scheduler_names();
+// name: one of warp_scheduler_names() (throws std::invalid_argument otherwise).
 std::unique_ptr<WarpScheduler> make_warp_scheduler(const std::string& name, int active_set_size);
 
 }  // namespace accelsim::simt

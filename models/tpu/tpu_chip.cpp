@@ -16,6 +16,42 @@ GemmShape mxu_timing_shape(const GemmShape& g, double rate) {
     return t;
 }
 
+const ParamTable<TpuParams>& tpu_param_table() {
+    static const ParamTable<TpuParams> table = [] {
+        ParamTable<TpuParams> t;
+        t.integer("cores", &TpuParams::cores, 1, 64, "TensorCores per chip.")
+            .integer("mxus_per_core", &TpuParams::mxus_per_core, 1, 64, "Matrix units (MXUs) per TensorCore.")
+            .integer("vmem_bytes", &TpuParams::vmem_bytes, 0, kTiB,
+                     "Vector memory (scratchpad) per core in bytes; 0 = none.")
+            .integer("cmem_bytes", &TpuParams::cmem_bytes, 0, kTiB,
+                     "Common memory shared by the cores of a chip, in bytes; 0 = none.")
+            .number("cmem_bytes_per_cycle", &TpuParams::cmem_bytes_per_cycle, 0, 1e6,
+                    "Bytes per core cycle the CMEM port moves, shared by the cores' DMA engines; CMEM is used "
+                    "only when this and tpu.cmem_bytes are > 0.")
+            .section("vector", "Vector unit of one core: lanes × sublanes 32-bit ALUs.")
+            .integer("vector.lanes", &TpuParams::vector, &VectorUnitParams::lanes, 1, 4096, "Vector lanes per core.")
+            .integer("vector.sublanes", &TpuParams::vector, &VectorUnitParams::sublanes, 1, 1024,
+                     "Sublanes per lane; elementwise ops per core per cycle = lanes × sublanes.")
+            .section("dma", "DMA engine of one core (HBM/CMEM ↔ VMEM).")
+            .number("dma.bytes_per_cycle", &TpuParams::dma, &DmaParams::bytes_per_cycle, 0, 1e6,
+                    "Bytes per core cycle one core's DMA can move; 0 = limited only by the memory behind it.")
+            .integer("dma.latency_cycles", &TpuParams::dma, &DmaParams::latency_cycles, 0, 1e6,
+                     "Fixed cycles added to each DMA transfer (descriptor issue).");
+        return t;
+    }();
+    return table;
+}
+
+const ParamTable<TpuParams>& tpu_compiler_param_table() {
+    static const ParamTable<TpuParams> table = [] {
+        ParamTable<TpuParams> t;
+        t.boolean("fuse_elementwise", &TpuParams::fuse_elementwise,
+                  "Fuse elementwise ops into the producing matmul's output pass (as XLA does).");
+        return t;
+    }();
+    return table;
+}
+
 int VectorUnitParams::reduction_latency_cycles() const {
     int stages = 0;
     while ((1 << stages) < lanes) ++stages;
@@ -48,7 +84,7 @@ TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
     if (params_.ideal_memory) {
         // Ideal memory covers the MXU alone: GEMMs in a dtype the MXU runs. Everything else keeps
         // its roofline row (empty model), as the engine reports ops no cycle model covers.
-        if (is_gemm_like(op.kind) && params_.mxu_rates.of(op.dtype) > 0) r = run_gemm_ideal(op, validate, index);
+        if (is_gemm_like(op.kind) && params_.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0) r = run_gemm_ideal(op, validate, index);
     } else if (params_.vmem_bytes > 0) {
         // A hierarchy chip stages every tile in VMEM; with none (tpu.vmem_bytes = 0) there is no
         // lowering and every op keeps its roofline row.
@@ -72,7 +108,7 @@ TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
 
 TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t index) {
     const GemmShape g = op.as_gemm();
-    const double rate = params_.mxu_rates.of(op.dtype);
+    const double rate = params_.mxu.macs_per_pe_per_cycle.of(op.dtype);
     const MxuParams& mxu = params_.mxu;
     // Split over every MXU of the chip (the roofline assumes all of them), whole column tiles per
     // unit; the op ends with its slowest unit.

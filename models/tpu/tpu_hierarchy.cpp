@@ -247,7 +247,7 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
                            double(r.fused_hbm_bytes_saved)});
     }
     const double mxu_peak = static_cast<double>(params_.cores) * params_.mxus_per_core * params_.mxu.rows *
-                            params_.mxu.cols * params_.mxu_rates.of(op.dtype);
+                            params_.mxu.cols * params_.mxu.macs_per_pe_per_cycle.of(op.dtype);
     const double vpu_peak = static_cast<double>(params_.cores) * params_.vector.element_ops_per_cycle();
     if (plan.unit == "mxu") {
         r.mxu_utilization = static_cast<double>(plan.macs) / (mxu_peak * cycles);

@@ -97,14 +97,14 @@ double dma_latency_estimate(const TpuChipParams& p) {
 }
 
 std::vector<GemmPart> mxu_tile_parts(const GemmShape& tile, const TpuChipParams& p, DType dtype) {
-    const double rate = p.mxu_rates.of(dtype);
+    const double rate = p.mxu.macs_per_pe_per_cycle.of(dtype);
     return split_gemm(tile, p.mxus_per_core, p.mxu.cols, [&](const GemmShape& s) {
         return mxu_gemm_timing(p.mxu, mxu_timing_shape(s, rate), dtype).cycles;
     });
 }
 
 MxuTileCost mxu_tile_cost(const GemmShape& tile, const TpuChipParams& p, DType dtype) {
-    const double rate = p.mxu_rates.of(dtype);
+    const double rate = p.mxu.macs_per_pe_per_cycle.of(dtype);
     MxuTileCost cost;
     for (const GemmPart& part : mxu_tile_parts(tile, p, dtype)) {
         const GemmShape s = mxu_timing_shape(part.shape(tile.k), rate);
@@ -290,7 +290,7 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
                     p,
                     op.as_gemm(),
                     bytes_of(op.dtype),
-                    p.mxu_rates.of(op.dtype) > 0,
+                    p.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0,
                     core_bytes_per_cycle_estimate(p),
                     dma_latency_estimate(p),
                     place.input == InputFrom::cmem,

@@ -1,30 +1,15 @@
 #pragma once
 // Parameters of the TPU-like chip (docs/tpu.md). Plain structs with defaults: models never see
-// JSON; sim/engine/systolic_chip.cpp fills them from the ChipConfig.
+// JSON; sim/config fills them from the ChipConfig through their parameter tables.
 #include <cstdint>
 #include <optional>
 
 #include "models/common/dtype.h"
+#include "models/common/param_table.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/mxu/mxu.h"
 
 namespace accelsim::tpu {
-
-// MACs one PE completes per cycle for each operand dtype (mxu.macs_per_pe_per_cycle); 0 = the
-// MXU does not run the dtype (it falls to the vector unit, as the roofline assumes).
-struct MxuRates {
-    double int8 = 1, fp16 = 1, bf16 = 1, fp32 = 0;
-    double of(DType t) const {
-        switch (t) {
-            case DType::int8: return int8;
-            case DType::fp16: return fp16;
-            case DType::bf16: return bf16;
-            case DType::fp32: return fp32;
-            case DType::int32: return 0;
-        }
-        return 0;
-    }
-};
 
 // One core's vector unit: lanes x sublanes 32-bit ALUs, each completing one element-op per cycle
 // (add, mul, max, compare, exp via the transcendental slot: all one op, docs/tpu.md).
@@ -44,11 +29,11 @@ struct DmaParams {
     std::int64_t chunk_bytes = 4096;  // one memory request per chunk of a transfer
 };
 
-struct TpuChipParams {
+// What a TPU config describes (its `tpu` and `compiler` sections, tpu_param_table and
+// tpu_compiler_param_table); TpuChipParams adds the MXU and the memory system behind the cores.
+struct TpuParams {
     int cores = 1;
     int mxus_per_core = 1;
-    MxuParams mxu;  // every MXU of the chip is alike
-    MxuRates mxu_rates;
     VectorUnitParams vector;
     DmaParams dma;
     std::int64_t vmem_bytes = 16 << 20;  // per core
@@ -57,8 +42,15 @@ struct TpuChipParams {
     // placement target only when both cmem_bytes and this are > 0.
     double cmem_bytes_per_cycle = 0;
     bool cmem_enabled() const { return cmem_bytes > 0 && cmem_bytes_per_cycle > 0; }
-    bool ideal_memory = false;           // operands always ready: only compute is timed
     bool fuse_elementwise = false;       // keep an elementwise op after a GEMM in VMEM
+};
+
+const ParamTable<TpuParams>& tpu_param_table();           // the `tpu` section
+const ParamTable<TpuParams>& tpu_compiler_param_table();  // the `compiler` section
+
+struct TpuChipParams : TpuParams {
+    MxuParams mxu;  // every MXU of the chip is alike
+    bool ideal_memory = false;           // operands always ready: only compute is timed
     double clock_hz = 1e9;
     std::uint64_t seed = 1;              // validation operands: seeded per op index
     // The memory system behind the cores (requesters = cores); required unless ideal_memory.

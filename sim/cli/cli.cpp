@@ -10,6 +10,7 @@
 
 #include "sim/cli/vcd_option.h"
 #include "sim/compare/compare_command.h"
+#include "sim/config/config_docs.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
@@ -143,7 +144,8 @@ std::vector<Subcommand> subcommands() {
     return {{"trace", run_trace_command},
             {"membench", run_membench_command},
             {"occupancy", run_occupancy_command},
-            {"compare", run_compare_command}};
+            {"compare", run_compare_command},
+            {"config-docs", run_config_docs_command}};
 }
 }  // namespace
 

@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 #include "models/mxu/mxu_sc.h"
-#include "sim/engine/mxu_params.h"
 #include "sim/input_error.h"
 
 namespace accelsim {
@@ -45,7 +44,7 @@ void write_vcd(const ChipConfig& config, const std::vector<Op>& ops, const VcdRe
         throw InputError("--vcd-op: op '" + chosen->name + "' is a " + std::string(to_string(chosen->kind)) +
                          "; only matmul, bmm and conv2d run on the MXU");
 
-    const MxuParams params = mxu_params_from_config(config.mxu);
+    const MxuParams params = config.mxu;
     VcdWindow window;
     if (!request.cycles.empty()) {
         const auto [first, last] = parse_range(request.cycles, "--vcd-cycles");

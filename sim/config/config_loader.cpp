@@ -335,7 +335,7 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
             fail("mxu.macs_per_pe_per_cycle",
                  "mxu.macs_per_pe_per_cycle: every rate is 0, so the MXU could run nothing");
     } else {
-        const SmConfig& sm = c.sm;
+        const simt::SmSpec& sm = c.sm;
         if (sm.max_threads > 32 * sm.max_warps)
             fail("sm.max_threads",
                  "sm.max_threads = " + std::to_string(sm.max_threads) +
@@ -360,7 +360,7 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
                                     std::to_string(sm.shared_memory_bytes) +
                                     " (shared memory is carved out of the unified L1)");
     }
-    const L2Config& l2 = c.l2;
+    const memory::L2Params& l2 = c.l2;
     const std::int64_t set_bytes = static_cast<std::int64_t>(l2.slices) * l2.ways * l2.line_bytes;
     if (l2.size_bytes % set_bytes != 0)
         fail("l2.size_bytes",

@@ -1,7 +1,9 @@
 #pragma once
-// The one table of config keys. The loader validates every file and every --set against it, fills
-// defaults from it, and copies values into ChipConfig through it; docs/config.md's key list is
-// generated from it (config_keys_markdown), so the docs and the checks cannot drift apart.
+// The one table of config keys: the chip-level keys declared here, each model section mounted from
+// the model's own parameter table (models/*: key, type, range, doc, enum names; the default is
+// the model struct's). The loader validates every file and every --set against it, fills defaults
+// from it, and copies values into ChipConfig through it; docs/config.md's key list is generated
+// from it (`accelsim config-docs`), so the docs and the checks cannot drift apart.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -12,8 +12,7 @@
 #include "models/gpu/lowering.h"
 #include "models/gpu/hierarchy_port.h"
 #include "sim/input_error.h"
-#include "sim/membench/memory_params_from_config.h"
-#include "sim/occupancy/simt_params.h"
+#include "sim/config/model_params.h"
 #include "sim/roofline/roofline.h"
 
 namespace accelsim {

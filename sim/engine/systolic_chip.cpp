@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/config/model_params.h"
 #include "sim/input_error.h"
-#include "sim/membench/memory_params_from_config.h"
 
 namespace accelsim {
 
@@ -18,36 +18,6 @@ std::string op_where(const Op& op) {
 }
 
 }  // namespace
-
-tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config) {
-    tpu::TpuChipParams p;
-    p.cores = config.tpu.cores;
-    p.mxus_per_core = config.tpu.mxus_per_core;
-    p.mxu.rows = config.mxu.rows;
-    p.mxu.cols = config.mxu.cols;
-    p.mxu.overlap_folds = config.mxu.overlap_folds;
-    const auto dataflow = parse_mxu_dataflow(config.mxu.dataflow);
-    if (!dataflow) throw InputError(config_where(config) + ": mxu.dataflow = \"" + config.mxu.dataflow + "\" is not ws, os or is");
-    p.mxu.dataflow = *dataflow;
-    const auto mode = parse_mxu_mode(config.mxu.mode);
-    if (!mode) throw InputError(config_where(config) + ": mxu.mode = \"" + config.mxu.mode + "\" is not fast or stepped");
-    p.mxu.mode = *mode;
-    const DTypeRates& rates = config.mxu.macs_per_pe_per_cycle;
-    p.mxu_rates = tpu::MxuRates{rates.int8, rates.fp16, rates.bf16, rates.fp32};
-    p.vector.lanes = config.tpu.vector_lanes;
-    p.vector.sublanes = config.tpu.vector_sublanes;
-    p.dma.bytes_per_cycle = config.tpu.dma_bytes_per_cycle;
-    p.dma.latency_cycles = config.tpu.dma_latency_cycles;
-    p.vmem_bytes = config.tpu.vmem_bytes;
-    p.cmem_bytes = config.tpu.cmem_bytes;
-    p.cmem_bytes_per_cycle = config.tpu.cmem_bytes_per_cycle;
-    p.ideal_memory = config.memory == "ideal";
-    p.fuse_elementwise = config.tpu.fuse_elementwise;
-    p.clock_hz = config.clock_hz();
-    p.seed = config.seed;
-    if (!p.ideal_memory) p.memory = memory_hierarchy_params_from_config(config);
-    return p;
-}
 
 SystolicChip::SystolicChip(const ChipConfig& config, const RunOptions& options)
     : config_(config), options_(options) {

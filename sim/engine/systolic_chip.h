@@ -7,13 +7,10 @@
 
 #include "models/tpu/tpu_chip.h"
 #include "models/tpu/tpu_sc.h"
+#include "sim/config/model_params.h"
 #include "sim/engine/engine.h"
 
 namespace accelsim {
-
-// ChipConfig -> TpuChipParams. Throws InputError naming the config file and key for values the
-// models reject (MxuParams::validate's std::invalid_argument, bad HBM settings).
-tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config);
 
 class SystolicChip final : public Chip {
 public:

@@ -11,7 +11,7 @@
 #include "models/memory/memory_hierarchy.h"
 #include "models/memory/traffic.h"
 #include "sim/input_error.h"
-#include "sim/membench/memory_params_from_config.h"
+#include "sim/config/model_params.h"
 
 namespace accelsim {
 

@@ -55,7 +55,7 @@ int run_occupancy_command(const std::vector<std::string>& args, std::ostream& ou
             throw InputError("occupancy: --config, --threads and --regs are required");
         const ChipConfig config = load_config(config_path, sets);
         const simt::Occupancy o = simt::compute_occupancy(
-            occupancy_limits_from(config.sm),
+            simt::occupancy_limits_from(config.sm),
             simt::BlockResources{static_cast<int>(std::min<std::int64_t>(threads, 1 << 30)),
                                  static_cast<int>(std::min<std::int64_t>(regs, 1 << 30)), smem});
         print_occupancy(o, out);

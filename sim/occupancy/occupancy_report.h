@@ -1,33 +1,17 @@
 #pragma once
-// The config-facing side of the occupancy calculator: SmConfig -> simt::OccupancyLimits, and the
-// result as text and as JSON. Header-only so that unit tests can check it without the config
-// loader; the command itself is in occupancy_command.h.
+// The config-facing side of the occupancy calculator: the result as text and as JSON (the limits
+// come from the config's sm section through simt::occupancy_limits_from). Header-only so that
+// unit tests can check it without the config loader; the command is in occupancy_command.h.
 #include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "models/simt/occupancy.h"
+#include "models/simt/sm_spec.h"
 #include "sim/config/chip_config.h"
 
 namespace accelsim {
-
-inline simt::OccupancyLimits occupancy_limits_from(const SmConfig& sm) {
-    simt::OccupancyLimits l;
-    l.arch = sm.compute_capability;
-    l.max_warps = sm.max_warps;
-    l.max_threads = sm.max_threads;
-    l.max_blocks = sm.max_blocks;
-    l.registers = sm.registers;
-    l.register_alloc_unit = sm.register_alloc_unit;
-    l.max_registers_per_thread = sm.max_registers_per_thread;
-    l.register_partitions = sm.schedulers;  // one register-file bank group per sub-partition
-    l.shared_memory_bytes = sm.shared_memory_bytes;
-    l.shared_memory_per_block_bytes = sm.shared_memory_per_block_bytes;
-    l.shared_memory_alloc_unit = sm.shared_memory_alloc_unit;
-    l.shared_memory_reserved_per_block = sm.shared_memory_reserved_per_block;
-    return l;
-}
 
 // JSON fields are a contract (issue 6): blocks_per_sm, active_warps, max_warps, occupancy, limiter.
 // limiter is a string, or a list of strings when several resources tie; "none" when unlaunchable

@@ -59,7 +59,7 @@ ComputeUnit compute_unit_for(const Op& op, const ChipConfig& chip) {
             // lane per cycle.
         }
         return {"vector",
-                static_cast<double>(chip.tpu.cores) * chip.tpu.vector_lanes * chip.tpu.vector_sublanes};
+                static_cast<double>(chip.tpu.cores) * chip.tpu.vector.lanes * chip.tpu.vector.sublanes};
     }
     const double sms = chip.gpu.sms;
     if (is_gemm_like(op.kind)) {

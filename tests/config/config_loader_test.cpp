@@ -194,7 +194,7 @@ TEST(ShippedConfigs, StructuralFiguresOfTheIssue) {
     EXPECT_EQ(v4.kind, ChipKind::systolic);
     EXPECT_EQ(v4.tpu.vmem_bytes, 16 * 1024 * 1024);
     EXPECT_EQ(v4.tpu.cmem_bytes, 128 * 1024 * 1024);
-    EXPECT_EQ(v4.tpu.vector_lanes * v4.tpu.vector_sublanes, 1024);
+    EXPECT_EQ(v4.tpu.vector.lanes * v4.tpu.vector.sublanes, 1024);
     EXPECT_EQ(v4.default_dtype, DType::bf16);
     EXPECT_EQ(v4.hbm.preset, "HBM2");
     const ChipConfig v1 = load_config(kConfigDir + "tpu_v1.json");
@@ -476,7 +476,7 @@ TEST_F(ConfigFiles, SetOverridesAreTypedAndEndUpInTheEffectiveConfig) {
     EXPECT_EQ(c.mxu.cols, 32);
     EXPECT_FALSE(c.mxu.overlap_folds);
     EXPECT_DOUBLE_EQ(c.hbm.data_rate_gbps, 3.2);
-    EXPECT_EQ(c.mxu.dataflow, "os");
+    EXPECT_EQ(c.mxu.dataflow, MxuDataflow::os);
     EXPECT_EQ(c.hbm.timing.at("tRCD"), 20);
     EXPECT_EQ(c.name, "renamed");
     EXPECT_EQ(c.mxu.macs_per_pe_per_cycle.fp32, 0.25);
@@ -545,16 +545,16 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"tpu.vmem_bytes", num(c.tpu.vmem_bytes)},
         {"tpu.cmem_bytes", num(c.tpu.cmem_bytes)},
         {"tpu.cmem_bytes_per_cycle", num(c.tpu.cmem_bytes_per_cycle)},
-        {"tpu.vector.lanes", num(c.tpu.vector_lanes)},
-        {"tpu.vector.sublanes", num(c.tpu.vector_sublanes)},
-        {"tpu.dma.bytes_per_cycle", num(c.tpu.dma_bytes_per_cycle)},
-        {"tpu.dma.latency_cycles", num(c.tpu.dma_latency_cycles)},
+        {"tpu.vector.lanes", num(c.tpu.vector.lanes)},
+        {"tpu.vector.sublanes", num(c.tpu.vector.sublanes)},
+        {"tpu.dma.bytes_per_cycle", num(c.tpu.dma.bytes_per_cycle)},
+        {"tpu.dma.latency_cycles", num(c.tpu.dma.latency_cycles)},
         {"compiler.fuse_elementwise", num(c.tpu.fuse_elementwise)},
         {"mxu.rows", num(c.mxu.rows)},
         {"mxu.cols", num(c.mxu.cols)},
-        {"mxu.dataflow", c.mxu.dataflow},
+        {"mxu.dataflow", std::string(to_string(c.mxu.dataflow))},
         {"mxu.overlap_folds", num(c.mxu.overlap_folds)},
-        {"mxu.mode", c.mxu.mode},
+        {"mxu.mode", std::string(to_string(c.mxu.mode))},
         {"mxu.macs_per_pe_per_cycle.int8", num(c.mxu.macs_per_pe_per_cycle.int8)},
         {"mxu.macs_per_pe_per_cycle.fp16", num(c.mxu.macs_per_pe_per_cycle.fp16)},
         {"mxu.macs_per_pe_per_cycle.bf16", num(c.mxu.macs_per_pe_per_cycle.bf16)},
@@ -592,9 +592,9 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"hbm.bank_groups", num(c.hbm.bank_groups)},
         {"hbm.banks_per_group", num(c.hbm.banks_per_group)},
         {"hbm.row_bytes", num(c.hbm.row_bytes)},
-        {"hbm.address_map", c.hbm.address_map},
-        {"hbm.scheduler", c.hbm.scheduler},
-        {"hbm.page_policy", c.hbm.page_policy},
+        {"hbm.address_map", memory::to_string(c.hbm.address_map)},
+        {"hbm.scheduler", memory::to_string(c.hbm.scheduler)},
+        {"hbm.page_policy", memory::to_string(c.hbm.page_policy)},
         {"hbm.queue_depth", num(c.hbm.queue_depth)},
         {"hbm.controller_latency_ns", num(c.hbm.controller_latency_ns)},
         {"l2.size_bytes", num(c.l2.size_bytes)},

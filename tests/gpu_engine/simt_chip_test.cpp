@@ -15,8 +15,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/simt_chip.h"
 #include "sim/input_error.h"
-#include "sim/membench/memory_params_from_config.h"
-#include "sim/occupancy/simt_params.h"
+#include "sim/config/model_params.h"
 #include "sim/roofline/roofline.h"
 #include "sim/trace/trace_reader.h"
 

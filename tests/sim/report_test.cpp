@@ -17,8 +17,9 @@ ChipConfig small_chip() {
     c.clock_mhz = 1000;
     c.tpu.cores = 1;
     c.tpu.mxus_per_core = 1;
-    c.tpu.vector_lanes = 8;
-    c.tpu.vector_sublanes = 1;
+    c.tpu.vector.lanes = 8;
+    c.tpu.vector.sublanes = 1;
+    c.tpu.vmem_bytes = 0;  // no VMEM: no lowering, every op keeps its roofline row
     c.mxu.rows = c.mxu.cols = 8;
     c.mxu.macs_per_pe_per_cycle = {1, 1, 1, 1};
     c.hbm.channels = 1;

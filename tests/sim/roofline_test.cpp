@@ -18,8 +18,9 @@ ChipConfig tpu_like() {
     c.clock_mhz = 1050;
     c.tpu.cores = 2;
     c.tpu.mxus_per_core = 4;
-    c.tpu.vector_lanes = 128;
-    c.tpu.vector_sublanes = 8;
+    c.tpu.vector.lanes = 128;
+    c.tpu.vector.sublanes = 8;
+    c.tpu.vmem_bytes = 0;  // no VMEM: no lowering, every op keeps its roofline row
     c.mxu.rows = c.mxu.cols = 128;
     c.mxu.macs_per_pe_per_cycle = {1, 0, 1, 0};
     c.hbm.channels = 32;

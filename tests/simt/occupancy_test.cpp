@@ -115,7 +115,7 @@ TEST(Occupancy, UnlaunchableBlocksReportZeroWithAReason) {
 }
 
 TEST(Occupancy, ConfigMappingAndJsonFields) {
-    SmConfig sm;  // hand-filled as a100.json would fill it (sm_80)
+    SmSpec sm;  // hand-filled as a100.json would fill it (sm_80)
     sm.compute_capability = "sm_80";
     sm.max_warps = 64;
     sm.max_threads = 2048;
@@ -141,79 +141,37 @@ TEST(Occupancy, ConfigMappingAndJsonFields) {
 }  // namespace
 }  // namespace accelsim::simt
 
-#include "sim/occupancy/simt_params.h"
+#include "models/simt/sm_spec.h"
 
-namespace accelsim {
+namespace accelsim::simt {
 namespace {
 
-TEST(SimtParamsFromConfig, LanesBecomeInitiationIntervals) {
+TEST(SmParamsFromSpec, LanesBecomeInitiationIntervals) {
     // A100 per SM: 64 INT32 and 64 FP32 lanes, 16 SFUs, 1024 dense fp16 tensor MACs/cycle, 4
     // sub-partitions -> per sub-partition 16, 16, 4 lanes and 256 MACs:
     // II = 32/16 = 2, 32/16 = 2, 32/4 = 8, 2048/256 = 8.
-    ChipConfig c;
-    c.kind = ChipKind::simt;
-    c.gpu.sms = 108;
-    c.sm.schedulers = 4;
-    c.sm.warp_scheduler = "lrr";
-    c.sm.int_lanes = 64;
-    c.sm.fp32_lanes = 64;
-    c.sm.sfu_lanes = 16;
-    c.sm.tensor_macs_per_cycle.fp16 = 1024;
-    c.sm.shared_memory_bytes = 164 * 1024;
-    c.sm.shared_memory_per_block_bytes = 163 * 1024;
-    c.sm.shared_memory_reserved_per_block = 1024;
-    const simt::SimtParams p = simt_params_from(c);
-    EXPECT_EQ(p.sms, 108);
-    EXPECT_EQ(p.sm.sub_partitions, 4);
-    EXPECT_EQ(p.sm.warp_scheduler, "lrr");
-    EXPECT_EQ(p.sm.int_alu.initiation_interval, 2);
-    EXPECT_EQ(p.sm.fp32.initiation_interval, 2);
-    EXPECT_EQ(p.sm.sfu.initiation_interval, 8);
-    EXPECT_EQ(p.sm.tensor.initiation_interval, 8);
-    EXPECT_EQ(p.sm.limits.shared_memory_bytes, 164 * 1024);
+    SmSpec sm;
+    sm.schedulers = 4;
+    sm.warp_scheduler = "lrr";
+    sm.int_lanes = 64;
+    sm.fp32_lanes = 64;
+    sm.sfu_lanes = 16;
+    sm.tensor_macs_per_cycle.fp16 = 1024;
+    sm.shared_memory_bytes = 164 * 1024;
+    sm.shared_memory_per_block_bytes = 163 * 1024;
+    sm.shared_memory_reserved_per_block = 1024;
+    const SmParams p = sm_params_from(sm);
+    EXPECT_EQ(p.sub_partitions, 4);
+    EXPECT_EQ(p.warp_scheduler, "lrr");
+    EXPECT_EQ(p.int_alu.initiation_interval, 2);
+    EXPECT_EQ(p.fp32.initiation_interval, 2);
+    EXPECT_EQ(p.sfu.initiation_interval, 8);
+    EXPECT_EQ(p.tensor.initiation_interval, 8);
+    EXPECT_EQ(p.limits.shared_memory_bytes, 164 * 1024);
     // V100-like FP32: 64 lanes / 4 = 16 -> 2; an SM with 128 FP32 lanes (sm_86) -> 32 per part -> 1.
-    c.sm.fp32_lanes = 128;
-    EXPECT_EQ(simt_params_from(c).sm.fp32.initiation_interval, 1);
+    sm.fp32_lanes = 128;
+    EXPECT_EQ(sm_params_from(sm).fp32.initiation_interval, 1);
 }
 
 }  // namespace
-}  // namespace accelsim
-
-#include <fstream>
-
-namespace accelsim {
-namespace {
-
-// The shipped GPU configs must carry NVIDIA's published limits. Reads the JSON directly (the
-// "extends" chain merged key by key) so that this check does not depend on the config loader.
-nlohmann::json sm_section(const std::string& file) {
-    const std::string dir = std::string(ACCELSIM_SOURCE_DIR) + "/configs/";
-    std::ifstream in(dir + file);
-    EXPECT_TRUE(in.good()) << file;
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, true, true);
-    nlohmann::json sm = j.contains("extends") ? sm_section(j["extends"].get<std::string>()) : nlohmann::json::object();
-    if (j.contains("sm"))
-        for (const auto& [key, value] : j["sm"].items()) sm[key] = value;
-    return sm;
-}
-
-TEST(PublishedLimits, ShippedGpuConfigsCarryThem) {
-    for (const auto& [file, arch] : std::vector<std::pair<std::string, std::string>>{
-             {"v100.json", "sm_70"}, {"a100.json", "sm_80"}, {"a10g.json", "sm_86"}, {"h100.json", "sm_90"}}) {
-        const nlohmann::json sm = sm_section(file);
-        const simt::OccupancyLimits l = *simt::published_limits(arch);
-        EXPECT_EQ(sm.value("compute_capability", ""), arch) << file;
-        EXPECT_EQ(sm.value("max_warps", 0), l.max_warps) << file;
-        EXPECT_EQ(sm.value("max_threads", 0), l.max_threads) << file;
-        EXPECT_EQ(sm.value("max_blocks", 0), l.max_blocks) << file;
-        EXPECT_EQ(sm.value("registers", 0), l.registers) << file;
-        EXPECT_EQ(sm.value("max_registers_per_thread", 0), l.max_registers_per_thread) << file;
-        EXPECT_EQ(sm.value("shared_memory_bytes", std::int64_t{0}), l.shared_memory_bytes) << file;
-        EXPECT_EQ(sm.value("shared_memory_per_block_bytes", std::int64_t{0}), l.shared_memory_per_block_bytes) << file;
-        EXPECT_EQ(sm.value("shared_memory_alloc_unit", 0), l.shared_memory_alloc_unit) << file;
-        EXPECT_EQ(sm.value("shared_memory_reserved_per_block", -1), l.shared_memory_reserved_per_block) << file;
-    }
-}
-
-}  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::simt

@@ -81,7 +81,7 @@ TEST(TpuIdeal, Int8AtTwiceTheRatePacksTwoKElementsPerPeCycle) {
     // 128x128, m = n = 128, k = 256. bf16 at rate 1: F = 2 K tiles, T = R = 128:
     //   128 + 1·128 + 128 + 254 = 638.  int8 at rate 2: K' = 128, one fold: 4·128 - 2 = 510.
     TpuChipParams p = ideal_chip(1, 1, 128, 128);
-    p.mxu_rates.int8 = 2;
+    p.mxu.macs_per_pe_per_cycle.int8 = 2;
     TpuChip chip(p);
     EXPECT_EQ(chip.run(matmul(128, 128, 256, DType::bf16), false).cycles, 638u);
     EXPECT_EQ(chip.run(matmul(128, 128, 256, DType::int8), false).cycles, 510u);
@@ -93,7 +93,7 @@ TEST(TpuIdeal, ValidateChecksEveryOutputAgainstEigen) {
     // Awkward shapes over 3 MXUs, every dtype: int8 exact, floats within the K-derived bound.
     for (DType dtype : {DType::int8, DType::bf16, DType::fp16, DType::fp32}) {
         TpuChipParams p = ideal_chip(1, 3, 8, 8);
-        p.mxu_rates.fp32 = 1;
+        p.mxu.macs_per_pe_per_cycle.fp32 = 1;
         TpuChip chip(p);
         Op op = matmul(13, 30, 41, dtype);
         op.kind = OpKind::bmm;

@@ -1,0 +1,55 @@
+#include "sim/config/config_docs.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/config/config_schema.h"
+#include "sim/input_error.h"
+
+namespace accelsim {
+
+std::string with_config_key_table(const std::string& file, const std::string& text, const std::string& table) {
+    const std::string begin = kConfigKeysBegin, end = kConfigKeysEnd;
+    const auto from = text.find(begin);
+    const auto to = from == std::string::npos ? std::string::npos : text.find(end, from);
+    if (from == std::string::npos || to == std::string::npos)
+        throw InputError(file + ": no generated key table (the lines '" + begin.substr(0, begin.size() - 1) +
+                         "' and '" + end + "' mark it)");
+    return text.substr(0, from + begin.size()) + table + text.substr(to);
+}
+
+int run_config_docs_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    const std::string usage = "usage: accelsim config-docs [--update FILE | --check FILE]";
+    try {
+        const std::string table = config_keys_markdown();
+        if (args.empty()) {
+            out << table;
+            return 0;
+        }
+        if (args.size() != 2 || (args[0] != "--update" && args[0] != "--check")) throw InputError(usage);
+        const std::string& file = args[1];
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw InputError(file + ": cannot open");
+        std::ostringstream text;
+        text << in.rdbuf();
+        in.close();
+        const std::string updated = with_config_key_table(file, text.str(), table);
+        if (args[0] == "--check") {
+            if (updated == text.str()) return 0;
+            err << file << ": the key table differs from the parameter tables; run 'accelsim config-docs --update "
+                << file << "'\n";
+            return 1;
+        }
+        if (updated != text.str()) {
+            std::ofstream write(file, std::ios::binary | std::ios::trunc);
+            write << updated;
+            if (!write) throw InputError(file + ": cannot write");
+        }
+        return 0;
+    } catch (const InputError& e) {
+        err << "accelsim: error: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace accelsim
