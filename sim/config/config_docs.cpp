@@ -5,6 +5,7 @@
 
 #include "sim/config/config_schema.h"
 #include "sim/input_error.h"
+#include "sim/output/output_file.h"
 
 namespace accelsim {
 
@@ -41,9 +42,9 @@ int run_config_docs_command(const std::vector<std::string>& args, std::ostream& 
             return 1;
         }
         if (updated != text.str()) {
-            std::ofstream write(file, std::ios::binary | std::ios::trunc);
-            write << updated;
-            if (!write) throw InputError(file + ": cannot write");
+            OutputFile write("--update", file);  // whole or not at all
+            write.stream() << updated;
+            write.commit();
         }
         return 0;
     } catch (const InputError& e) {
