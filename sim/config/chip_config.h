@@ -23,8 +23,6 @@
 
 namespace accelsim {
 
-enum class ChipKind { systolic, simt };
-
 struct DTypeRates {  // per-dtype throughput multipliers; 0 means "not supported by this unit"
     double int8 = 0, fp16 = 0, bf16 = 0, fp32 = 0;
     double of(DType t) const {
@@ -119,7 +117,7 @@ struct InterconnectConfig {
 
 struct ChipConfig {
     std::string name;
-    ChipKind kind = ChipKind::systolic;
+    std::string kind = "systolic";  // a chip kind of sim/engine/chip_registry ("systolic", "simt")
     std::string description;
     double clock_mhz = 1000;
     DType default_dtype = DType::bf16;

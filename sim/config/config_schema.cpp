@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/engine/chip_registry.h"
 #include "sim/input_error.h"
 
 namespace accelsim {
@@ -46,7 +47,7 @@ KeySpec make(std::string path, KeyType type, json default_value, std::string doc
     return k;
 }
 KeySpec section(std::string path, std::string doc,
-                std::optional<ChipKind> only_for = std::nullopt) {
+                std::optional<std::string> only_for = std::nullopt) {
     KeySpec k = make(std::move(path), KeyType::section, nullptr, std::move(doc));
     k.only_for = only_for;
     return k;
@@ -91,11 +92,11 @@ std::vector<KeySpec> build_schema() {
                      "Chip name shown in reports. Default: the config file name without `.json`.",
                      top_field(&ChipConfig::name)));
     KeySpec kind =
-        choice("kind", {"systolic", "simt"}, nullptr,
+        choice("kind", chip_kinds(), nullptr,
                "Chip family: `systolic` (TPU-like: tpu, compiler, mxu sections) or `simt` "
                "(GPU-like: gpu, sm sections).",
                [](ChipConfig& c, const json& v) {
-                   c.kind = v.get<std::string>() == "simt" ? ChipKind::simt : ChipKind::systolic;
+                   c.kind = v.get<std::string>();
                });
     kind.required = true;
     s.push_back(kind);
@@ -135,7 +136,7 @@ std::vector<KeySpec> build_schema() {
                          [](ChipConfig& c, const json& v) { c.tdp_w = v.get<double>(); }));
 
     // ---- systolic chips ----
-    const auto sys = ChipKind::systolic;
+    const std::string sys = "systolic";
     s.push_back(section("tpu", "TensorCores and their on-chip memories (systolic only).", sys));
     s.push_back(integer("tpu.cores", 1, 64, d.tpu.cores, "TensorCores per chip.",
                         section_field(&ChipConfig::tpu, &TpuConfig::cores)));
@@ -208,7 +209,7 @@ std::vector<KeySpec> build_schema() {
     }
 
     // ---- SIMT chips ----
-    const auto simt = ChipKind::simt;
+    const std::string simt = "simt";
     s.push_back(section("gpu", "Chip-level GPU figures (simt only).", simt));
     s.push_back(integer("gpu.sms", 1, 1024, d.gpu.sms, "Streaming multiprocessors per chip.",
                         section_field(&ChipConfig::gpu, &GpuConfig::sms)));
@@ -499,7 +500,7 @@ std::string config_keys_markdown() {
             def = "`" + k.default_value.dump() + "`";
         std::string type = describe_allowed(k);
         if (k.only_for)
-            type += k.only_for == ChipKind::systolic ? "; systolic only" : "; simt only";
+            type += "; " + *k.only_for + " only";
         out << "| `" << k.path << "` | " << type << " | " << def << " | " << k.doc << " |\n";
     }
     return out.str();

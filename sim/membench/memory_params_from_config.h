@@ -84,7 +84,7 @@ inline memory::DramParams dram_params_from_config(const HbmConfig& c) {
 // The memory system of a chip: one requester per TPU core or per SM, the L2 when l2.size_bytes > 0.
 inline memory::MemoryHierarchyParams memory_hierarchy_params_from_config(const ChipConfig& chip) {
     memory::MemoryHierarchyParams p;
-    p.requesters = chip.kind == ChipKind::simt ? chip.gpu.sms : chip.tpu.cores;
+    p.requesters = chip.kind == "simt" ? chip.gpu.sms : chip.tpu.cores;
     if (p.requesters <= 0) throw InputError("gpu.sms / tpu.cores: must be > 0");
     p.clock_hz = chip.clock_hz();
     p.crossbar.latency_cycles = chip.interconnect.latency_cycles;

@@ -151,7 +151,7 @@ TEST(SimtParamsFromConfig, LanesBecomeInitiationIntervals) {
     // sub-partitions -> per sub-partition 16, 16, 4 lanes and 256 MACs:
     // II = 32/16 = 2, 32/16 = 2, 32/4 = 8, 2048/256 = 8.
     ChipConfig c;
-    c.kind = ChipKind::simt;
+    c.kind = "simt";
     c.gpu.sms = 108;
     c.sm.schedulers = 4;
     c.sm.warp_scheduler = "lrr";
