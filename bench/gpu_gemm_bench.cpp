@@ -17,8 +17,9 @@
 #include "models/gpu/gemm.h"
 #include "models/gpu/hierarchy_port.h"
 #include "sim/config/config_loader.h"
-#include "sim/engine/simt_chip.h"
+#include "models/gpu/gpu_chip.h"
 #include "sim/config/model_params.h"
+#include "sim/engine/chip_registry.h"
 
 int sc_main(int, char**) { return 0; }  // libsystemc's main() is not used
 
@@ -94,16 +95,19 @@ int main(int argc, char** argv) {
     } else {
         lk = op.kind == OpKind::conv2d ? gpu::lower_conv2d(op, mem, target) : gpu::lower_gemm(op, mem, target);
     }
-    const auto port = make_simt_memory_port(config);
-    const simt::LaunchOptions options = simt_launch_options(config, *lk.kernel, validate);
+    // The chip the engine would build for this config: its memory ports and launch options.
+    const auto chip = make_chip(config, RunOptions{});
+    const auto& gpu_chip = dynamic_cast<const gpu::GpuChip&>(*chip);
+    const auto port = gpu_chip.make_memory_port();
+    const simt::LaunchOptions options = gpu_chip.launch_options(*lk.kernel, validate);
     const std::clock_t t0 = std::clock();
     const simt::KernelStats s = simt::launch(*lk.kernel, lk.dims, lk.args, mem, params, port.get(), options);
     // Further launches (split-K's sum), each on a fresh memory system, as the chip runs them.
     std::uint64_t then_cycles = 0;
     for (const gpu::LoweredLaunch& next : lk.then) {
-        const auto next_port = make_simt_memory_port(config);
+        const auto next_port = gpu_chip.make_memory_port();
         then_cycles += simt::launch(*next.kernel, next.dims, next.args, mem, params, next_port.get(),
-                                    simt_launch_options(config, *next.kernel, validate)).cycles;
+                                    gpu_chip.launch_options(*next.kernel, validate)).cycles;
     }
     const double seconds = static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
     const double tensor_macs = config.sm.tensor_macs_per_cycle.fp16;

@@ -27,7 +27,7 @@ std::pair<std::int64_t, std::int64_t> parse_range(const std::string& text, const
 }  // namespace
 
 void write_vcd(const ChipConfig& config, const std::vector<Op>& ops, const VcdRequest& request) {
-    if (config.kind != ChipKind::systolic)
+    if (config.kind != "systolic")
         throw InputError("--vcd: waveforms are recorded from an MXU; config '" + config.name +
                          "' is not a systolic chip");
     const Op* chosen = nullptr;

@@ -76,7 +76,7 @@ DesignSummary summarize(const DesignInput& d) {
     DesignSummary s;
     s.config_file = d.config_file;
     s.name = chip.name;
-    s.kind = chip.kind == ChipKind::systolic ? "systolic" : "simt";
+    s.kind = chip.kind;
     s.clock_mhz = chip.clock_mhz;
     s.peak_dtype = std::string(to_string(chip.default_dtype));
     s.peak_tflops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * chip.clock_hz() / 1e12;

@@ -32,11 +32,10 @@
 
 namespace accelsim {
 
-enum class ChipKind { systolic, simt };
 
 struct ChipConfig {
     std::string name;
-    ChipKind kind = ChipKind::systolic;
+    std::string kind = "systolic";  // a chip kind of sim/engine/chip_registry ("systolic", "simt")
     std::string description;
     double clock_mhz = 1000;
     DType default_dtype = DType::bf16;

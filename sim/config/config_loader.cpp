@@ -319,7 +319,7 @@ class Loader {
     std::map<std::string, std::string> origin_;  // key path -> file (or --set) that wrote it
 };
 
-bool relevant(const KeySpec& spec, ChipKind kind) {
+bool relevant(const KeySpec& spec, const std::string& kind) {
     const std::string top = spec.path.substr(0, spec.path.find('.'));
     const KeySpec* section = find_key(top);
     return !section->only_for || *section->only_for == kind;
@@ -329,7 +329,7 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
     auto fail = [&](const std::string& path, const std::string& message) {
         throw InputError(loader.origin_of(path, top_file) + ": " + message);
     };
-    if (c.kind == ChipKind::systolic) {
+    if (c.kind == "systolic") {
         const DTypeRates& r = c.mxu.macs_per_pe_per_cycle;
         if (r.int8 == 0 && r.fp16 == 0 && r.bf16 == 0 && r.fp32 == 0)
             fail("mxu.macs_per_pe_per_cycle",
@@ -389,16 +389,14 @@ ChipConfig load_config(const std::string& path, const std::vector<std::string>& 
         if (k.required && !tree.contains(pointer_of(k.path)))
             throw InputError(path + ": missing required key '" + k.path + "' (" +
                              describe_allowed(k) + ")");
-    const ChipKind kind = tree["kind"] == "simt" ? ChipKind::simt : ChipKind::systolic;
+    const std::string kind = tree["kind"].get<std::string>();
 
     for (const auto& [key, value] : tree.items()) {
         const KeySpec* section = find_key(key);
         if (section->only_for && *section->only_for != kind) {
-            const std::string kind_name = tree["kind"].get<std::string>();
             throw InputError(loader.origin_of(key, path) + ": section '" + key +
-                             "' does not apply to a " + kind_name + " chip (kind is \"" +
-                             kind_name + "\"; sections '" + key + "' belong to " +
-                             (kind == ChipKind::simt ? "systolic" : "simt") + " chips)");
+                             "' does not apply to a " + kind + " chip (kind is \"" + kind +
+                             "\"; sections '" + key + "' belong to " + *section->only_for + " chips)");
         }
     }
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "sim/engine/chip_registry.h"
 #include "sim/input_error.h"
 
 namespace accelsim {
@@ -36,7 +37,7 @@ KeySpec make(std::string path, KeyType type, json default_value, std::string doc
     return k;
 }
 KeySpec section(std::string path, std::string doc,
-                std::optional<ChipKind> only_for = std::nullopt) {
+                std::optional<std::string> only_for = std::nullopt) {
     KeySpec k = make(std::move(path), KeyType::section, nullptr, std::move(doc));
     k.only_for = only_for;
     return k;
@@ -115,7 +116,7 @@ ParamValue param_value_of(ParamType type, const json& v) {
 // Adds a model's table under `prefix`: the section row, then one row per table entry, each
 // filling the ChipConfig member that holds the model's struct.
 template <class P, class Section>
-void mount(std::vector<KeySpec>& s, const std::string& prefix, std::string doc, std::optional<ChipKind> only_for,
+void mount(std::vector<KeySpec>& s, const std::string& prefix, std::string doc, std::optional<std::string> only_for,
            const ParamTable<P>& table, Section ChipConfig::*member) {
     s.push_back(section(prefix, std::move(doc), only_for));
     for (const ParamSpec<P>& p : table.specs()) {
@@ -143,11 +144,11 @@ std::vector<KeySpec> build_schema() {
                      "Chip name shown in reports. Default: the config file name without `.json`.",
                      top_field(&ChipConfig::name)));
     KeySpec kind =
-        choice("kind", {"systolic", "simt"}, nullptr,
+        choice("kind", chip_kinds(), nullptr,
                "Chip family: `systolic` (TPU-like: tpu, compiler, mxu sections) or `simt` "
                "(GPU-like: gpu, sm sections).",
                [](ChipConfig& c, const json& v) {
-                   c.kind = v.get<std::string>() == "simt" ? ChipKind::simt : ChipKind::systolic;
+                   c.kind = v.get<std::string>();
                });
     kind.required = true;
     s.push_back(kind);
@@ -187,14 +188,14 @@ std::vector<KeySpec> build_schema() {
                          [](ChipConfig& c, const json& v) { c.tdp_w = v.get<double>(); }));
 
     // ---- model sections: each model's own parameter table ----
-    const auto sys = ChipKind::systolic;
+    const std::string sys = "systolic";
     mount(s, "tpu", "TensorCores and their on-chip memories (systolic only).", sys, tpu::tpu_param_table(),
           &ChipConfig::tpu);
     mount(s, "compiler", "Lowering choices (systolic only).", sys, tpu::tpu_compiler_param_table(),
           &ChipConfig::tpu);
     mount(s, "mxu", "One matrix unit (systolic array); all MXUs of a chip are alike.", sys, mxu_param_table(),
           &ChipConfig::mxu);
-    const auto simt = ChipKind::simt;
+    const std::string simt = "simt";
     mount(s, "gpu", "Chip-level GPU figures (simt only).", simt, gpu::gpu_param_table(), &ChipConfig::gpu);
     mount(s, "sm", "One streaming multiprocessor; all SMs of a chip are alike (simt only).", simt,
           simt::sm_param_table(), &ChipConfig::sm);
@@ -328,7 +329,7 @@ std::string config_keys_markdown() {
             def = "`" + k.default_value.dump() + "`";
         std::string type = describe_allowed(k);
         if (k.only_for)
-            type += k.only_for == ChipKind::systolic ? "; systolic only" : "; simt only";
+            type += "; " + *k.only_for + " only";
         out << "| `" << k.path << "` | " << type << " | " << def << " | " << k.doc << " |\n";
     }
     return out.str();

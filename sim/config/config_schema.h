@@ -35,7 +35,7 @@ struct KeySpec {
     // Filled into the effective config when the key is absent; null = no default (see required).
     nlohmann::json default_value;
     bool required = false;
-    std::optional<ChipKind> only_for;  // set on sections that belong to one chip kind
+    std::optional<std::string> only_for;  // set on sections that belong to one chip kind
     std::string doc;                   // one line, shown in docs/config.md
     // Copies the validated value into the typed config; empty for sections and keys with no field.
     std::function<void(ChipConfig&, const nlohmann::json&)> apply;

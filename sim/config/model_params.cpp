@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <algorithm>
+
 #include "models/simt/sm_spec.h"
 
 namespace accelsim {
@@ -17,7 +19,7 @@ memory::DramParams dram_params_from_config(const memory::DramConfig& hbm) {
 
 memory::MemoryHierarchyParams memory_hierarchy_params_from_config(const ChipConfig& chip) {
     memory::MemoryHierarchyParams p;
-    p.requesters = chip.kind == ChipKind::simt ? chip.gpu.sms : chip.tpu.cores;
+    p.requesters = chip.kind == "simt" ? chip.gpu.sms : chip.tpu.cores;
     if (p.requesters <= 0) throw InputError("gpu.sms / tpu.cores: must be > 0");
     p.clock_hz = chip.clock_hz();
     p.crossbar.latency_cycles = chip.interconnect.latency_cycles;
@@ -54,6 +56,28 @@ simt::SimtParams simt_params_from(const ChipConfig& config) {
     simt::SimtParams p;
     p.sms = config.gpu.sms;
     p.sm = simt::sm_params_from(config.sm);
+    return p;
+}
+
+gpu::GpuChipParams gpu_params_from_config(const ChipConfig& config) {
+    if (config.memory != "ideal" && config.memory != "hierarchy")
+        throw InputError((config.file.empty() ? std::string("config") : config.file) + ": memory = \"" + config.memory + "\" is not ideal or hierarchy");
+    gpu::GpuChipParams p;
+    p.simt = simt_params_from(config);
+    if (config.memory == "hierarchy") p.memory = memory_hierarchy_params_from_config(config);
+    // Ideal memory: every sector comes back after the L2 hit latency (a perfect L2, no bandwidth
+    // limit); 200 cycles when the config has no L2.
+    p.ideal_latency_cycles = config.l2.size_bytes > 0 ? config.l2.hit_latency_cycles : 200;
+    p.launch_overhead_cycles = std::max(0, config.gpu.launch_overhead_cycles);
+    p.sm_port_bytes_per_cycle = config.interconnect.bytes_per_cycle_per_port;
+    p.clock_hz = config.clock_hz();
+    p.seed = config.seed;
+    for (DType t : {DType::int8, DType::fp16, DType::bf16, DType::fp32})
+        p.tensor_macs_per_sm_cycle[t] = config.sm.tensor_macs_per_cycle.of(t);
+    p.fp32_lanes = config.sm.fp32_lanes;
+    p.int_lanes = config.sm.int_lanes;
+    p.hbm_bytes_per_cycle = config.hbm.peak_bytes_per_second() / config.clock_hz();
+    p.l2_bytes_per_cycle = config.l2.slices * config.l2.bytes_per_cycle_per_slice;
     return p;
 }
 

@@ -5,6 +5,7 @@
 // std::invalid_argument into InputError naming the key.
 #include "models/memory/dram.h"
 #include "models/memory/memory_hierarchy.h"
+#include "models/gpu/gpu_chip.h"
 #include "models/simt/simt_gpu.h"
 #include "models/tpu/tpu_params.h"
 #include "sim/config/chip_config.h"
@@ -24,5 +25,9 @@ tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config);
 
 // The GPU's SMs for the engine's `kernel` op (simt::sm_params_from derives their pipelines).
 simt::SimtParams simt_params_from(const ChipConfig& config);
+
+// The GPU chip: its SMs, memory system (or ideal memory), launch overhead and the peaks its
+// roofline uses.
+gpu::GpuChipParams gpu_params_from_config(const ChipConfig& config);
 
 }  // namespace accelsim

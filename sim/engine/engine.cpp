@@ -1,42 +1,37 @@
 #include "sim/engine/engine.h"
-#include "sim/engine/simt_chip.h"
-#include "sim/engine/systolic_chip.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/input_error.h"
+
 namespace accelsim {
 
-OpReport roofline_only(const Op& op, const ChipConfig& config) {
-    OpReport r;
-    r.op = op;
-    r.model = "roofline";
-    r.roofline = compute_roofline(op, config);
-    r.cycles = static_cast<std::uint64_t>(std::max(1.0, std::ceil(r.roofline.bound_cycles)));
-    r.bytes = r.roofline.bytes;
-    r.utilization = r.roofline.compute_cycles / static_cast<double>(r.cycles);
-    return r;
-}
-
-std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions& options) {
-    if (config.kind == ChipKind::systolic) return std::make_unique<SystolicChip>(config, options);
-    return make_simt_chip(config, options);
-}
-
 RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
+                    const std::vector<Op>& ops, const RunOptions& options) {
+    const auto chip = make_chip(config, options);
+    return run_trace(*chip, config, trace_path, ops, options);
+}
+
+RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options) {
     RunReport report;
     report.config = &config;
     report.trace = trace_path;
-    auto chip = make_chip(config, options);
-    chip->begin_trace(ops);
+    report.matrix_macs_per_cycle = chip.matrix_macs_per_cycle(config.default_dtype);
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     std::uint64_t now = 0;
     report.ops.reserve(ops.size());
-    for (const Op& op : ops) {
-        OpReport r = chip->run(op);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const Op& op = ops[i];
+        const Op* next = i + 1 < ops.size() ? &ops[i + 1] : nullptr;
+        OpReport r;
+        try {
+            r = chip.run(op, next);
+        } catch (const std::invalid_argument& e) {  // the chip cannot run this op: bad input
+            throw InputError(e.what());
+        }
         // A bound is a lower bound: a model that beats it is wrong, not fast.
         if (static_cast<double>(r.cycles) + 1e-9 * r.roofline.bound_cycles < r.roofline.bound_cycles) {
             std::ostringstream msg;

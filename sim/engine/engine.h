@@ -1,45 +1,25 @@
 #pragma once
-// The run loop: elaborates the chip the config names and feeds it the trace's operators one after
-// another. It does not know which chip family it drives: each implements Chip.
-#include <memory>
+// The run loop: builds the chip the config's `kind` names (chip_registry.h) and feeds it the
+// trace's operators one after another, each with the op that follows it. It does not know which
+// chip it drives: each implements ChipModel (models/common/chip_model.h).
 #include <string>
 #include <vector>
 
 #include "models/common/op.h"
 #include "sim/config/chip_config.h"
+#include "sim/engine/chip_registry.h"
 #include "sim/report/report.h"
 
 namespace accelsim {
 
-struct RunOptions {
-    bool validate = false;  // run real data through the datapaths and compare with Eigen
-    // Elaborate the chip's SystemC modules (one process per hardware unit) and let the kernel
-    // schedule them. SystemC elaborates once per process, so only a process that runs exactly one
-    // simulation (the CLI, one compare child) sets this; tests and validation programs that run
-    // many chips in one process use the plain C++ schedulers, which tests prove give identical
-    // results.
-    bool systemc = false;
-};
-
-class Chip {
-public:
-    virtual ~Chip() = default;
-    // Announces the ops run() will be given next, in order (a chip may look ahead: TPU fusion and
-    // CMEM placement). Optional; `ops` outlives the runs.
-    virtual void begin_trace(const std::vector<Op>& ops) { (void)ops; }
-    // Runs one operator to completion; fills everything of OpReport except start/end cycles.
-    virtual OpReport run(const Op& op) = 0;
-};
-
-// The chip for config.kind (and config.memory); throws InputError for unsupported combinations.
-std::unique_ptr<Chip> make_chip(const ChipConfig& config, const RunOptions& options);
-
-// Runs all ops in order. Throws InputError for ops the chip cannot run, and std::runtime_error
-// when a model breaks an invariant (cycles below the roofline bound).
+// Runs all ops in order. Throws InputError for ops the chip cannot run (the chip's message names
+// the op's file and line), and std::runtime_error when a model breaks an invariant (cycles below
+// the roofline bound).
 RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options);
 
-// The roofline-only result of an op: what every op reports before a cycle model covers it.
-OpReport roofline_only(const Op& op, const ChipConfig& config);
+// The same on a chip already built (tests drive a chip they hold).
+RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
+                    const std::vector<Op>& ops, const RunOptions& options);
 
 }  // namespace accelsim

@@ -36,7 +36,7 @@ std::map<std::string, std::int64_t> RunReport::total_bytes() const {
 }
 
 double RunReport::mac_utilization() const {
-    const double peak = matrix_macs_per_cycle(*config, config->default_dtype);
+    const double peak = matrix_macs_per_cycle;
     const auto cycles = total_cycles();
     if (peak <= 0 || cycles == 0) return 0;
     return static_cast<double>(total_macs()) / (peak * static_cast<double>(cycles));
@@ -255,7 +255,7 @@ void write_table(std::ostream& out, const RunReport& report) {
     const ChipConfig& chip = *report.config;
     const double clock_hz = chip.clock_hz();
     out << "accelsim " << ACCELSIM_VERSION << " | config " << chip.name << " ("
-        << (chip.kind == ChipKind::systolic ? "systolic" : "simt") << ", " << fixed(chip.clock_mhz, 0)
+        << chip.kind << ", " << fixed(chip.clock_mhz, 0)
         << " MHz, memory " << chip.memory << ") | trace " << report.trace << " | " << report.ops.size()
         << " ops\n";
     const std::size_t unmodelled = report.ops_without_cycle_model();
@@ -306,7 +306,7 @@ void write_table(std::ostream& out, const RunReport& report) {
 
     const std::uint64_t cycles = report.total_cycles();
     const double seconds = report.seconds();
-    const double peak_flops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * clock_hz;
+    const double peak_flops = 2.0 * report.matrix_macs_per_cycle * clock_hz;
     const double achieved = seconds > 0 ? static_cast<double>(report.total_flops()) / seconds : 0;
     out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(seconds * 1e3, 3) << " ms at "
         << fixed(chip.clock_mhz, 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(report.total_macs()))

@@ -10,38 +10,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/common/chip_model.h"
 #include "models/common/op.h"
 #include "models/common/stats.h"
 #include "sim/config/chip_config.h"
-#include "sim/roofline/roofline.h"
+#include "models/common/roofline.h"
 
 namespace accelsim {
 
 inline constexpr const char* kReportSchema = "accelsim.report/1";
-
-struct NumericsSummary {
-    std::int64_t checked = 0;
-    double max_abs_err = 0, max_rel_err = 0;
-    bool passed = true;
-};
-
-struct OpReport {
-    Op op;
-    std::string model;  // which model produced the cycles: "roofline" means no cycle model ran
-    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;
-    std::map<std::string, std::int64_t> bytes;  // by memory level
-    std::optional<double> utilization;          // share of the running unit's peak
-    std::optional<double> occupancy_theoretical, occupancy_achieved, simd_efficiency;
-    Roofline roofline;
-    std::vector<StatValue> stats;  // model-specific counters
-    std::optional<NumericsSummary> numerics;  // with --validate, for ops whose data was checked
-};
 
 struct RunReport {
     const ChipConfig* config = nullptr;
     std::string trace;
     std::vector<OpReport> ops;
     std::optional<NumericsSummary> numerics;
+    // The chip's matrix-unit peak for the config's default dtype, MACs per cycle (the engine asks
+    // the chip; 0: no matrix unit runs it).
+    double matrix_macs_per_cycle = 0;
 
     std::uint64_t total_cycles() const;
     double seconds() const;

@@ -19,7 +19,7 @@ using nlohmann::json;
 ChipConfig systolic_chip() {
     ChipConfig c;
     c.name = "sys";
-    c.kind = ChipKind::systolic;
+    c.kind = "systolic";
     c.clock_mhz = 1000;
     c.default_dtype = DType::bf16;
     c.tpu.cores = 1;
@@ -36,7 +36,7 @@ ChipConfig systolic_chip() {
 ChipConfig simt_chip() {
     ChipConfig c;
     c.name = "gpu";
-    c.kind = ChipKind::simt;
+    c.kind = "simt";
     c.clock_mhz = 500;
     c.default_dtype = DType::fp16;
     c.gpu.sms = 10;

@@ -15,7 +15,7 @@ namespace {
 ChipConfig a100_like() {
     ChipConfig c;
     c.name = "a100_like";
-    c.kind = ChipKind::simt;
+    c.kind = "simt";
     c.clock_mhz = 1410;
     c.gpu.sms = 108;
     c.l2.size_bytes = 40 << 20;  // 80 slices x 16 ways x 256 sets x 128 B = 40 MiB
@@ -37,7 +37,7 @@ ChipConfig a100_like() {
 ChipConfig tpu_like() {  // one core, no L2, HBM2 1200 GB/s
     ChipConfig c;
     c.name = "tpu_like";
-    c.kind = ChipKind::systolic;
+    c.kind = "systolic";
     c.tpu.cores = 2;
     c.hbm.preset = "HBM2";
     c.hbm.channels = 32;

@@ -13,7 +13,7 @@ namespace {
 ChipConfig small_chip() {
     ChipConfig c;
     c.name = "small";
-    c.kind = ChipKind::systolic;
+    c.kind = "systolic";
     c.clock_mhz = 1000;
     c.tpu.cores = 1;
     c.tpu.mxus_per_core = 1;

@@ -14,7 +14,7 @@ namespace {
 ChipConfig tpu_like() {
     ChipConfig c;
     c.name = "tpu-like";
-    c.kind = ChipKind::systolic;
+    c.kind = "systolic";
     c.clock_mhz = 1050;
     c.tpu.cores = 2;
     c.tpu.mxus_per_core = 4;
@@ -34,7 +34,7 @@ ChipConfig tpu_like() {
 ChipConfig gpu_like() {
     ChipConfig c;
     c.name = "gpu-like";
-    c.kind = ChipKind::simt;
+    c.kind = "simt";
     c.clock_mhz = 1410;
     c.gpu.sms = 108;
     c.gpu.launch_overhead_cycles = 2000;

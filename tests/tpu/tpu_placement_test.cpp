@@ -202,7 +202,7 @@ TEST(Placement, ConvTileRowsOfPartialRowsAndImages) {
 ChipConfig v4_like() {
     ChipConfig c;
     c.name = "v4-like";
-    c.kind = ChipKind::systolic;
+    c.kind = "systolic";
     c.clock_mhz = 1050;
     c.tpu.cores = 2;
     c.tpu.mxus_per_core = 4;
@@ -216,6 +216,9 @@ ChipConfig v4_like() {
     return c;
 }
 
+// The memory peaks the chip `config` names gives the roofline.
+MemoryPeaks peaks(const ChipConfig& config) { return make_chip(config, RunOptions{})->memory_peaks(); }
+
 TEST(Placement, RooflineCountsHbmBytesOnlyWhereTheyGoToHbm) {
     // gelu over 65,536 bf16 elements: compulsory 262,144 bytes = 229.376 HBM cycles; compute
     // 65,536·7 / (2·128·8) = 224 cycles: bound hbm. With its input from CMEM, 131,072 bytes leave
@@ -225,7 +228,7 @@ TEST(Placement, RooflineCountsHbmBytesOnlyWhereTheyGoToHbm) {
     EXPECT_EQ(r.bound, "hbm");
     EXPECT_NEAR(r.bound_cycles, 229.376, 1e-9);
     EXPECT_EQ(r.cycles.count("cmem"), 0u);
-    apply_placement(r, chip, 131072, 131072);
+    apply_placement(r, peaks(chip), 131072, 131072);
     EXPECT_EQ(r.bytes.at("hbm"), 131072);
     EXPECT_EQ(r.bytes.at("cmem"), 131072);
     EXPECT_NEAR(r.cycles.at("hbm"), 114.688, 1e-9);
@@ -237,19 +240,19 @@ TEST(Placement, RooflineCountsHbmBytesOnlyWhereTheyGoToHbm) {
     ChipConfig slow = chip;
     slow.tpu.cmem_bytes_per_cycle = 1000;
     Roofline big = compute_roofline(elementwise(OpKind::relu, 5000000), slow);
-    apply_placement(big, slow, 10000000, 20000000);
+    apply_placement(big, peaks(slow), 10000000, 20000000);
     EXPECT_NEAR(big.cycles.at("hbm"), 8750.0, 1e-9);
     EXPECT_EQ(big.bound, "cmem");
     EXPECT_DOUBLE_EQ(big.bound_cycles, 20000.0);
     // More bytes off HBM than the op has is a bug, not a faster op.
     Roofline bad = compute_roofline(elementwise(OpKind::relu, 100), chip);
-    EXPECT_THROW(apply_placement(bad, chip, 401, 0), std::logic_error);
+    EXPECT_THROW(apply_placement(bad, peaks(chip), 401, 0), std::logic_error);
     // No CMEM: CMEM bytes are a bug too.
     ChipConfig v3 = chip;
     v3.tpu.cmem_bytes = 0;
-    EXPECT_EQ(cmem_bytes_per_cycle(v3), 0.0);
+    EXPECT_EQ(peaks(v3).of("cmem"), 0.0);
     Roofline none = compute_roofline(elementwise(OpKind::relu, 100), v3);
-    EXPECT_THROW(apply_placement(none, v3, 0, 200), std::logic_error);
+    EXPECT_THROW(apply_placement(none, peaks(v3), 0, 200), std::logic_error);
 }
 
 TEST(Placement, EngineKeepsEveryRooflineALowerBoundWithFusionAndCmem) {

@@ -1,4 +1,4 @@
-// SimtChip through the engine: kernel ops from a trace, on the shipped simt configs. Expected
+// The GPU chip (models/gpu/gpu_chip.h) through the engine: kernel ops from a trace, on the shipped simt configs. Expected
 // values are worked out by hand in the comments, or come from an independent direct simt::launch.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,8 @@
 #include "models/simt/isa.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/simt_chip.h"
+#include "models/gpu/gpu_chip.h"
+#include "models/gpu/gpu_chip_kernel_args.h"
 #include "sim/input_error.h"
 #include "sim/config/model_params.h"
 #include "sim/roofline/roofline.h"
@@ -62,7 +63,7 @@ double stat(const OpReport& r, const std::string& name) {
     return -1;
 }
 
-TEST(SimtChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
+TEST(GpuChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
     const ChipConfig chip = config("simt_1sm");
     const std::string trace =
         write_trace({kernel_line("saxpy", "saxpy.sasm", "grid=32 block=256 args=8192,f:2.0,buf:f32:8192:rand,buf:f32:8192:rand")});
@@ -90,14 +91,14 @@ TEST(SimtChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
     EXPECT_EQ(stat(report.ops[0], "simt.issued"), static_cast<double>(direct.issued));
 }
 
-TEST(SimtChip, ValidateComputesPayloadsWithIdenticalCycles) {
+TEST(GpuChip, ValidateComputesPayloadsWithIdenticalCycles) {
     const ChipConfig chip = config("simt_1sm");
     const std::string trace = write_trace(
         {kernel_line("mma", "gemm_mma.sasm", "grid=8 block=32 args=32,32,32,buf:f16:1024:rand,buf:f16:1024:rand,buf:f32:1024:zero")});
     EXPECT_EQ(run(chip, trace, false).ops[0].cycles, run(chip, trace, true).ops[0].cycles);
 }
 
-TEST(SimtChip, ReductionSimdEfficiencyIsTheHandWorkedValue) {
+TEST(GpuChip, ReductionSimdEfficiencyIsTheHandWorkedValue) {
     // reduce.sasm, one block of 32 threads, n = 32 (tests/simt/functional_test.cpp works it out):
     // 81 warp instructions issued with 1663 active lanes in all, efficiency 1663 / (32 * 81).
     const ChipConfig chip = config("simt_1sm");
@@ -110,7 +111,7 @@ TEST(SimtChip, ReductionSimdEfficiencyIsTheHandWorkedValue) {
     EXPECT_EQ(stat(r, "simt.active_lanes"), 1663.0);
 }
 
-TEST(SimtChip, Stride32IsSlowerThanStride33ByTheConflictDegree) {
+TEST(GpuChip, Stride32IsSlowerThanStride33ByTheConflictDegree) {
     // bank_conflict.sasm, one warp, 16 ld.shared: at stride 32 every load is a 32-way conflict and
     // holds the LD/ST pipe 32 cycles instead of 1, so the 15 loads after the first start 31 cycles
     // later each: 15 * (32 - 1) = 465 cycles more (29 vs 494 cycles, tests/simt/timing_test.cpp).
@@ -128,7 +129,7 @@ TEST(SimtChip, Stride32IsSlowerThanStride33ByTheConflictDegree) {
     EXPECT_EQ(s32.bytes.at("smem"), 16 * 32 * 128);  // wavefronts x 32 banks x 4 bytes
 }
 
-TEST(SimtChip, StreamingSaxpyOnA100MovesTheHandWorkedBytesBelowHbmPeak) {
+TEST(GpuChip, StreamingSaxpyOnA100MovesTheHandWorkedBytesBelowHbmPeak) {
     // saxpy over n = 2^20 floats on all 108 SMs. By hand: every warp reads 128 B of x and of y and
     // writes 128 B of y, all coalesced: l1 = l2 = 12n bytes. HBM: x and y are read once (8n); the
     // stores hit the lines of y the loads brought in, and 12 MiB stay in the 40 MiB L2, so nothing
@@ -153,7 +154,7 @@ TEST(SimtChip, StreamingSaxpyOnA100MovesTheHandWorkedBytesBelowHbmPeak) {
     EXPECT_DOUBLE_EQ(r.roofline.cycles.at("compute"), 13.0 * 32768.0 / (108.0 * 4.0));
 }
 
-TEST(SimtChip, BoundIsTheLargestLowerBoundOnEveryTeachingKernel) {
+TEST(GpuChip, BoundIsTheLargestLowerBoundOnEveryTeachingKernel) {
     for (const char* name : {"simt_1sm", "a100"}) {
         const ChipConfig chip = config(name);
         const RunReport report = run(chip, kSource + "/traces/simt_teaching.trace");
@@ -177,7 +178,7 @@ TEST(SimtChip, BoundIsTheLargestLowerBoundOnEveryTeachingKernel) {
     }
 }
 
-TEST(SimtChip, LaunchOverheadIsPaidAndBecomesTheLatencyBound) {
+TEST(GpuChip, LaunchOverheadIsPaidAndBecomesTheLatencyBound) {
     const ChipConfig chip = config("simt_1sm", {"gpu.launch_overhead_cycles=5000"});
     const std::string trace = write_trace({kernel_line("s33", "bank_conflict.sasm", "grid=1 block=32 args=33")});
     const OpReport r = run(chip, trace).ops[0];
@@ -186,9 +187,10 @@ TEST(SimtChip, LaunchOverheadIsPaidAndBecomesTheLatencyBound) {
     EXPECT_EQ(r.roofline.bound_cycles, 5000.0);
 }
 
-TEST(SimtChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
+TEST(GpuChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
     const ChipConfig chip = config("simt_1sm", {"memory=ideal"});
-    EXPECT_EQ(ideal_memory_latency(chip), 200);  // the A100 L2 hit latency
+    EXPECT_EQ(dynamic_cast<const gpu::GpuChip&>(*make_chip(chip, RunOptions{})).params().ideal_latency_cycles,
+              200);  // the A100 L2 hit latency
     const std::string trace =
         write_trace({kernel_line("saxpy", "saxpy.sasm", "grid=4 block=256 args=1024,f:2.0,buf:f32:1024:ones,buf:f32:1024:ones")});
     const OpReport r = run(chip, trace).ops[0];
@@ -198,7 +200,7 @@ TEST(SimtChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
     EXPECT_EQ(r.roofline.cycles.count("hbm"), 0u);
 }
 
-TEST(SimtChip, IntegerOpsKeepRooflineRows) {
+TEST(GpuChip, IntegerOpsKeepRooflineRows) {
     // The ISA has no integer tensor-core mma and the library kernels compute in fp32 on floating
     // tensors: int8 ops are reported from the roofline alone (docs/gpu.md).
     const ChipConfig chip = config("simt_1sm");
@@ -269,8 +271,8 @@ TEST(KernelArguments, ScalarsAndBuffers) {
     op.name = "s";
     op.kernel.args = {"-3", "f:2.5", "buf:f32:4:iota", "buf:f16:3:ones"};
     simt::GlobalMemory mem;
-    std::vector<KernelBuffer> buffers;
-    const std::vector<std::uint32_t> w = kernel_arguments(op, k, 1, mem, &buffers);
+    std::vector<gpu::KernelBuffer> buffers;
+    const std::vector<std::uint32_t> w = gpu::kernel_arguments(op, k, 1, mem, &buffers);
     ASSERT_EQ(w.size(), 4u);
     EXPECT_EQ(w[0], 0xFFFFFFFDu);  // -3
     EXPECT_EQ(w[1], 0x40200000u);  // 2.5f = 1.25 * 2^1: exponent 128, mantissa 0x200000
@@ -291,7 +293,7 @@ TEST(KernelArguments, RandomBuffersFollowTheSeed) {
     op.kernel.args = {"8", "f:1", "buf:f32:64:rand", "buf:f32:64:rand"};
     auto data = [&](std::uint64_t seed) {
         simt::GlobalMemory mem;
-        const auto w = kernel_arguments(op, k, seed, mem);
+        const auto w = gpu::kernel_arguments(op, k, seed, mem);
         std::vector<float> v(128);
         mem.read(w[2], v.data(), 256);
         mem.read(w[3], v.data() + 64, 256);

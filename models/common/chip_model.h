@@ -1,0 +1,68 @@
+#pragma once
+// The one interface every chip model implements (docs/architecture.md, "Chips"). The engine
+// (sim/engine) elaborates the chip the config's `kind` names through the chip registry and feeds it
+// the trace's ops one after another; it does not know which chip it drives, and neither do the
+// roofline nor the reports: they ask the chip for its peaks.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/common/dtype.h"
+#include "models/common/op.h"
+#include "models/common/roofline.h"
+#include "models/common/stats.h"
+
+namespace accelsim {
+
+struct NumericsSummary {
+    std::int64_t checked = 0;
+    double max_abs_err = 0, max_rel_err = 0;
+    bool passed = true;
+};
+
+// What running one op produced (reports render it; field names follow the JSON report).
+struct OpReport {
+    Op op;
+    std::string model;  // which model produced the cycles: "roofline" means no cycle model ran
+    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;
+    std::map<std::string, std::int64_t> bytes;  // by memory level
+    std::optional<double> utilization;          // share of the running unit's peak
+    std::optional<double> occupancy_theoretical, occupancy_achieved, simd_efficiency;
+    Roofline roofline;
+    std::vector<StatValue> stats;  // model-specific counters
+    std::optional<NumericsSummary> numerics;  // with validation, for ops whose data was checked
+};
+
+class ChipModel {
+public:
+    virtual ~ChipModel() = default;
+
+    // Runs `op` to completion and fills everything of OpReport but start and end cycles. `next` is
+    // the op that will run right after it, when known (nullptr: the last op, or unknown): a chip may
+    // decide from it where `op` leaves its output (TPU fusion into VMEM, a copy in CMEM).
+    // Throws std::invalid_argument, with a message naming the op (file:line), for an op this chip
+    // cannot run (a shape that cannot be lowered, a kernel fault, a malformed kernel argument).
+    virtual OpReport run(const Op& op, const Op* next) = 0;
+
+    // The unit that would run `op` and its peak per chip cycle. Throws std::invalid_argument for an
+    // op kind the chip cannot run at all (a `kernel` op on a chip without SIMT cores).
+    virtual ComputeUnit compute_unit_for(const Op& op) const = 0;
+    // Matrix-unit MACs per chip cycle over the whole chip for `dtype` (0: no matrix unit runs it).
+    virtual double matrix_macs_per_cycle(DType dtype) const = 0;
+    // Memory levels, their peaks and the compulsory path of an op's bytes.
+    virtual MemoryPeaks memory_peaks() const = 0;
+    // Its stats travel with each op's result (OpReport::stats: name, unit, description, value).
+};
+
+// The op's roofline on `chip` (its compute unit and memory peaks).
+Roofline chip_roofline(const Op& op, const ChipModel& chip);
+
+// The result of an op no cycle model covers on `chip`: its roofline bound, model "roofline".
+OpReport roofline_only(const Op& op, const ChipModel& chip);
+
+// "file:line: " of an op read from a file, "" otherwise (chips' error messages start with it).
+std::string op_location(const Op& op);
+
+}  // namespace accelsim

@@ -1,0 +1,296 @@
+#include "models/gpu/gpu_chip.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "models/gpu/gpu_chip_kernel_args.h"
+#include "models/gpu/hierarchy_port.h"
+#include "models/gpu/lowering.h"
+
+namespace accelsim::gpu {
+
+namespace {
+
+// Multiply-accumulates of one mma.m16n8k16 warp instruction.
+constexpr double kMmaMacs = 16.0 * 8.0 * 16.0;
+
+}  // namespace
+
+GpuChip::GpuChip(const GpuChipParams& params, const GpuChipOptions& options)
+    : params_(params), options_(options) {
+    if (params_.simt.sms < 1) throw std::invalid_argument("gpu.sms must be at least 1");
+    (void)make_memory_port();  // the memory models check their parameters now, not at the first op
+}
+
+std::unique_ptr<simt::GlobalMemoryPort> GpuChip::make_memory_port() const {
+    if (!params_.memory) return std::make_unique<simt::FixedLatencyMemory>(params_.ideal_latency_cycles);
+    return std::make_unique<HierarchyMemoryPort>(*params_.memory);
+}
+
+simt::LaunchOptions GpuChip::launch_options(const simt::Kernel& kernel, bool validate) const {
+    simt::LaunchOptions o;
+    o.skip_fp_payload = kernel.fp_payload_skippable && !validate;
+    // The hierarchy's non-blocking port sets its own windows; only a blocking one (no L2) shared
+    // by several SMs needs lock-step windows to be served in time order.
+    const bool blocking_shared = params_.memory && !params_.memory->l2 && params_.simt.sms > 1;
+    o.sm_quantum_cycles = blocking_shared ? kBlockingPortQuantumCycles : 0;
+    return o;
+}
+
+double GpuChip::matrix_macs_per_cycle(DType dtype) const {
+    auto it = params_.tensor_macs_per_sm_cycle.find(dtype);
+    const double per_sm = it == params_.tensor_macs_per_sm_cycle.end() ? 0.0 : it->second;
+    return static_cast<double>(params_.simt.sms) * per_sm;
+}
+
+ComputeUnit GpuChip::compute_unit_for(const Op& op) const {
+    const double sms = params_.simt.sms;
+    if (is_gemm_like(op.kind)) {
+        const double tensor = matrix_macs_per_cycle(op.dtype);
+        if (tensor > 0) return {"tensor", tensor};
+        if (op.dtype == DType::int8) return {"int", sms * params_.int_lanes, true};
+        return {"fp32", sms * params_.fp32_lanes, true};
+    }
+    // Vector ops and kernels: FP32 pipes (elementwise ops per SM per cycle = FP32 lanes).
+    return {"fp32", sms * params_.fp32_lanes};
+}
+
+MemoryPeaks GpuChip::memory_peaks() const {
+    MemoryPeaks m;
+    if (params_.memory) {
+        m.bytes_per_cycle["hbm"] = params_.hbm_bytes_per_cycle;
+        m.compulsory_levels.push_back("hbm");
+        if (params_.memory->l2) {
+            m.bytes_per_cycle["l2"] = params_.l2_bytes_per_cycle;
+            m.compulsory_levels.push_back("l2");
+        }
+    }
+    if (params_.launch_overhead_cycles > 0) m.latency_cycles = params_.launch_overhead_cycles;
+    return m;
+}
+
+OpReport GpuChip::run(const Op& op, const Op* next) {
+    (void)next;  // every op starts cold on a GPU: what follows changes nothing
+    if (op.kind == OpKind::kernel) return run_kernel(op);
+    return run_lowered(op);
+}
+
+const simt::Kernel& GpuChip::kernel_for(const Op& op) {
+    auto it = kernels_.find(op.kernel.file);
+    if (it != kernels_.end()) return it->second;
+    try {
+        return kernels_.emplace(op.kernel.file, simt::assemble_file(op.kernel.file)).first->second;
+    } catch (const std::exception& e) {  // AssemblyError: "FILE:LINE: message"
+        throw std::invalid_argument(op_where(op) + ": " + e.what());
+    }
+}
+
+OpReport GpuChip::run_kernel(const Op& op) {
+    const simt::Kernel& kernel = kernel_for(op);
+    const KernelLaunch& launch = op.kernel;
+    if (launch.grid[1] != 1 || launch.grid[2] != 1 || launch.block[1] != 1 || launch.block[2] != 1)
+        throw std::invalid_argument(op_where(op) + ": the SIMT core runs 1-D grids and blocks (grid=X block=Y)");
+    if (launch.grid[0] > UINT32_MAX || launch.block[0] > 1024)
+        throw std::invalid_argument(op_where(op) + ": grid must fit 32 bits and block be at most 1024 threads");
+    const simt::Dim dims{static_cast<std::uint32_t>(launch.grid[0]), static_cast<std::uint32_t>(launch.block[0])};
+
+    simt::GlobalMemory memory;
+    const std::vector<std::uint32_t> args = kernel_arguments(op, kernel, params_.seed, memory);
+    return launch_and_report(op, kernel, dims, args, memory);
+}
+
+OpReport GpuChip::run_lowered(const Op& op) {
+    simt::GlobalMemory memory;
+    LoweringTarget target;
+    target.sms = params_.simt.sms;
+    target.sm = params_.simt.sm;
+    target.seed = params_.seed;
+    target.real_data = options_.validate;
+    target.launch_overhead_cycles = params_.launch_overhead_cycles;
+    target.hbm_bytes_per_cycle = params_.hbm_bytes_per_cycle;
+    target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;
+    std::optional<LoweredKernel> lowered;
+    try {
+        lowered = lower_op(op, memory, target);
+    } catch (const LoweringError& e) {
+        throw std::invalid_argument(op_where(op) + ": " + e.what());
+    }
+    if (!lowered) return roofline_only(op, *this);  // a dtype the ISA has no unit for (docs/gpu.md)
+    OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory);
+    // Further launches of the op (split-K's sum) run after it on the same data, each with its own
+    // launch overhead and a fresh memory system (as every op starts cold): their cycles, bytes and
+    // roofline bounds add to the op's; the simt.* counters stay those of the first launch.
+    if (!lowered->then.empty()) {
+        const simt::KernelStats first = last_;
+        double then_cycles = 0, then_issued = 0;
+        for (const LoweredLaunch& next : lowered->then) {
+            const OpReport more = launch_and_report(op, *next.kernel, next.dims, next.args, memory);
+            r.cycles += more.cycles;
+            for (const auto& [level, bytes] : more.bytes) r.bytes[level] += bytes;
+            for (const auto& [key, cycles] : more.roofline.cycles) r.roofline.cycles[key] += cycles;
+            then_cycles += static_cast<double>(more.cycles);
+            then_issued += static_cast<double>(last_.issued);
+        }
+        r.roofline.bytes = r.bytes;
+        r.roofline.compute_cycles = r.roofline.cycles["compute"];
+        last_ = first;
+        r.stats.push_back({"simt.then.launches", "launches", "launches after the first (split-K's sum)",
+                           static_cast<double>(lowered->then.size())});
+        r.stats.push_back({"simt.then.cycles", "cycles", "their cycles, launch overheads included (in the op's cycles)",
+                           then_cycles});
+        r.stats.push_back({"simt.then.issued", "instructions", "their warp instructions", then_issued});
+    }
+
+    // The op's own roofline (its work at the peak of the unit that runs it, its compulsory bytes)
+    // is a lower bound too: keep the larger of each.
+    const Roofline shape = chip_roofline(op, *this);
+    Roofline& roof = r.roofline;
+    for (const auto& [key, cycles] : shape.cycles) {
+        // Behind an L2 the outputs may stay in it (write-back, never evicted during the op), so the
+        // compulsory bytes are no lower bound on HBM traffic: the run's own HBM bytes are.
+        if (key == "hbm" && params_.memory && params_.memory->l2) continue;
+        double& mine = roof.cycles[key];
+        if (cycles > mine) {
+            mine = cycles;
+            if (key == "compute") roof.compute_unit = shape.compute_unit;
+        }
+    }
+    roof.matrix_fallback = shape.matrix_fallback;
+    roof.compute_cycles = roof.cycles["compute"];
+    choose_bound(roof);
+    // GEMMs run on the tensor cores: their utilization is the tensor cores' share of peak.
+    if (is_gemm_like(op.kind) && last_.cycles > 0) {
+        const double peak = matrix_macs_per_cycle(op.dtype);
+        const double macs = static_cast<double>(last_.mma_issued) * kMmaMacs;
+        if (peak > 0) r.utilization = macs / (peak * static_cast<double>(r.cycles));
+        r.stats.push_back({"simt.tensor_utilization", "ratio",
+                           "tensor-core MACs issued / (tensor peak x cycles); the op's utilization", r.utilization.value_or(0)});
+    }
+    r.stats.insert(r.stats.end(), lowered->stats.begin(), lowered->stats.end());
+
+    if (options_.validate && lowered->check) {
+        const LoweringNumerics n = lowered->check(memory);
+        NumericsSummary num;
+        num.checked = n.checked;
+        num.max_abs_err = n.max_abs_err;
+        num.max_rel_err = n.max_rel_err;
+        num.passed = n.passed;
+        r.numerics = num;
+    }
+    return r;
+}
+
+OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
+                                     const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory) {
+    std::unique_ptr<simt::GlobalMemoryPort> port = make_memory_port();
+    try {
+        last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(),
+                             launch_options(kernel, options_.validate));
+    } catch (const simt::SimtError& e) {  // a kernel fault, or a block that cannot fit on an SM
+        throw std::invalid_argument(op_where(op) + ": " + e.what());
+    }
+    const simt::KernelStats& k = last_;
+
+    OpReport r;
+    r.op = op;
+    r.model = "simt";
+    const std::uint64_t overhead = static_cast<std::uint64_t>(std::max(0, params_.launch_overhead_cycles));
+    r.cycles = k.cycles + overhead;
+    const double slots = static_cast<double>(params_.simt.sms) * params_.simt.sm.sub_partitions;
+    r.utilization = static_cast<double>(k.issue_cycles) / (slots * static_cast<double>(r.cycles));
+    r.occupancy_theoretical = k.theoretical.occupancy;
+    r.occupancy_achieved = k.achieved_occupancy;
+    r.simd_efficiency = k.simd_efficiency;
+
+    // Bytes per level. l1: sectors the warps' global accesses asked of the L1 (or of the L2 when
+    // there is no L1); smem: bank bandwidth used (wavefronts x banks x bank width).
+    r.bytes["l1"] = static_cast<std::int64_t>(k.global_sectors * 32);
+    r.bytes["smem"] = static_cast<std::int64_t>(k.shared_wavefronts * static_cast<std::uint64_t>(params_.simt.sm.smem_banks) *
+                                                static_cast<std::uint64_t>(params_.simt.sm.smem_bank_bytes));
+    HierarchyTraffic traffic;
+    double hbm_per_cycle = 0;
+    if (const auto* hierarchy = dynamic_cast<const HierarchyMemoryPort*>(port.get())) {
+        traffic = hierarchy->traffic();
+        hbm_per_cycle = hierarchy->hbm_bytes_per_cycle();
+        if (params_.memory->l2) r.bytes["l2"] = static_cast<std::int64_t>(traffic.l2_bytes());
+        r.bytes["hbm"] = static_cast<std::int64_t>(traffic.hbm_bytes());
+    }
+
+    // Roofline from the run's own counts (compute_roofline has no work to go on for a kernel).
+    // Each is a lower bound on the kernel's cycles: a scheduler issues at most one warp
+    // instruction per cycle; HBM moves at most its peak; the launch overhead is paid first.
+    Roofline& roof = r.roofline;
+    roof.compute_unit = "issue";
+    roof.compute_cycles = static_cast<double>(k.issued) / slots;
+    roof.cycles["compute"] = roof.compute_cycles;
+    if (hbm_per_cycle > 0) roof.cycles["hbm"] = static_cast<double>(traffic.hbm_bytes()) / hbm_per_cycle;
+    if (overhead > 0) roof.cycles["latency"] = static_cast<double>(overhead);
+    roof.bytes = r.bytes;
+    choose_bound(roof);
+
+    auto stat = [&r](std::string name, std::string unit, std::string description, double value) {
+        r.stats.push_back({std::move(name), std::move(unit), std::move(description), value});
+    };
+    stat("simt.kernel_cycles", "cycles", "launch to last block done, without the launch overhead",
+         static_cast<double>(k.cycles));
+    stat("simt.launch_overhead_cycles", "cycles", "gpu.launch_overhead_cycles", static_cast<double>(overhead));
+    stat("simt.ipc", "ratio", "warp instructions issued per kernel cycle, whole GPU", k.ipc);
+    stat("simt.issued", "instructions", "warp instructions issued (branches and exits included)",
+         static_cast<double>(k.issued));
+    stat("simt.blocks", "blocks", "thread blocks run", static_cast<double>(k.blocks));
+    stat("simt.mma_issued", "instructions", "tensor-core warp instructions (mma.m16n8k16, 2048 MACs each)",
+         static_cast<double>(k.mma_issued));
+    stat("simt.active_lanes", "lanes", "active lanes summed over issues", static_cast<double>(k.active_lanes));
+    stat("simt.slots.issued", "scheduler-cycles", "scheduler-cycles that issued", static_cast<double>(k.issue_cycles));
+    stat("simt.stall.idle", "scheduler-cycles", "no valid instruction (no warp, or waiting for fetch)",
+         static_cast<double>(k.idle_cycles));
+    stat("simt.stall.scoreboard", "scheduler-cycles", "every ready warp waits on a register dependency",
+         static_cast<double>(k.scoreboard_cycles));
+    stat("simt.stall.pipeline", "scheduler-cycles", "the next instruction's pipeline is busy",
+         static_cast<double>(k.pipeline_cycles));
+    stat("simt.stall.barrier", "scheduler-cycles", "warps wait at bar.sync", static_cast<double>(k.barrier_cycles));
+    // The W1..W32 histogram summarised in five bands (the full histogram is in KernelStats).
+    const std::pair<int, int> bands[] = {{1, 8}, {9, 16}, {17, 24}, {25, 31}, {32, 32}};
+    for (const auto& [lo, hi] : bands) {
+        std::uint64_t n = 0;
+        for (int w = lo; w <= hi; ++w) n += k.lanes_histogram[static_cast<std::size_t>(w)];
+        const std::string band = lo == hi ? "W" + std::to_string(lo) : "W" + std::to_string(lo) + "_" + std::to_string(hi);
+        stat("simt.lanes." + band, "instructions", "issues with " + std::to_string(lo) + ".." + std::to_string(hi) +
+             " active lanes", static_cast<double>(n));
+    }
+    stat("simt.global_requests", "requests", "warp global loads and stores", static_cast<double>(k.global_requests));
+    stat("simt.global_sectors", "sectors", "32-byte sectors after coalescing", static_cast<double>(k.global_sectors));
+    stat("simt.shared_requests", "requests", "warp shared-memory accesses", static_cast<double>(k.shared_requests));
+    stat("simt.shared_wavefronts", "wavefronts", "shared-memory wavefronts (more than requests = bank conflicts)",
+         static_cast<double>(k.shared_wavefronts));
+    stat("simt.l1_hits", "sectors", "global load sectors that hit in L1", static_cast<double>(k.l1_hits));
+    stat("simt.l1_misses", "sectors", "global load sectors that missed in L1", static_cast<double>(k.l1_misses));
+    if (traffic.l2_accesses > 0) {
+        stat("simt.l2_hits", "accesses", "L2 lookups that hit", static_cast<double>(traffic.l2_hits));
+        stat("simt.l2_accesses", "accesses", "L2 lookups (one per sector)", static_cast<double>(traffic.l2_accesses));
+        stat("simt.l2_hit_rate", "ratio", "L2 hits / lookups",
+             static_cast<double>(traffic.l2_hits) / static_cast<double>(traffic.l2_accesses));
+    }
+    if (traffic.l2_read_bytes + traffic.l2_write_bytes > 0) {
+        const double cycle_ns = 1e9 / params_.clock_hz;
+        stat("simt.memory_latency_avg_cycles", "cycles", "sector leaving the SM to data back / write accepted, mean",
+             traffic.average_latency_ns / cycle_ns);
+        stat("simt.memory_latency_max_cycles", "cycles", "sector leaving the SM to data back / write accepted, max",
+             traffic.max_latency_ns / cycle_ns);
+    }
+    if (hbm_per_cycle > 0) {
+        stat("simt.hbm_row_hits", "bursts", "HBM bursts that found their row open", static_cast<double>(traffic.hbm_row_hits));
+        stat("simt.hbm_row_misses", "bursts", "HBM bursts that opened a row in an idle bank",
+             static_cast<double>(traffic.hbm_row_misses));
+        stat("simt.hbm_row_conflicts", "bursts", "HBM bursts that closed another row first",
+             static_cast<double>(traffic.hbm_row_conflicts));
+    }
+    if (hbm_per_cycle > 0)
+        stat("simt.hbm_bytes_per_cycle", "bytes/cycle", "achieved HBM bandwidth over the kernel's cycles (peak: " +
+             std::to_string(hbm_per_cycle) + ")", static_cast<double>(traffic.hbm_bytes()) / static_cast<double>(k.cycles));
+    return r;
+}
+
+}  // namespace accelsim::gpu

@@ -1,0 +1,90 @@
+#pragma once
+// The SIMT (GPU-like) chip behind the ChipModel interface (models/common/chip_model.h). `kernel`
+// ops run the assembled kernel on every SM (simt::launch, the whole grid, cycle by cycle) with
+// global memory behind a port: the L2 + HBM hierarchy of models/memory, or a fixed latency (ideal
+// memory). Every other op is lowered by the GPU kernel library (lowering.h) to a launch of a
+// library kernel (two for a split-K GEMM): tensor-core GEMMs, implicit-GEMM convolutions,
+// shuffle-reduction softmax and layernorm, grid-stride elementwise loops. Registered under kind
+// "simt" (sim/engine/chip_registry.cpp). docs/gpu.md describes the chip, the kernels and the report.
+//
+// SMs sharing the L2 + HBM hierarchy run in windows of the memory port's lookahead: each SM runs W
+// cycles on its own, submitting its global sectors without waiting (a load's registers stay
+// pending in the scoreboard); then HierarchyMemoryPort serves everything submitted in the window
+// in time order (ties by SM) through the crossbar, the L2 (MSHR merging) and the HBM's FR-FCFS
+// queues, and the answers go to the SMs. W = the L2 hit latency less one cycle (199 on a100):
+// every answer lies at least the hit latency after the event that decides it, so none is due
+// inside the window that asked for it, and the run equals one advancing every SM and the memory
+// one cycle at a time (tested). A blocking port (a hierarchy without an L2) shared by several SMs
+// falls back to lock-step windows of kBlockingPortQuantumCycles. docs/gpu.md "Memory port and SM
+// windows".
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/common/chip_model.h"
+#include "models/memory/memory_hierarchy.h"
+#include "models/simt/simt_gpu.h"
+
+namespace accelsim::gpu {
+
+inline constexpr std::uint64_t kBlockingPortQuantumCycles = 1;
+
+struct GpuChipParams {
+    simt::SimtParams simt;  // the SMs (simt.sms of them) and what each holds
+    // The L2 + HBM hierarchy behind the SMs (requesters = SMs, clock = the SM clock); nullopt:
+    // ideal memory, every sector back after ideal_latency_cycles (no bandwidth limit).
+    std::optional<memory::MemoryHierarchyParams> memory;
+    int ideal_latency_cycles = 200;
+    int launch_overhead_cycles = 0;       // paid before every launch, >= 0
+    double sm_port_bytes_per_cycle = 0;   // an SM's crossbar port (lowering's bandwidth floor)
+    double clock_hz = 1e9;
+    std::uint64_t seed = 1;               // data of rand-filled buffers
+    // Peaks for the roofline, per chip cycle.
+    std::map<DType, double> tensor_macs_per_sm_cycle;  // dense tensor-core MACs per SM; fp32 = TF32
+    int fp32_lanes = 64, int_lanes = 64;               // per SM
+    double hbm_bytes_per_cycle = 0;                    // HBM peak
+    double l2_bytes_per_cycle = 0;                     // all L2 slices; 0 = no L2
+};
+
+struct GpuChipOptions {
+    bool validate = false;  // real data in the library kernels' buffers, checked after the launch
+};
+
+class GpuChip final : public ChipModel {
+public:
+    // Throws std::invalid_argument for parameters the SMs or the memory models reject.
+    GpuChip(const GpuChipParams& params, const GpuChipOptions& options);
+
+    OpReport run(const Op& op, const Op* next) override;
+    ComputeUnit compute_unit_for(const Op& op) const override;
+    double matrix_macs_per_cycle(DType dtype) const override;
+    MemoryPeaks memory_peaks() const override;
+
+    // The global-memory port of one launch: a fresh (cold) HierarchyMemoryPort, or a
+    // FixedLatencyMemory of ideal_latency_cycles for ideal memory.
+    std::unique_ptr<simt::GlobalMemoryPort> make_memory_port() const;
+    // Launch options: fp payloads skipped in timing-only runs of kernels that allow it; lock-step
+    // windows only for a blocking port shared by several SMs.
+    simt::LaunchOptions launch_options(const simt::Kernel& kernel, bool validate) const;
+    const GpuChipParams& params() const { return params_; }
+    // The simt::launch result behind the last launch (tests compare it with direct launches).
+    const simt::KernelStats& last_kernel_stats() const { return last_; }
+
+private:
+    OpReport run_kernel(const Op& op);
+    OpReport run_lowered(const Op& op);  // every op but `kernel`, through lowering.h
+    const simt::Kernel& kernel_for(const Op& op);
+    // Launches and turns last_ into the op's report (bounds from the run's own counts).
+    OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
+                               const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory);
+
+    GpuChipParams params_;
+    GpuChipOptions options_;
+    std::map<std::string, simt::Kernel> kernels_;  // assembled once per file
+    simt::KernelStats last_;
+};
+
+}  // namespace accelsim::gpu

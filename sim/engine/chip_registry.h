@@ -1,0 +1,42 @@
+#pragma once
+// The chip kinds this build knows, keyed by the config's `kind`. Each kind is one factory that
+// turns the validated ChipConfig into its model's parameters and builds the model (a ChipModel,
+// models/common/chip_model.h). The built-in kinds are one line each in an explicit list in
+// chip_registry.cpp (an explicit list, not static self-registering objects: the linker drops an
+// unreferenced object file of a static library, and its registration with it). Tests may add kinds
+// at run time with register_chip_kind.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/common/chip_model.h"
+#include "sim/config/chip_config.h"
+
+namespace accelsim {
+
+struct RunOptions {
+    bool validate = false;  // run real data through the datapaths and compare with Eigen
+    // Elaborate the chip's SystemC modules (one process per hardware unit) and let the kernel
+    // schedule them. SystemC elaborates once per process, so only a process that runs exactly one
+    // simulation (the CLI, one compare child) sets this; tests and validation programs that run
+    // many chips in one process use the plain C++ schedulers, which tests prove give identical
+    // results.
+    bool systemc = false;
+};
+
+// Builds the chip from its config. Throws InputError naming the config file and key for values
+// the model rejects.
+using ChipFactory = std::function<std::unique_ptr<ChipModel>(const ChipConfig&, const RunOptions&)>;
+
+// Adds a kind; throws std::logic_error when the name is empty or already taken.
+void register_chip_kind(const std::string& kind, ChipFactory factory);
+
+// The known kinds, built-in ones first, in registration order.
+std::vector<std::string> chip_kinds();
+
+// The chip for config.kind. Throws InputError naming the config file and the key `kind` when no
+// chip has that kind, and the factory's InputError for values its model rejects.
+std::unique_ptr<ChipModel> make_chip(const ChipConfig& config, const RunOptions& options);
+
+}  // namespace accelsim
