@@ -104,6 +104,34 @@ json shape_json(const Op& op) {
     return json::object();
 }
 
+// A kernel op's program decides its element types: it has no dtype to show.
+std::string dtype_text(const Op& op, const char* none) {
+    return op.kind == OpKind::kernel ? std::string(none) : std::string(to_string(op.dtype));
+}
+
+// GEMM-like ops whose dtype the chip's matrix unit does not run: they fell to a slower unit.
+struct Fallback {
+    std::size_t ops = 0;
+    std::uint64_t cycles = 0;
+    std::set<std::string> dtypes, units;
+};
+Fallback matrix_fallback(const RunReport& report) {
+    Fallback f;
+    for (const auto& r : report.ops) {
+        if (!r.roofline.matrix_fallback) continue;
+        ++f.ops;
+        f.cycles += r.cycles;
+        f.dtypes.insert(std::string(to_string(r.op.dtype)));
+        f.units.insert(r.roofline.compute_unit);
+    }
+    return f;
+}
+std::string joined(const std::set<std::string>& items) {
+    std::string s;
+    for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+    return s;
+}
+
 json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 json op_json(const OpReport& r) {
@@ -233,7 +261,7 @@ void write_csv(std::ostream& out, const RunReport& report) {
     std::size_t index = 0;
     for (const auto& r : report.ops) {
         out << index++ << "," << csv_field(r.op.name) << "," << to_string(r.op.kind) << ","
-            << to_string(r.op.dtype) << "," << csv_field(shape_text(r.op)) << "," << r.model << ","
+            << dtype_text(r.op, "") << "," << csv_field(shape_text(r.op)) << "," << r.model << ","
             << r.cycles << "," << r.start_cycle << "," << r.end_cycle << "," << r.op.macs() << ","
             << r.op.flops();
         for (const auto& l : levels) {
@@ -263,6 +291,11 @@ void write_table(std::ostream& out, const RunReport& report) {
         out << "note: no cycle model ran for " << unmodelled << " of " << report.ops.size()
             << " ops (model \"roofline\"): their cycles are the roofline lower bound, not a "
                "simulation.\n";
+    const Fallback fallback = matrix_fallback(report);
+    if (fallback.ops > 0)
+        out << "note: " << fallback.ops << " GEMM-like op(s) in " << joined(fallback.dtypes)
+            << ", a dtype this chip's matrix unit does not run, ran on the slower " << joined(fallback.units)
+            << " unit (the matrix unit's rate for that dtype is 0 in the config).\n";
     out << "\n";
 
     std::size_t name_w = 2, shape_w = 5, model_w = 5;
@@ -290,7 +323,7 @@ void write_table(std::ostream& out, const RunReport& report) {
         std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", index++,
                       static_cast<int>(name_w), r.op.name.c_str(),
                       std::string(to_string(r.op.kind)).c_str(), static_cast<int>(shape_w),
-                      shape_text(r.op).c_str(), std::string(to_string(r.op.dtype)).c_str(),
+                      shape_text(r.op).c_str(), dtype_text(r.op, "-").c_str(),
                       static_cast<int>(model_w), r.model.c_str(), with_commas(r.cycles).c_str(),
                       fixed(static_cast<double>(r.cycles) / clock_hz * 1e6, 2).c_str(),
                       percent(r.utilization).c_str(), r.roofline.bound.c_str());
@@ -328,6 +361,11 @@ void write_table(std::ostream& out, const RunReport& report) {
         out << " " << bound << " " << fixed(cycles ? 100.0 * static_cast<double>(c) / static_cast<double>(cycles) : 0, 1)
             << "%";
     out << "\n";
+    if (fallback.ops > 0)
+        out << "matrix-unit fallback: " << fallback.ops << " op(s) in " << joined(fallback.dtypes) << " on "
+            << joined(fallback.units) << ", "
+            << fixed(cycles ? 100.0 * static_cast<double>(fallback.cycles) / static_cast<double>(cycles) : 0, 1)
+            << "% of cycles\n";
 
     std::vector<const OpReport*> sorted;
     for (const auto& r : report.ops) sorted.push_back(&r);

@@ -136,3 +136,41 @@ TEST(Report, TableShowsTheSimtBlockWithStallShares) {
               std::string::npos)
         << t;
 }
+
+TEST(Report, AGemmThatFallsBackFromTheMatrixUnitIsAnnouncedInTableAndSummary) {
+    // The MXU has no fp32 rate: a 64^3 fp32 matmul runs on the 8-lane vector unit, 262,144 / 8 =
+    // 32,768 cycles (its 49,152 bytes take 3,072 HBM cycles); the bf16 relu over 4096 elements is
+    // HBM-bound at 16,384 / 16 = 1,024 cycles. Fallback share 32,768 / 33,792 = 97.0%.
+    ChipConfig chip = small_chip();
+    chip.mxu.macs_per_pe_per_cycle = {1, 1, 1, 0};
+    std::vector<Op> ops = two_ops();
+    ops[0].dtype = DType::fp32;
+    const RunReport report = run_trace(chip, "t", ops, RunOptions{});
+    EXPECT_TRUE(report.ops[0].roofline.matrix_fallback);
+    EXPECT_FALSE(report.ops[1].roofline.matrix_fallback);
+    EXPECT_EQ(report.ops[0].cycles, 32768u);
+    std::ostringstream table;
+    write_table(table, report);
+    const std::string t = table.str();
+    EXPECT_NE(t.find("note: 1 GEMM-like op(s) in fp32, a dtype this chip's matrix unit does not run, ran on the "
+                     "slower vector unit"), std::string::npos) << t;
+    EXPECT_NE(t.find("matrix-unit fallback: 1 op(s) in fp32 on vector, 97.0% of cycles"), std::string::npos) << t;
+}
+
+TEST(Report, KernelOpsShowNoDtype) {
+    ChipConfig chip = small_chip();
+    RunReport report;
+    report.config = &chip;
+    OpReport r;
+    r.op.kind = OpKind::kernel;
+    r.op.name = "k";
+    r.model = "simt";
+    r.cycles = r.end_cycle = 10;
+    report.ops = {r};
+    std::ostringstream csv;
+    write_csv(csv, report);
+    EXPECT_NE(csv.str().find("0,k,kernel,,"), std::string::npos) << csv.str();
+    std::ostringstream table;
+    write_table(table, report);
+    EXPECT_EQ(table.str().find("bf16"), std::string::npos) << table.str();
+}
