@@ -1,8 +1,10 @@
 #include "sim/sweep/sweep_command.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -67,6 +69,22 @@ void print_results(std::ostream& err, const std::string& dir, const SweepResults
     err << ") and summary.json";
     if (!r.objectives.empty()) err << "; " << pareto << " Pareto-optimal";
     err << "\n";
+}
+
+double cpu_seconds(int who) {
+    rusage u{};
+    ::getrusage(who, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// The driver's own cost (planning, forking, bookkeeping, results) apart from the points' processes.
+void print_cpu(std::ostream& err, std::size_t points) {
+    const double self = cpu_seconds(RUSAGE_SELF), children = cpu_seconds(RUSAGE_CHILDREN);
+    char line[200];
+    std::snprintf(line, sizeof line, "sweep: driver CPU %.2f s (%.2f ms per point), points' processes %.1f s CPU\n",
+                  self, points ? self * 1e3 / static_cast<double>(points) : 0.0, children);
+    err << line;
 }
 
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -241,7 +259,10 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
         return counts.failed > 0 ? kExitFailure : kExitOk;
     }
     const SweepResults r = write_sweep_results(plan, dir, objs);
-    if (run.progress) print_results(err, dir, r);
+    if (run.progress) {
+        print_results(err, dir, r);
+        print_cpu(err, plan.points.size());
+    }
     return counts.failed > 0 || r.failed > 0 ? kExitFailure : kExitOk;
 }
 

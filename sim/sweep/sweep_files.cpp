@@ -19,6 +19,9 @@ namespace fs = std::filesystem;
 std::string point_file(const std::string& dir, const std::string& hash) {
     return (fs::path(dir) / "points" / (hash + ".json")).string();
 }
+std::string totals_file(const std::string& dir, const std::string& hash) {
+    return (fs::path(dir) / "totals" / (hash + ".json")).string();
+}
 std::string failure_file(const std::string& dir, const std::string& hash) {
     return (fs::path(dir) / "failed" / (hash + ".json")).string();
 }

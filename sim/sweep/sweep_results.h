@@ -59,4 +59,7 @@ SweepResults write_sweep_results(const SweepPlan& plan, const std::string& dir, 
 // when the report's config carries cost_per_hour_usd and tdp_w.
 std::vector<std::pair<std::string, nlohmann::json>> report_metrics(const nlohmann::json& report);
 
+// What report_metrics reads from a report: its totals and the config's price and power.
+nlohmann::json report_totals(const nlohmann::json& report);
+
 }  // namespace accelsim

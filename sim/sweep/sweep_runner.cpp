@@ -13,6 +13,7 @@
 #include "sim/compare/isolated_run.h"
 #include "sim/input_error.h"
 #include "sim/sweep/sweep_files.h"
+#include "sim/sweep/sweep_results.h"
 
 namespace accelsim {
 
@@ -141,7 +142,7 @@ Shard parse_shard(const std::string& text) {
 
 SweepRunCounts run_sweep(const SweepPlan& plan, const SweepRunOptions& options, std::ostream& log) {
     const std::string& dir = options.dir;
-    for (const char* sub : {"points", "failed", "traces"}) {
+    for (const char* sub : {"points", "totals", "failed", "traces"}) {
         std::error_code ec;
         fs::create_directories(fs::path(dir) / sub, ec);
         if (ec) throw InputError("-o " + dir + ": cannot create " + (fs::path(dir) / sub).string() + ": " + ec.message());
@@ -175,11 +176,14 @@ SweepRunCounts run_sweep(const SweepPlan& plan, const SweepRunOptions& options, 
 
     std::vector<std::function<json()>> works;
     for (const SweepPoint* p : to_run) {
-        const std::string out = point_file(dir, p->hash);
+        const std::string out = point_file(dir, p->hash), totals = totals_file(dir, p->hash);
         const auto run = design_run(p->config_path, p->overrides, point_trace_path(*p, dir), parse_trace_format(p->trace_format));
-        // The child keeps its own result: it is on disk before the driver hears of it.
-        works.push_back([run, out] {
-            write_file_atomically(out, run().dump() + "\n");
+        // The child keeps its own result: it is on disk before the driver hears of it. The point
+        // file comes last: its presence is what marks the point finished.
+        works.push_back([run, out, totals] {
+            const json report = run();
+            write_file_atomically(totals, report_totals(report).dump() + "\n");
+            write_file_atomically(out, report.dump() + "\n");
             return json::object();
         });
     }

@@ -271,3 +271,21 @@ TEST(SweepCli, PlotDrawsEveryPointWithGnuplot) {
 
 }  // namespace
 }  // namespace accelsim_test
+
+namespace accelsim_test {
+namespace {
+
+// The shipped examples validate in full (every point's config) and have the sizes worked out by
+// hand: 3 MXU sizes x 3 HBM rates x 3 dataflows; 3 SM counts x 3 L2 sizes; 9 chips x 7 batches.
+TEST(SweepCli, ShippedExamplesValidate) {
+    for (const auto& [spec, points] : std::vector<std::pair<std::string, int>>{
+             {"sweeps/mxu_hbm.json", 27}, {"sweeps/gpu_sms_l2.json", 9}, {"sweeps/chips.json", 63}}) {
+        const Result r = run("sweep " + spec + " --dry-run");
+        EXPECT_EQ(r.exit_code, 0) << spec << ": " << r.err;
+        EXPECT_TRUE(contains(r.out, ": " + std::to_string(points) + " points (" + std::to_string(points) + " distinct)"))
+            << spec << ": " << r.out;
+    }
+}
+
+}  // namespace
+}  // namespace accelsim_test
