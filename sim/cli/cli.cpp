@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "sim/input_error.h"
 #include "sim/membench/membench_command.h"
 #include "sim/occupancy/occupancy_command.h"
+#include "sim/output/output_file.h"
 #include "sim/report/report.h"
 #include "sim/sweep/sweep_command.h"
 #include "sim/trace/trace_reader.h"
@@ -48,9 +50,25 @@ struct Subcommand {
 
 std::vector<Subcommand> subcommands();
 
-void open_output(std::ofstream& f, const std::string& path, const char* option) {
-    f.open(path, std::ios::binary);
-    if (!f) throw InputError(std::string(option) + " " + path + ": cannot open for writing");
+// Every token must belong to an option: a stray word is usually a second key=value after one
+// --set ("--set a=1 b=2"), which would otherwise be dropped in silence, or a misspelt subcommand.
+void refuse_stray_arguments(const po::parsed_options& parsed, const std::string& first_argument) {
+    const std::vector<std::string> stray = po::collect_unrecognized(parsed.options, po::include_positional);
+    if (stray.empty()) return;
+    const std::string& word = stray.front();
+    if (word.find('=') != std::string::npos)
+        throw po::error("unexpected argument '" + word + "': each --set takes one key.path=value (write --set before each)");
+    if (word == first_argument) {
+        std::string known, nearest;
+        std::size_t best = 3;  // suggest only a near miss
+        for (const Subcommand& sub : subcommands()) {
+            known += std::string(known.empty() ? "" : ", ") + sub.name;
+            if (const std::size_t d = edit_distance(word, sub.name); d < best) best = d, nearest = sub.name;
+        }
+        throw po::error("unknown subcommand '" + word + "'" +
+                        (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)") + "; subcommands: " + known);
+    }
+    throw po::error("unexpected argument '" + word + "'");
 }
 
 int run_simulation(int argc, char* argv[]) {
@@ -74,7 +92,9 @@ int run_simulation(int argc, char* argv[]) {
         ("validate", "run real data through the datapaths and check it against Eigen")
         ("quiet,q", "do not print the table");
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(options).run();
+    refuse_stray_arguments(parsed, argc > 1 ? argv[1] : "");
+    po::store(parsed, vm);
     po::notify(vm);
     if (vm.count("help")) {
         std::cout << kUsage << "\n" << options << "\nDocumentation: README.md and docs/.\n";
@@ -93,16 +113,25 @@ int run_simulation(int argc, char* argv[]) {
     run_options.validate = vm.count("validate") > 0;
     run_options.systemc = true;  // this process runs exactly one simulation
 
-    // Outputs are opened before the run so a bad path fails fast.
-    std::ofstream json_file, csv_file;
-    if (!json_path.empty()) open_output(json_file, json_path, "--json");
-    if (!csv_path.empty()) open_output(csv_file, csv_path, "--csv");
+    // Outputs are opened before the run so a bad path fails fast; they replace their files only
+    // once complete.
+    check_outputs_are_distinct({{"--json", json_path}, {"--csv", csv_path}, {"--vcd", vcd.path}},
+                               {{"--config", config_path}, {"--trace", trace_path}});
+    std::optional<OutputFile> json_file, csv_file;
+    if (!json_path.empty()) json_file.emplace("--json", json_path);
+    if (!csv_path.empty()) csv_file.emplace("--csv", csv_path);
 
     if (!vcd.path.empty()) write_vcd(config, ops, vcd);
     const RunReport report = run_trace(config, trace_path, ops, run_options);
     if (!vm.count("quiet")) write_table(std::cout, report);
-    if (json_file.is_open()) write_json(json_file, report);
-    if (csv_file.is_open()) write_csv(csv_file, report);
+    if (json_file) {
+        write_json(json_file->stream(), report);
+        json_file->commit();
+    }
+    if (csv_file) {
+        write_csv(csv_file->stream(), report);
+        csv_file->commit();
+    }
     if (report.numerics && !report.numerics->passed) {
         std::cerr << "accelsim: numerics check FAILED (max abs err " << report.numerics->max_abs_err
                   << ")\n";

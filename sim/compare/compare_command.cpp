@@ -1,8 +1,7 @@
 #include "sim/compare/compare_command.h"
 
-#include <filesystem>
-#include <fstream>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include <boost/program_options.hpp>
@@ -11,6 +10,7 @@
 #include "sim/compare/isolated_run.h"
 #include "sim/config/config_loader.h"
 #include "sim/input_error.h"
+#include "sim/output/output_file.h"
 #include "sim/trace/trace_reader.h"
 
 namespace accelsim {
@@ -29,23 +29,6 @@ const char* kCompareUsage =
     "bound and the model that produced the cycles; speedup relative to the first config; cost per\n"
     "million inferences and energy per inference (upper bound) where the config has\n"
     "cost_per_hour_usd and tdp_w. One --config is allowed (a single column). See docs/compare.md.\n";
-
-void open_output(std::ofstream& f, const std::string& path, const char* option) {
-    f.open(path, std::ios::binary);
-    if (!f) throw InputError(std::string(option) + " " + path + ": cannot open for writing");
-}
-
-// Output files are opened (so a bad path fails) before the runs; if the comparison is never
-// written, the empty files are removed rather than left looking like results.
-struct UnfinishedOutputs {
-    std::vector<std::string> paths;
-    ~UnfinishedOutputs() {
-        for (const std::string& p : paths) {
-            std::error_code ignored;
-            std::filesystem::remove(p, ignored);
-        }
-    }
-};
 
 std::string design_name(const std::string& config_path, const ChipConfig& config) {
     return "config " + config_path + " (" + config.name + ")";
@@ -70,7 +53,11 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
             ("jobs,j", po::value(&jobs), "designs simulated at once, each in its own process (default 1)")
             ("quiet,q", "print neither the table nor progress");
         po::variables_map vm;
-        po::store(po::command_line_parser(args).options(options).run(), vm);
+        const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
+        if (const auto stray = po::collect_unrecognized(parsed.options, po::include_positional); !stray.empty())
+            throw InputError("compare: unexpected argument '" + stray.front() +
+                             "' (each --set and --config takes one value; repeat the option)");
+        po::store(parsed, vm);
         po::notify(vm);
         if (vm.count("help")) {
             out << kCompareUsage << "\n" << options;
@@ -87,16 +74,13 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
         std::vector<DesignInput> designs;
         for (const std::string& path : config_paths) designs.push_back(DesignInput{path, load_config(path, sets), {}});
         read_trace(trace_path, designs.front().config.default_dtype, format);
-        UnfinishedOutputs unfinished;
-        std::ofstream json_file, csv_file;
-        if (!json_path.empty()) {
-            open_output(json_file, json_path, "--json");
-            unfinished.paths.push_back(json_path);
-        }
-        if (!csv_path.empty()) {
-            open_output(csv_file, csv_path, "--csv");
-            unfinished.paths.push_back(csv_path);
-        }
+        // Opened before the runs so a bad path fails fast; a file is replaced only once complete.
+        std::vector<NamedPath> inputs{{"--trace", trace_path}};
+        for (const std::string& path : config_paths) inputs.push_back({"--config", path});
+        check_outputs_are_distinct({{"--json", json_path}, {"--csv", csv_path}}, inputs);
+        std::optional<OutputFile> json_file, csv_file;
+        if (!json_path.empty()) json_file.emplace("--json", json_path);
+        if (!csv_path.empty()) csv_file.emplace("--csv", csv_path);
 
         std::vector<std::function<nlohmann::json()>> runs;
         for (std::size_t i = 0; i < designs.size(); ++i) {
@@ -125,9 +109,14 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
 
         const Comparison comparison = build_comparison(trace_path, designs);
         if (!quiet) write_compare_table(out, comparison);
-        if (json_file.is_open()) write_compare_json(json_file, comparison);
-        if (csv_file.is_open()) write_compare_csv(csv_file, comparison);
-        unfinished.paths.clear();
+        if (json_file) {
+            write_compare_json(json_file->stream(), comparison);
+            json_file->commit();
+        }
+        if (csv_file) {
+            write_compare_csv(csv_file->stream(), comparison);
+            csv_file->commit();
+        }
         return kExitOk;
     } catch (const InputError& e) {
         err << "accelsim: error: " << e.what() << "\n";

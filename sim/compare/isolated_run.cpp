@@ -1,6 +1,7 @@
 #include "sim/compare/isolated_run.h"
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,6 +111,7 @@ Child start_child(const std::function<nlohmann::json()>& work) {
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         c.message = std::string("cannot fork: ") + std::strerror(errno);
@@ -118,6 +120,10 @@ Child start_child(const std::function<nlohmann::json()>& work) {
         return c;
     }
     if (pid == 0) {
+        // A child must not outlive its parent: a killed compare or sweep would otherwise leave
+        // orphans simulating for minutes. The check after prctl covers a parent that died first.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);
         ::close(fds[0]);
         child_main(fds[1], work);
     }

@@ -11,6 +11,7 @@
 #include "models/memory/memory_hierarchy.h"
 #include "models/memory/traffic.h"
 #include "sim/input_error.h"
+#include "sim/output/output_file.h"
 #include "sim/membench/memory_params_from_config.h"
 
 namespace accelsim {
@@ -266,10 +267,9 @@ int run_membench_on_config(const ChipConfig& chip, const MembenchOptions& option
         }
         print_membench_report(report, out);
         if (!options.json_path.empty()) {
-            std::ofstream f(options.json_path);
-            if (!f) throw InputError(options.json_path + ": cannot open for writing");
-            f << membench_report_json(report).dump(2) << "\n";
-            if (!f) throw InputError(options.json_path + ": write failed");
+            OutputFile f("--json", options.json_path);
+            f.stream() << membench_report_json(report).dump(2) << "\n";
+            f.commit();
         }
         return 0;
     } catch (const InputError& e) {

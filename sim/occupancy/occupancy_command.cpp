@@ -5,6 +5,7 @@
 
 #include "sim/config/config_loader.h"
 #include "sim/input_error.h"
+#include "sim/output/output_file.h"
 #include "sim/occupancy/occupancy_report.h"
 
 namespace accelsim {
@@ -60,12 +61,12 @@ int run_occupancy_command(const std::vector<std::string>& args, std::ostream& ou
                                  static_cast<int>(std::min<std::int64_t>(regs, 1 << 30)), smem});
         print_occupancy(o, out);
         if (!json_path.empty()) {
-            std::ofstream f(json_path, std::ios::binary);
-            if (!f) throw InputError("--json " + json_path + ": cannot open for writing");
+            OutputFile f("--json", json_path);
             nlohmann::json j = occupancy_to_json(o);
             j["config"] = config.file;
             j["compute_capability"] = config.sm.compute_capability;
-            f << j.dump(2) << "\n";
+            f.stream() << j.dump(2) << "\n";
+            f.commit();
         }
         return 0;
     } catch (const InputError& e) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/input_error.h"
+#include "sim/output/output_file.h"
 #include "sim/trace/op_checks.h"
 #include "sim/tracegen/models.h"
 #include "sim/tracegen/trace_writer.h"
@@ -247,11 +248,9 @@ int run_trace_command(const std::vector<std::string>& args, std::ostream& out, s
         write_trace(text, g.ops, comment.str(), kGeneratedDtype);
         if (vm.count("output")) {
             const std::string path = vm["output"].as<std::string>();
-            std::ofstream file(path, std::ios::binary);
-            if (!(file << text.str()) || !file.flush()) {
-                err << prefix << "cannot write '" << path << "'\n";
-                return 2;
-            }
+            OutputFile file("-o", path);
+            file.stream() << text.str();
+            file.commit();
         } else {
             out << text.str();
         }

@@ -180,7 +180,7 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
     // channels x bus width x data rate must give the published peak (bytes/s).
     const std::pair<const char*, double> published[] = {
         {"tpu_v1", 34e9},   {"tpu_v3", 900e9}, {"tpu_v4", 1200e9},
-        {"tpu_v5e", 819e9}, {"v100", 900e9},   {"a100", 2039e9},
+        {"tpu_v5e", 819e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
         {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);

@@ -150,7 +150,7 @@ TEST(SweepCli, KillNineThenRerunReusesPointsAndGivesTheSameCsv) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(rerun.err, m, std::regex("; ([0-9]+) reused from .*, ([0-9]+) to run"))) << rerun.err;
     const std::size_t reused = std::stoul(m[1]), ran = std::stoul(m[2]);
-    EXPECT_GE(reused, finished_at_kill);  // points the killed driver's children finished count too
+    EXPECT_GE(reused, finished_at_kill);  // every point finished before the kill is reused
     EXPECT_EQ(reused + ran, 12u);
     EXPECT_EQ(slurp(killed / "results.csv"), slurp(reference / "results.csv"));
 
