@@ -165,7 +165,7 @@ int plot_command(const std::vector<std::string>& args, std::ostream& out, std::o
 }
 
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    std::string spec_path, dir, shard_text, objectives, slurm_path, partition, time_limit;
+    std::string spec_path, dir, store, shard_text, objectives, slurm_path, partition, time_limit;
     int jobs = available_cores(), cpus_per_task = 1;
     std::size_t array_size = 0;
     po::options_description options("sweep options");
@@ -173,6 +173,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
                                                          "points simulated at once, each in its own process (default: cores)")(
         "output,o", po::value(&dir), "output folder (default: sweep-<spec name>)")(
         "fail-fast", "start no new point once one has failed")(
+        "store", po::value(&store), "keep points in STORE/points, shared by sweeps (default: DIR)")(
         "shard", po::value(&shard_text), "run only shard I/N (0 <= I < N) of the points, or 'auto' in a Slurm array")(
         "objectives", po::value(&objectives), "metrics for the Pareto front, e.g. latency,cost")(
         "dry-run", "validate the spec and every point, print the plan size, run nothing")(
@@ -209,6 +210,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const auto plan_start = std::chrono::steady_clock::now();
     SweepPlan plan = plan_sweep(spec);
     if (!objectives.empty()) plan.objectives = split_commas(objectives);
+    if (!store.empty()) plan.store = fs::absolute(store).lexically_normal().string();
     const double plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - plan_start).count();
     const std::size_t distinct = plan.unique_hashes().size();
 
@@ -224,6 +226,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
         s.workdir = fs::current_path().string();
         s.spec = spec_path;
         s.dir = dir;
+        s.store = store;
         s.array_size = array_size ? array_size : std::min<std::size_t>(distinct, 64);
         if (s.array_size < 1) s.array_size = 1;
         s.cpus_per_task = cpus_per_task;

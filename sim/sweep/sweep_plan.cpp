@@ -142,6 +142,7 @@ json plan_to_json(const SweepPlan& plan) {
     j["axes"] = plan.axis_names;
     j["trace_params"] = plan.trace_param_names;
     j["objectives"] = plan.objectives;
+    j["store"] = plan.store;
     json points = json::array();
     for (const SweepPoint& p : plan.points)
         points.push_back({{"index", p.index},
@@ -169,6 +170,7 @@ SweepPlan plan_from_json(const json& j, const std::string& file) {
         plan.axis_names = j.at("axes").get<std::vector<std::string>>();
         plan.trace_param_names = j.at("trace_params").get<std::vector<std::string>>();
         plan.objectives = j.at("objectives").get<std::vector<std::string>>();
+        plan.store = j.value("store", "");
         for (const json& q : j.at("points")) {
             SweepPoint p;
             p.index = q.at("index").get<std::size_t>();

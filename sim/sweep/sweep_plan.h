@@ -32,6 +32,10 @@ struct SweepPlan {
     std::string spec_file, name;
     std::vector<std::string> axis_names, trace_param_names, objectives;
     std::vector<SweepPoint> points;
+    // The folder holding points/ and totals/: empty for the sweep's own DIR, or a store shared by
+    // several sweeps (--store), so identical points across sweeps are simulated once.
+    std::string store;
+    std::string store_for(const std::string& dir) const { return store.empty() ? dir : store; }
     // Generated traces (by content hash) that the runner writes to DIR/traces before running.
     std::vector<std::pair<std::string, std::string>> generated_traces;  // sha256, text
 

@@ -130,12 +130,13 @@ SweepResults collect_results(const SweepPlan& plan, const std::string& dir, cons
         SweepRow& row = it->second;
         if (!fresh) continue;
         std::error_code ec;
-        const std::string file = point_file(dir, p.hash);
+        const std::string store = plan.store_for(dir);
+        const std::string file = point_file(store, p.hash);
         if (fs::exists(file, ec)) {
             try {
                 // The totals file, when the point's child wrote one, holds the same totals in a
                 // few hundred bytes instead of the whole report.
-                const std::string totals = totals_file(dir, p.hash);
+                const std::string totals = totals_file(store, p.hash);
                 row.metrics = report_metrics(fs::exists(totals, ec) ? json::parse(read_whole_file(totals))
                                                                     : read_report_without_ops(file));
                 row.status = "ok";

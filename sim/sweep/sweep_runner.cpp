@@ -142,10 +142,12 @@ Shard parse_shard(const std::string& text) {
 
 SweepRunCounts run_sweep(const SweepPlan& plan, const SweepRunOptions& options, std::ostream& log) {
     const std::string& dir = options.dir;
-    for (const char* sub : {"points", "totals", "failed", "traces"}) {
+    const std::string store = plan.store_for(dir);
+    for (const auto& [parent, sub] : std::vector<std::pair<std::string, const char*>>{
+             {store, "points"}, {store, "totals"}, {dir, "failed"}, {dir, "traces"}}) {
         std::error_code ec;
-        fs::create_directories(fs::path(dir) / sub, ec);
-        if (ec) throw InputError("-o " + dir + ": cannot create " + (fs::path(dir) / sub).string() + ": " + ec.message());
+        fs::create_directories(fs::path(parent) / sub, ec);
+        if (ec) throw InputError(parent + ": cannot create " + (fs::path(parent) / sub).string() + ": " + ec.message());
     }
     for (const auto& [sha, text] : plan.generated_traces) write_if_changed(generated_trace_path(dir, sha), text);
     write_if_changed(plan_file(dir), plan_to_json(plan).dump(1) + "\n");
@@ -162,7 +164,7 @@ SweepRunCounts run_sweep(const SweepPlan& plan, const SweepRunOptions& options, 
         if (j % options.shard.count != options.shard.index) continue;
         ++counts.in_shard;
         std::error_code ec;
-        if (fs::exists(point_file(dir, hashes[j]), ec))
+        if (fs::exists(point_file(store, hashes[j]), ec))
             ++counts.reused;
         else
             to_run.push_back(first_point.at(hashes[j]));
@@ -170,13 +172,13 @@ SweepRunCounts run_sweep(const SweepPlan& plan, const SweepRunOptions& options, 
     if (options.progress) {
         log << "sweep " << plan.name << ": " << counts.points << " points (" << counts.distinct << " distinct)";
         if (options.shard.count > 1) log << ", shard " << options.shard.index << "/" << options.shard.count << ": " << counts.in_shard;
-        log << "; " << counts.reused << " reused from " << dir << "/points, " << to_run.size() << " to run, up to "
+        log << "; " << counts.reused << " reused from " << store << "/points, " << to_run.size() << " to run, up to "
             << options.jobs << " at once\n";
     }
 
     std::vector<std::function<json()>> works;
     for (const SweepPoint* p : to_run) {
-        const std::string out = point_file(dir, p->hash), totals = totals_file(dir, p->hash);
+        const std::string out = point_file(store, p->hash), totals = totals_file(store, p->hash);
         const auto run = design_run(p->config_path, p->overrides, point_trace_path(*p, dir), parse_trace_format(p->trace_format));
         // The child keeps its own result: it is on disk before the driver hears of it. The point
         // file comes last: its presence is what marks the point finished.

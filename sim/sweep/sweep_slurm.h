@@ -13,6 +13,7 @@ struct SlurmScriptOptions {
     std::string accelsim;      // absolute path of the accelsim executable
     std::string workdir;       // absolute: where relative paths (SPEC, DIR) are resolved
     std::string spec, dir;     // as given on the command line
+    std::string store;         // --store, if given
     std::size_t array_size = 1;
     int cpus_per_task = 1;     // also each task's -j
     std::string partition, time;  // empty: the cluster's defaults

@@ -289,3 +289,37 @@ TEST(SweepCli, ShippedExamplesValidate) {
 
 }  // namespace
 }  // namespace accelsim_test
+
+namespace accelsim_test {
+namespace {
+
+// Two different sweeps sharing a point store: the second simulates only the point the first did
+// not (mxu.rows = 128), and its row for the shared point equals the first sweep's.
+TEST(SweepCli, SweepsSharingAStoreSimulateIdenticalPointsOnce) {
+    const fs::path dir = scratch_dir("spec");
+    const std::string common = R"({"configs": "@ROOT@/configs/tpu_v4.json", "traces": ["@ROOT@/traces/tiny_gemm.trace"], )";
+    fs::create_directories(dir / "a");
+    fs::create_directories(dir / "b");
+    const fs::path a = write_spec(dir / "a", common + R"("axes": {"mxu.rows": [32, 64]}})");
+    const fs::path b = write_spec(dir / "b", common + R"("axes": {"mxu.rows": [64, 128]}})");
+    const fs::path store = dir / "store";
+    const Result first = run("sweep '" + a.string() + "' -j 2 -o '" + (dir / "out_a").string() + "' --store '" + store.string() + "'");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_TRUE(contains(first.err, "; 0 reused from")) << first.err;
+    const Result second = run("sweep '" + b.string() + "' -j 2 -o '" + (dir / "out_b").string() + "' --store '" + store.string() + "'");
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_TRUE(contains(second.err, "; 1 reused from " + store.string() + "/points, 1 to run")) << second.err;
+    EXPECT_EQ(files_in(store / "points", ".json"), 3u);
+    EXPECT_FALSE(fs::exists(dir / "out_b" / "points"));
+    const std::vector<Row> ra = csv_rows(dir / "out_a" / "results.csv"), rb = csv_rows(dir / "out_b" / "results.csv");
+    EXPECT_EQ(ra[1].at("hash"), rb[0].at("hash"));
+    EXPECT_EQ(ra[1].at("cycles"), rb[0].at("cycles"));
+    // merge finds the store through the plan.
+    fs::remove(dir / "out_b" / "results.csv");
+    ASSERT_EQ(run("sweep merge '" + (dir / "out_b").string() + "'").exit_code, 0);
+    EXPECT_EQ(csv_rows(dir / "out_b" / "results.csv").size(), 2u);
+    EXPECT_EQ(csv_rows(dir / "out_b" / "results.csv")[1].at("status"), "ok");
+}
+
+}  // namespace
+}  // namespace accelsim_test
