@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
-          nlohmann-json3-dev libeigen3-dev libgtest-dev libgmock-dev)
+          nlohmann-json3-dev libeigen3-dev libgtest-dev libgmock-dev gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -19,6 +19,7 @@
 #include "sim/occupancy/occupancy_command.h"
 #include "sim/output/output_file.h"
 #include "sim/report/report.h"
+#include "sim/sweep/sweep_command.h"
 #include "sim/trace/trace_reader.h"
 #include "sim/tracegen/trace_command.h"
 
@@ -38,6 +39,7 @@ const char* kUsage =
     "       accelsim membench --config FILE --pattern P      drive the memory hierarchy alone\n"
     "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
     "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
+    "       accelsim sweep SPEC.json [-j N] [-o DIR]        design-space sweep (also merge, plot)\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
     "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
@@ -174,7 +176,8 @@ std::vector<Subcommand> subcommands() {
             {"membench", run_membench_command},
             {"occupancy", run_occupancy_command},
             {"compare", run_compare_command},
-            {"config-docs", run_config_docs_command}};
+            {"config-docs", run_config_docs_command},
+            {"sweep", run_sweep_command}};
 }
 }  // namespace
 

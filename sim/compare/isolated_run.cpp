@@ -144,10 +144,12 @@ IsolatedRunResult finish_child(Child& child) {
     const std::string& message = child.message;
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
+        result.exit_code = 128 + sig;
         result.message = "simulation crashed (signal " + std::to_string(sig) + ", " + strsignal(sig) + ")";
         return result;
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.exit_code = code;
     if (message.empty()) {
         result.message = "simulation process exited with code " + std::to_string(code) + " and no report";
         return result;
@@ -175,14 +177,15 @@ IsolatedRunResult finish_child(Child& child) {
 
 IsolatedRunResult run_isolated(const std::function<nlohmann::json()>& work) {
     Child child = start_child(work);
-    if (child.pid < 0) return IsolatedRunResult{IsolatedRunResult::Status::failed, {}, child.message};
+    if (child.pid < 0) return IsolatedRunResult{IsolatedRunResult::Status::failed, {}, child.message, -1};
     // Read before waiting: a report larger than the pipe buffer would otherwise deadlock.
     child.message = read_all(child.fd);
     return finish_child(child);
 }
 
 std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<nlohmann::json()>>& works,
-                                                int jobs, bool stop_after_failure) {
+                                                int jobs, bool stop_after_failure,
+                                                const IsolatedRunFinished& on_finished) {
     std::vector<IsolatedRunResult> results(works.size());
     std::vector<bool> done(works.size(), false);
     std::vector<Child> running;
@@ -194,9 +197,10 @@ std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<
         while (!(failed && stop_after_failure) && next < works.size() && running.size() < max_running) {
             Child child = start_child(works[next]);
             if (child.pid < 0) {
-                results[next] = IsolatedRunResult{IsolatedRunResult::Status::failed, {}, child.message};
+                results[next] = IsolatedRunResult{IsolatedRunResult::Status::failed, {}, child.message, -1};
                 done[next] = true;
                 failed = true;
+                if (on_finished) on_finished(next, results[next]);
             } else {
                 running.push_back(std::move(child));
                 running_index.push_back(next);
@@ -213,6 +217,7 @@ std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<
             for (std::size_t i = 0; i < running.size(); ++i) {
                 results[running_index[i]] = finish_child(running[i]);
                 done[running_index[i]] = true;
+                if (on_finished) on_finished(running_index[i], results[running_index[i]]);
             }
             running.clear();
             running_index.clear();
@@ -231,6 +236,7 @@ std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<
             if (r.status != IsolatedRunResult::Status::ok) failed = true;
             results[running_index[i]] = std::move(r);
             done[running_index[i]] = true;
+            if (on_finished) on_finished(running_index[i], results[running_index[i]]);
             running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
             running_index.erase(running_index.begin() + static_cast<std::ptrdiff_t>(i));
         }

@@ -22,6 +22,7 @@ struct IsolatedRunResult {
     Status status = Status::failed;
     nlohmann::json report;
     std::string message;
+    int exit_code = -1;  // the child's exit code, or 128 + signal number if a signal ended it
 };
 
 // Runs `work` in a forked child and returns what it produced: its JSON (ok), the message of an
@@ -33,8 +34,12 @@ IsolatedRunResult run_isolated(const std::function<nlohmann::json()>& work);
 // order of `works` (so the outcome does not depend on which child finishes first). With
 // stop_after_failure, no new child starts once one has failed; items never started come back
 // failed with "not run: an earlier design failed".
+// on_finished, when given, is called in the parent as each item ends (in the order they end), so
+// a caller can report progress or keep each result as soon as it exists.
+using IsolatedRunFinished = std::function<void(std::size_t index, const IsolatedRunResult& result)>;
 std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<nlohmann::json()>>& works,
-                                                int jobs, bool stop_after_failure);
+                                                int jobs, bool stop_after_failure,
+                                                const IsolatedRunFinished& on_finished = {});
 
 // The work of one design, for run_isolated(_all): load_config(config_path, overrides),
 // read_trace(trace_path, that config's default dtype, format), run_trace, to_json — exactly what a
