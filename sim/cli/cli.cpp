@@ -40,6 +40,7 @@ const char* kUsage =
     "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
     "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
     "       accelsim sweep SPEC.json [-j N] [-o DIR]        design-space sweep (also merge, plot)\n"
+    "       accelsim config-docs [--update FILE | --check FILE]   the config key table (docs/config.md)\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
     "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
