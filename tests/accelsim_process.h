@@ -46,17 +46,21 @@ inline fs::path scratch_dir(const std::string& purpose = "files") {
     return dir;
 }
 
-// Runs accelsim with `args` (shell words) from the source tree.
-inline Result run(const std::string& args) {
-    const fs::path dir = scratch_dir("io");
-    const std::string cmd = std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY + "' " + args +
-                            " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
+// Runs a shell command, capturing its exit code, stdout and stderr.
+inline Result run_shell(const std::string& command, const std::string& purpose = "io") {
+    const fs::path dir = scratch_dir(purpose);
+    const std::string cmd = command + " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
     const int status = std::system(cmd.c_str());
     Result r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.out = slurp(dir / "out");
     r.err = slurp(dir / "err");
     return r;
+}
+
+// Runs accelsim with `args` (shell words) from the source tree.
+inline Result run(const std::string& args) {
+    return run_shell(std::string("cd '") + ACCELSIM_SOURCE_DIR + "' && '" + ACCELSIM_BINARY + "' " + args);
 }
 
 }  // namespace accelsim_test

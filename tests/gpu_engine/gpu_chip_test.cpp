@@ -13,6 +13,7 @@
 #include "models/simt/isa.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
+#include "tests/gpu_engine/engine_run.h"
 #include "models/gpu/gpu_chip.h"
 #include "models/gpu/gpu_chip_kernel_args.h"
 #include "sim/input_error.h"
@@ -50,18 +51,8 @@ std::string kernel_line(const std::string& name, const std::string& file, const 
     return "kernel " + name + " file=" + kKernels + file + " " + rest;
 }
 
-RunReport run(const ChipConfig& chip, const std::string& trace, bool validate = false) {
-    RunOptions options;
-    options.validate = validate;
-    return run_trace(chip, trace, read_trace(trace, chip.default_dtype), options);
-}
-
-double stat(const OpReport& r, const std::string& name) {
-    for (const auto& s : r.stats)
-        if (s.name == name) return s.value;
-    ADD_FAILURE() << "no stat " << name;
-    return -1;
-}
+using test::run;
+using test::stat;
 
 TEST(GpuChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
     const ChipConfig chip = config("simt_1sm");

@@ -11,6 +11,7 @@
 
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
+#include "tests/gpu_engine/engine_run.h"
 #include "sim/roofline/roofline.h"
 #include "sim/trace/trace_reader.h"
 
@@ -37,18 +38,8 @@ std::string write_trace(const std::vector<std::string>& lines) {
     return path.string();
 }
 
-RunReport run(const ChipConfig& chip, const std::string& trace, bool validate = false) {
-    RunOptions options;
-    options.validate = validate;
-    return run_trace(chip, trace, read_trace(trace, chip.default_dtype), options);
-}
-
-double stat(const OpReport& r, const std::string& name) {
-    for (const auto& s : r.stats)
-        if (s.name == name) return s.value;
-    ADD_FAILURE() << "no stat " << name << " in " << r.op.name;
-    return -1;
-}
+using test::run;
+using test::stat;
 
 // Outputs each op writes (what --validate must at least compare).
 std::int64_t outputs(const Op& op) {

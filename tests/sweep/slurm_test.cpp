@@ -14,16 +14,7 @@
 namespace accelsim_test {
 namespace {
 
-Result shell(const std::string& command) {
-    const fs::path dir = scratch_dir("shell");
-    const std::string cmd = command + " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
-    return r;
-}
+Result shell(const std::string& command) { return run_shell(command, "shell"); }
 
 // Stops the daemons (and removes the folder) however the test ends.
 struct LocalSlurm {
