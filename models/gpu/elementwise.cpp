@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "models/common/op_table.h"
 #include "models/simt/occupancy.h"
 
 namespace accelsim::gpu {
@@ -128,35 +129,62 @@ std::string grid_stride(const std::string& name, const std::string& params, cons
            "    bra loop\n";
 }
 
-// fp32 code computing `kind` in place on value register v with temporary t (second operand w).
-std::string compute(OpKind kind, const std::string& v, const std::string& w, const std::string& t) {
-    switch (kind) {
-        case OpKind::add: return "    fadd " + v + ", " + v + ", " + w + "\n";
-        case OpKind::mul: return "    fmul " + v + ", " + v + ", " + w + "\n";
-        case OpKind::relu: return "    fmax " + v + ", " + v + ", 0.0\n";
-        default:  // gelu; -1.702 * log2(e) = -2.4554669...
-            return "    fmul " + t + ", " + v + ", -2.4554669\n"
-                   "    ex2 " + t + ", " + t + "\n"
-                   "    fadd " + t + ", " + t + ", 1.0\n"
-                   "    rcp " + t + ", " + t + "\n"
-                   "    fmul " + v + ", " + v + ", " + t + "\n";
-    }
+// How the library computes each elementwise kind: fp32 code computing in place on value register v
+// (second operand w, temporary t), the double reference the --validate check compares with, and
+// the code's error bound relative to the result, in units of fp32 roundoff u32 (derivations at
+// elementwise_tolerance). A kind without a row keeps its roofline row on gpu chips.
+struct ElementwiseFunction {
+    OpKind kind;
+    std::string (*code)(const std::string& v, const std::string& w, const std::string& t);
+    double (*reference)(double a, double b);
+    double (*error_in_u32)(double x);
+};
+
+const ElementwiseFunction kElementwiseFunctions[] = {
+    {OpKind::add, [](const std::string& v, const std::string& w,
+                     const std::string&) { return "    fadd " + v + ", " + v + ", " + w + "\n"; },
+     [](double a, double b) { return a + b; }, [](double) { return 1.0; }},
+    {OpKind::mul, [](const std::string& v, const std::string& w,
+                     const std::string&) { return "    fmul " + v + ", " + v + ", " + w + "\n"; },
+     [](double a, double b) { return a * b; }, [](double) { return 1.0; }},
+    {OpKind::relu, [](const std::string& v, const std::string&,
+                      const std::string&) { return "    fmax " + v + ", " + v + ", 0.0\n"; },
+     [](double a, double) { return std::fmax(a, 0.0); }, [](double) { return 0.0; }},
+    // The sigmoid form x / (1 + e^(-1.702 x)) as x * 1 / (1 + 2^(-1.702 * log2(e) * x));
+    // -1.702 * log2(e) = -2.4554669...
+    {OpKind::gelu,
+     [](const std::string& v, const std::string&, const std::string& t) {
+         return "    fmul " + t + ", " + v + ", -2.4554669\n"
+                "    ex2 " + t + ", " + t + "\n"
+                "    fadd " + t + ", " + t + ", 1.0\n"
+                "    rcp " + t + ", " + t + "\n"
+                "    fmul " + v + ", " + v + ", " + t + "\n";
+     },
+     [](double a, double) { return a / (1.0 + std::exp(-1.702 * a)); },
+     [](double x) { return 5.0 * std::fabs(x) + 6.0; }},
+};
+
+const ElementwiseFunction* elementwise_function(OpKind kind) {
+    for (const ElementwiseFunction& f : kElementwiseFunctions)
+        if (f.kind == kind) return &f;
+    return nullptr;
 }
 
-std::string kernel_source(OpKind kind, Storage s) {
-    const bool binary = kind == OpKind::add || kind == OpKind::mul;
+std::string kernel_source(const ElementwiseFunction& f, Storage s) {
+    const OpKind kind = f.kind;
+    const bool binary = op_info(kind).vector_inputs == 2;
     const std::string name = "ew_" + std::string(to_string(kind)) + (s == Storage::f32 ? "" : std::string("_") + to_string(s));
     const std::string first = binary ? "a" : "x";
     std::string body = "    add r4, r3, " + first + "\n    ld.global r5, [r4]\n";
     if (binary) body += "    add r4, r3, b\n    ld.global r6, [r4]\n";
     if (s == Storage::f32) {
-        body += compute(kind, "r5", "r6", "r6");
+        body += f.code("r5", "r6", "r6");
     } else {
         // Unpack: r5 = low element, r7 = high element (and r6 / r8 for b), compute both, pack.
         const std::string t = s == Storage::f16 ? "f16" : "bf16";
         body += "    cvt.f32." + t + ".hi r7, r5\n    cvt.f32." + t + ".lo r5, r5\n";
         if (binary) body += "    cvt.f32." + t + ".hi r8, r6\n    cvt.f32." + t + ".lo r6, r6\n";
-        body += compute(kind, "r5", "r6", "r6") + compute(kind, "r7", "r8", "r8");
+        body += f.code("r5", "r6", "r6") + f.code("r7", "r8", "r8");
         body += "    cvt." + t + "x2.f32 r5, r5, r7\n";
     }
     body += "    add r4, r3, y\n    st.global [r4], r5\n";
@@ -166,14 +194,15 @@ std::string kernel_source(OpKind kind, Storage s) {
 }  // namespace
 
 const simt::Kernel* elementwise_kernel(OpKind kind, Storage storage) {
-    if (!is_elementwise(kind)) return nullptr;
+    const ElementwiseFunction* f = elementwise_function(kind);
+    if (!f) return nullptr;
     // Assembled on first use (a 16-bit kernel needs the cvt instructions, fp32 ones do not).
     static std::mutex mutex;
     static std::map<std::pair<OpKind, Storage>, std::unique_ptr<simt::Kernel>> kernels;
     const std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[{kind, storage}];
     if (!k) {
-        const std::string source = kernel_source(kind, storage);
+        const std::string source = kernel_source(*f, storage);
         k = std::make_unique<simt::Kernel>(simt::assemble(
             source, "<gpu library>/ew_" + std::string(to_string(kind)) + "_" + to_string(storage)));
     }
@@ -186,14 +215,11 @@ simt::Dim elementwise_dims(std::int64_t n, int sms, int blocks_per_sm) {
     return {static_cast<std::uint32_t>(std::max<std::int64_t>(1, std::min(blocks, wave))), kElementwiseBlock};
 }
 
+bool has_elementwise_kernel(OpKind kind) { return elementwise_function(kind) != nullptr; }
+
 double elementwise_reference_double(OpKind kind, double a, double b) {
-    switch (kind) {
-        case OpKind::add: return a + b;
-        case OpKind::mul: return a * b;
-        case OpKind::relu: return std::fmax(a, 0.0);
-        case OpKind::gelu: return a / (1.0 + std::exp(-1.702 * a));
-        default: return 0.0;
-    }
+    const ElementwiseFunction* f = elementwise_function(kind);
+    return f ? f->reference(a, b) : 0.0;
 }
 
 // ---- lowering ----------------------------------------------------------------------------------
@@ -215,9 +241,7 @@ constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 // Then a 16-bit result is rounded once more: u_storage relative, plus half a subnormal spacing.
 double elementwise_tolerance(OpKind kind, Storage s, double x, double want) {
     const double u32 = std::ldexp(1.0, -24);
-    double rel = 0;
-    if (kind == OpKind::add || kind == OpKind::mul) rel = u32;
-    if (kind == OpKind::gelu) rel = (5.0 * std::fabs(x) + 6.0) * u32;
+    double rel = elementwise_function(kind)->error_in_u32(x) * u32;
     if (s != Storage::f32) rel += unit_roundoff(s) * (1.0 + rel);
     return rel * std::fabs(want) + (s == Storage::f32 ? 0.0 : subnormal_half_spacing(s));
 }
@@ -225,11 +249,12 @@ double elementwise_tolerance(OpKind kind, Storage s, double x, double want) {
 }  // namespace
 
 LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    if (!is_elementwise(op.kind))
-        throw std::invalid_argument("lower_elementwise: " + std::string(to_string(op.kind)) + " is not elementwise");
+    if (!elementwise_function(op.kind))
+        throw std::invalid_argument("lower_elementwise: the gpu library has no kernel for " +
+                                    std::string(to_string(op.kind)));
     const Storage s = storage_of(op.dtype);
     const std::int64_t n = op.elements;
-    const int inputs = op.kind == OpKind::add || op.kind == OpKind::mul ? 2 : 1;
+    const int inputs = op_info(op.kind).vector_inputs;
     const std::int64_t words = storage_words(n, s);
     if (n <= 0 || n > INT32_MAX || static_cast<std::uint64_t>(words) * 4 * (inputs + 1) > kMaxBufferBytes)
         throw LoweringError("n=" + std::to_string(n) + " is outside what the gpu elementwise kernel handles (1 .. "

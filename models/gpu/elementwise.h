@@ -1,5 +1,5 @@
 #pragma once
-// The GPU kernel library's elementwise ops (issue 7): add, mul, relu, gelu as grid-stride loops in
+// The GPU kernel library's elementwise ops: add, mul, relu, gelu (one row each in elementwise.cpp) as grid-stride loops in
 // the project's warp ISA. The grid is one wave of resident blocks (or fewer when the op is small);
 // each thread handles word i, i + grid*block, ... so the last trip is a real tail where lanes past
 // the end leave and the rest run on with a partial mask.
@@ -61,6 +61,10 @@ const simt::Kernel* elementwise_kernel(OpKind kind, Storage storage = Storage::f
 // Grid and block for n words on `sms` SMs that each hold `blocks_per_sm` blocks of
 // kElementwiseBlock threads: ceil(n / block) blocks, capped at one full wave.
 simt::Dim elementwise_dims(std::int64_t n, int sms, int blocks_per_sm);
+
+// Whether the library has a kernel for this elementwise kind (without one, gpu chips keep the op's
+// roofline row).
+bool has_elementwise_kernel(OpKind kind);
 
 // What one element computes, in double (the --validate reference): gelu is the sigmoid form
 // x / (1 + e^(-1.702 x)), which the kernel evaluates as x * 1 / (1 + 2^(-1.702 * log2(e) * x)).

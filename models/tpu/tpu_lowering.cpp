@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "models/common/op_table.h"
 #include "models/tpu/gemm_split.h"
 #include "models/tpu/tpu_chip.h"
 
@@ -44,22 +45,19 @@ std::string op_label(const Op& op) { return "op '" + op.name + "' (" + std::stri
 }  // namespace
 
 std::int64_t first_input_elements(const Op& op) {
-    switch (op.kind) {
-        case OpKind::matmul:
-        case OpKind::bmm: return op.gemm.batch * op.gemm.m * op.gemm.k;
-        case OpKind::conv2d: return op.conv.n * op.conv.h * op.conv.w * op.conv.c;
-        case OpKind::softmax:
-        case OpKind::layernorm: return op.rows * op.cols;
-        case OpKind::gelu:
-        case OpKind::relu:
-        case OpKind::add:
-        case OpKind::mul: return op.elements;
-        case OpKind::kernel: return 0;
+    switch (op_info(op.kind).layout) {
+        case OpLayout::gemm: return op.gemm.batch * op.gemm.m * op.gemm.k;
+        case OpLayout::conv2d: return op.conv.n * op.conv.h * op.conv.w * op.conv.c;
+        case OpLayout::rows_cols:
+        case OpLayout::elements: return op.vector_elements();
+        case OpLayout::kernel: return 0;
     }
     return 0;
 }
 
-std::int64_t output_elements(const Op& op) { return op.kind == OpKind::kernel ? 0 : op.output_bytes() / bytes_of(op.dtype); }
+std::int64_t output_elements(const Op& op) {
+    return op_info(op.kind).layout == OpLayout::kernel ? 0 : op.output_bytes() / bytes_of(op.dtype);
+}
 
 RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t m_end) {
     const std::int64_t oh_count = c.out_h(), ow_count = c.out_w(), pixels = c.n * oh_count * ow_count;
@@ -389,17 +387,18 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
     OpPlan plan;
     plan.unit = "vector";
     const std::int64_t e = bytes_of(op.dtype);
-    const bool by_rows = op.kind == OpKind::softmax || op.kind == OpKind::layernorm;
+    const OpKindInfo& info = op_info(op.kind);
+    const bool by_rows = info.layout == OpLayout::rows_cols;
     const std::int64_t row = by_rows ? op.cols : 1;  // elements that must stay together
     const std::int64_t rows = by_rows ? op.rows : op.elements;
-    const std::int64_t inputs = (op.kind == OpKind::add || op.kind == OpKind::mul) ? 2 : 1;
+    const std::int64_t inputs = info.vector_inputs;
     const std::int64_t ops = op.vector_ops_per_element();
     const std::int64_t reductions = by_rows ? 2 : 0;  // softmax: max, sum; layernorm: mean, variance
     const std::int64_t vreg = p.vector.element_ops_per_cycle();
     plan.element_ops = op.vector_elements() * ops;
     // Bytes of VMEM per element of a tile: inputs and output, double-buffered.
     const std::int64_t per_element = 2 * (inputs + 1) * e;
-    const std::int64_t extra = op.kind == OpKind::layernorm ? 2 * op.cols * e : 0;  // gamma, beta
+    const std::int64_t extra = info.params_per_column * op.cols * e;  // layernorm's gamma, beta
     const std::int64_t fit_rows = (p.vmem_bytes - extra) / (per_element * row);
     if (fit_rows < 1)
         throw std::invalid_argument(op_label(op) + ": one row of " + std::to_string(row) +

@@ -47,66 +47,11 @@ std::size_t RunReport::ops_without_cycle_model() const {
         std::count_if(ops.begin(), ops.end(), [](const OpReport& o) { return o.model == "roofline"; }));
 }
 
-std::string shape_text(const Op& op) {
-    std::ostringstream s;
-    switch (op.kind) {
-        case OpKind::matmul: s << "m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k; break;
-        case OpKind::bmm:
-            s << "b=" << op.gemm.batch << " m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k;
-            break;
-        case OpKind::conv2d: {
-            const auto& c = op.conv;
-            s << "n=" << c.n << " " << c.h << "x" << c.w << "x" << c.c << " k=" << c.k << " " << c.r
-              << "x" << c.s << "/" << c.stride_h;
-            if (c.groups != 1) s << " g=" << c.groups;
-            break;
-        }
-        case OpKind::softmax:
-        case OpKind::layernorm: s << "rows=" << op.rows << " cols=" << op.cols; break;
-        case OpKind::gelu:
-        case OpKind::relu:
-        case OpKind::add:
-        case OpKind::mul: s << "n=" << op.elements; break;
-        case OpKind::kernel:
-            s << op.kernel.file << " grid=" << op.kernel.grid[0] << " block=" << op.kernel.block[0];
-            break;
-    }
-    return s.str();
-}
-
 namespace {
-
-json shape_json(const Op& op) {
-    switch (op.kind) {
-        case OpKind::matmul:
-        case OpKind::bmm:
-            return {{"b", op.gemm.batch}, {"m", op.gemm.m}, {"n", op.gemm.n}, {"k", op.gemm.k}};
-        case OpKind::conv2d: {
-            const auto& c = op.conv;
-            return {{"n", c.n}, {"h", c.h}, {"w", c.w}, {"c", c.c}, {"k", c.k}, {"r", c.r},
-                    {"s", c.s}, {"stride_h", c.stride_h}, {"stride_w", c.stride_w},
-                    {"pad_h", c.pad_h}, {"pad_w", c.pad_w}, {"dilation_h", c.dilation_h},
-                    {"dilation_w", c.dilation_w}, {"groups", c.groups}, {"out_h", c.out_h()},
-                    {"out_w", c.out_w()}};
-        }
-        case OpKind::softmax:
-        case OpKind::layernorm: return {{"rows", op.rows}, {"cols", op.cols}};
-        case OpKind::gelu:
-        case OpKind::relu:
-        case OpKind::add:
-        case OpKind::mul: return {{"n", op.elements}};
-        case OpKind::kernel:
-            return {{"file", op.kernel.file},
-                    {"grid", {op.kernel.grid[0], op.kernel.grid[1], op.kernel.grid[2]}},
-                    {"block", {op.kernel.block[0], op.kernel.block[1], op.kernel.block[2]}},
-                    {"args", op.kernel.args}};
-    }
-    return json::object();
-}
 
 // A kernel op's program decides its element types: it has no dtype to show.
 std::string dtype_text(const Op& op, const char* none) {
-    return op.kind == OpKind::kernel ? std::string(none) : std::string(to_string(op.dtype));
+    return op_info(op.kind).has_dtype ? std::string(to_string(op.dtype)) : std::string(none);
 }
 
 // GEMM-like ops whose dtype the chip's matrix unit does not run: they fell to a slower unit.
@@ -138,14 +83,15 @@ json op_json(const OpReport& r) {
     json o;
     o["name"] = r.op.name;
     o["kind"] = std::string(to_string(r.op.kind));
-    o["dtype"] = std::string(to_string(r.op.dtype));
+    const OpKindInfo& info = op_info(r.op.kind);
+    o["dtype"] = info.has_dtype ? json(std::string(to_string(r.op.dtype))) : json(nullptr);
     o["shape"] = shape_json(r.op);
     o["model"] = r.model;
     o["cycles"] = r.cycles;
     o["start_cycle"] = r.start_cycle;
     o["end_cycle"] = r.end_cycle;
-    o["macs"] = r.op.macs();
-    o["flops"] = r.op.flops();
+    o["macs"] = info.has_flops ? json(r.op.macs()) : json(nullptr);
+    o["flops"] = info.has_flops ? json(r.op.flops()) : json(nullptr);
     o["bytes"] = r.bytes;
     o["utilization"] = optional_json(r.utilization);
     if (r.occupancy_theoretical || r.occupancy_achieved)
@@ -262,8 +208,9 @@ void write_csv(std::ostream& out, const RunReport& report) {
     for (const auto& r : report.ops) {
         out << index++ << "," << csv_field(r.op.name) << "," << to_string(r.op.kind) << ","
             << dtype_text(r.op, "") << "," << csv_field(shape_text(r.op)) << "," << r.model << ","
-            << r.cycles << "," << r.start_cycle << "," << r.end_cycle << "," << r.op.macs() << ","
-            << r.op.flops();
+            << r.cycles << "," << r.start_cycle << "," << r.end_cycle << ",";
+        if (op_info(r.op.kind).has_flops) out << r.op.macs() << "," << r.op.flops();
+        else out << ",";
         for (const auto& l : levels) {
             auto it = r.bytes.find(l);
             out << "," << (it == r.bytes.end() ? 0 : it->second);
@@ -344,6 +291,11 @@ void write_table(std::ostream& out, const RunReport& report) {
     out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(seconds * 1e3, 3) << " ms at "
         << fixed(chip.clock_mhz, 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(report.total_macs()))
         << " MACs; " << fixed(achieved / 1e12, 2) << " TFLOP/s achieved";
+    const auto uncounted = std::count_if(report.ops.begin(), report.ops.end(),
+                                         [](const OpReport& r) { return !op_info(r.op.kind).has_flops; });
+    if (uncounted > 0)
+        out << " (" << uncounted << (uncounted == 1 ? " op" : " ops")
+            << " whose program decides its work not counted)";
     if (peak_flops > 0)
         out << " of " << fixed(peak_flops / 1e12, 1) << " peak (" << to_string(chip.default_dtype)
             << "); MAC utilization " << fixed(report.mac_utilization() * 100, 1) << "%";

@@ -12,6 +12,7 @@
 
 #include "models/common/chip_model.h"
 #include "models/common/op.h"
+#include "models/common/op_table.h"
 #include "models/common/stats.h"
 #include "sim/config/chip_config.h"
 #include "models/common/roofline.h"
@@ -43,8 +44,5 @@ nlohmann::json to_json(const RunReport& report);
 void write_json(std::ostream& out, const RunReport& report);
 void write_csv(std::ostream& out, const RunReport& report);
 void write_table(std::ostream& out, const RunReport& report);
-
-// Short text of an op's shape for tables, e.g. "m=128 n=2304 k=768".
-std::string shape_text(const Op& op);
 
 }  // namespace accelsim

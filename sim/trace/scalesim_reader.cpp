@@ -20,7 +20,7 @@
 #include <charconv>
 #include <map>
 
-#include "sim/trace/op_checks.h"
+#include "models/common/op_checks.h"
 #include "sim/trace/trace_text_util.h"
 
 namespace accelsim {

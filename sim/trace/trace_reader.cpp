@@ -1,14 +1,13 @@
 #include "sim/trace/trace_reader.h"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <filesystem>
 #include <map>
 #include <string_view>
-#include <tuple>
 
-#include "sim/trace/op_checks.h"
+#include "models/common/op_checks.h"
+#include "models/common/op_table.h"
 #include "sim/trace/scalesim_reader.h"
 #include "sim/trace/trace_text_util.h"
 
@@ -19,45 +18,6 @@ using trace_detail::fail;
 using trace_detail::trim;
 
 namespace {
-
-constexpr std::array<OpKind, 10> kAllKinds = {
-    OpKind::matmul, OpKind::bmm,  OpKind::conv2d, OpKind::softmax, OpKind::layernorm,
-    OpKind::gelu,   OpKind::relu, OpKind::add,    OpKind::mul,     OpKind::kernel};
-
-struct KeySpec {
-    std::vector<std::string> required;
-    std::vector<std::string> optional;  // besides dtype, which every op kind accepts
-};
-
-const KeySpec& keys_of(OpKind kind) {
-    static const KeySpec matmul{{"m", "n", "k"}, {}};
-    static const KeySpec bmm{{"b", "m", "n", "k"}, {}};
-    static const KeySpec conv{{"n", "h", "w", "c", "k", "r", "s"},
-                              {"stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w",
-                               "dilation", "dilation_h", "dilation_w", "groups"}};
-    static const KeySpec rows_cols{{"rows", "cols"}, {}};
-    static const KeySpec elementwise{{"n"}, {}};
-    static const KeySpec kernel{{"file", "grid", "block"}, {"args"}};
-    switch (kind) {
-        case OpKind::matmul:
-            return matmul;
-        case OpKind::bmm:
-            return bmm;
-        case OpKind::conv2d:
-            return conv;
-        case OpKind::softmax:
-        case OpKind::layernorm:
-            return rows_cols;
-        case OpKind::gelu:
-        case OpKind::relu:
-        case OpKind::add:
-        case OpKind::mul:
-            return elementwise;
-        case OpKind::kernel:
-            return kernel;
-    }
-    return matmul;
-}
 
 std::vector<std::string> split_whitespace(std::string_view s) {
     std::vector<std::string> out;
@@ -130,30 +90,6 @@ void parse_dims(const LineContext& ctx, const std::string& key, const std::strin
     for (int i = count; i < 3; ++i) dims[i] = 1;
 }
 
-// The value of an axis pair such as stride / stride_h+stride_w; fallback when none is given.
-std::pair<std::int64_t, std::int64_t> axis_pair(const LineContext& ctx,
-                                                const std::map<std::string, std::string>& kv,
-                                                const std::string& base, bool allow_zero,
-                                                std::int64_t fallback) {
-    const auto get = [&](const std::string& key) {
-        const std::string& text = kv.at(key);
-        return allow_zero ? parse_non_negative(ctx, key, text) : parse_positive(ctx, key, text);
-    };
-    const bool both = kv.count(base) > 0;
-    const bool h = kv.count(base + "_h") > 0, w = kv.count(base + "_w") > 0;
-    if (both && (h || w))
-        ctx.error("give either " + base + " or " + base + "_h and " + base + "_w, not both");
-    if (both) {
-        const std::int64_t v = get(base);
-        return {v, v};
-    }
-    if (h != w)
-        ctx.error(std::string(h ? base + "_h" : base + "_w") + " given without " +
-                  (h ? base + "_w" : base + "_h"));
-    if (h) return {get(base + "_h"), get(base + "_w")};
-    return {fallback, fallback};
-}
-
 std::vector<std::string> split_args(const std::string& text) {
     std::vector<std::string> out;
     std::size_t start = 0;
@@ -165,6 +101,40 @@ std::vector<std::string> split_args(const std::string& text) {
     }
     return out;
 }
+
+// The key=value fields of one trace line, for the op table's shape readers.
+class LineFields : public OpFieldSource {
+  public:
+    LineFields(const LineContext& ctx, const std::map<std::string, std::string>& kv,
+               const std::filesystem::path& folder)
+        : ctx_(ctx), kv_(kv), folder_(folder) {}
+    bool has(const std::string& key) const override { return kv_.count(key) > 0; }
+    std::int64_t positive(const std::string& key) const override {
+        return parse_positive(ctx_, key, kv_.at(key));
+    }
+    std::int64_t non_negative(const std::string& key) const override {
+        return parse_non_negative(ctx_, key, kv_.at(key));
+    }
+    void dims(const std::string& key, std::int64_t (&out)[3]) const override {
+        parse_dims(ctx_, key, kv_.at(key), out);
+    }
+    std::string existing_file(const std::string& key) const override {
+        const std::string& file = kv_.at(key);
+        std::filesystem::path resolved(file);
+        if (resolved.is_relative()) resolved = (folder_ / resolved).lexically_normal();
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(resolved, ec))
+            ctx_.error(std::string(ctx_.kind) + " " + key + " '" + file + "' not found (looked for '" + resolved.string() + "')");
+        return resolved.string();
+    }
+    std::vector<std::string> list(const std::string& key) const override { return split_args(kv_.at(key)); }
+    [[noreturn]] void error(const std::string& message) const override { ctx_.error(message); }
+
+  private:
+    const LineContext& ctx_;
+    const std::map<std::string, std::string>& kv_;
+    const std::filesystem::path& folder_;
+};
 
 // The header must be the first non-empty line: "# accelsim-trace 1".
 bool is_header_line(std::string_view line, std::string* version) {
@@ -219,10 +189,8 @@ class TextTraceParser {
 
         const auto kind = parse_op_kind(tokens[0]);
         if (!kind) {
-            std::vector<std::string> names;
-            for (OpKind k : kAllKinds) names.emplace_back(to_string(k));
             fail(path_, line_no,
-                 "unknown op kind '" + tokens[0] + "'" + did_you_mean(tokens[0], names));
+                 "unknown op kind '" + tokens[0] + "'" + did_you_mean(tokens[0], op_kind_names()));
         }
         const LineContext ctx{path_, line_no, tokens[0]};
         if (tokens.size() < 2) ctx.error("missing op name (lines are 'op-kind name key=value...')");
@@ -234,10 +202,11 @@ class TextTraceParser {
             ctx.error("duplicate op name '" + name + "' (first used on line " +
                       std::to_string(it->second) + ")");
 
-        const KeySpec& spec = keys_of(*kind);
-        std::vector<std::string> allowed = spec.required;
-        allowed.insert(allowed.end(), spec.optional.begin(), spec.optional.end());
-        allowed.emplace_back("dtype");
+        const std::vector<std::string>& required = required_keys(*kind);
+        std::vector<std::string> allowed = required;
+        const std::vector<std::string>& optional = optional_keys(*kind);
+        allowed.insert(allowed.end(), optional.begin(), optional.end());
+        if (op_info(*kind).has_dtype) allowed.emplace_back("dtype");
 
         std::map<std::string, std::string> kv;
         for (std::size_t t = 2; t < tokens.size(); ++t) {
@@ -247,12 +216,14 @@ class TextTraceParser {
             std::string key = token.substr(0, eq);
             std::string value = token.substr(eq + 1);
             if (key.empty()) ctx.error("missing key before '=' in '" + token + "'");
+            if (key == "dtype" && !op_info(*kind).has_dtype)
+                ctx.error("takes no dtype: its program decides its element types");
             if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
                 ctx.error("unknown key '" + key + "'" + did_you_mean(key, allowed));
             if (value.empty()) ctx.error("missing value for key '" + key + "'");
             if (!kv.emplace(key, std::move(value)).second) ctx.error("duplicate key '" + key + "'");
         }
-        for (const std::string& key : spec.required)
+        for (const std::string& key : required)
             if (!kv.count(key)) ctx.error("missing required key '" + key + "'");
 
         Op op;
@@ -269,65 +240,11 @@ class TextTraceParser {
                           " (valid: int8, fp16, bf16, fp32)");
             op.dtype = *dtype;
         }
-        fill_shape(ctx, kv, op);
+        read_shape(LineFields(ctx, kv, folder_), op);
         if (const std::string problem = shape_problem(op); !problem.empty()) ctx.error(problem);
         if (const std::string problem = totals_.add(op); !problem.empty()) ctx.error(problem);
         first_line_of_name_.emplace(name, line_no);
         ops_.push_back(std::move(op));
-    }
-
-    void fill_shape(const LineContext& ctx, const std::map<std::string, std::string>& kv, Op& op) {
-        const auto positive = [&](const char* key) { return parse_positive(ctx, key, kv.at(key)); };
-        switch (op.kind) {
-            case OpKind::matmul:
-            case OpKind::bmm:
-                op.gemm.batch = op.kind == OpKind::bmm ? positive("b") : 1;
-                op.gemm.m = positive("m");
-                op.gemm.n = positive("n");
-                op.gemm.k = positive("k");
-                break;
-            case OpKind::conv2d: {
-                Conv2dShape& s = op.conv;
-                s.n = positive("n");
-                s.h = positive("h");
-                s.w = positive("w");
-                s.c = positive("c");
-                s.k = positive("k");
-                s.r = positive("r");
-                s.s = positive("s");
-                std::tie(s.stride_h, s.stride_w) = axis_pair(ctx, kv, "stride", false, 1);
-                std::tie(s.pad_h, s.pad_w) = axis_pair(ctx, kv, "pad", true, 0);
-                std::tie(s.dilation_h, s.dilation_w) = axis_pair(ctx, kv, "dilation", false, 1);
-                s.groups = kv.count("groups") ? positive("groups") : 1;
-                break;
-            }
-            case OpKind::softmax:
-            case OpKind::layernorm:
-                op.rows = positive("rows");
-                op.cols = positive("cols");
-                break;
-            case OpKind::gelu:
-            case OpKind::relu:
-            case OpKind::add:
-            case OpKind::mul:
-                op.elements = positive("n");
-                break;
-            case OpKind::kernel: {
-                const std::string& file = kv.at("file");
-                std::filesystem::path resolved(file);
-                if (resolved.is_relative()) resolved = (folder_ / resolved).lexically_normal();
-                std::error_code ec;
-                if (!std::filesystem::is_regular_file(resolved, ec))
-                    ctx.error("kernel file '" + file + "' not found (looked for '" +
-                              resolved.string() + "')");
-                op.kernel.file = resolved.string();
-                parse_dims(ctx, "grid", kv.at("grid"), op.kernel.grid);
-                parse_dims(ctx, "block", kv.at("block"), op.kernel.block);
-                if (const auto it = kv.find("args"); it != kv.end())
-                    op.kernel.args = split_args(it->second);
-                break;
-            }
-        }
     }
 
     const std::string& path_;

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "sim/input_error.h"
-#include "sim/trace/op_checks.h"
+#include "models/common/op_checks.h"
 
 namespace accelsim {
 

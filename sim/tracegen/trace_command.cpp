@@ -8,7 +8,7 @@
 
 #include "sim/input_error.h"
 #include "sim/output/output_file.h"
-#include "sim/trace/op_checks.h"
+#include "models/common/op_checks.h"
 #include "sim/tracegen/models.h"
 #include "sim/tracegen/trace_writer.h"
 

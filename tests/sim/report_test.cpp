@@ -157,7 +157,7 @@ TEST(Report, AGemmThatFallsBackFromTheMatrixUnitIsAnnouncedInTableAndSummary) {
     EXPECT_NE(t.find("matrix-unit fallback: 1 op(s) in fp32 on vector, 97.0% of cycles"), std::string::npos) << t;
 }
 
-TEST(Report, KernelOpsShowNoDtype) {
+TEST(Report, KernelOpsShowNoDtypeNorWorkCounts) {
     ChipConfig chip = small_chip();
     RunReport report;
     report.config = &chip;
@@ -169,8 +169,16 @@ TEST(Report, KernelOpsShowNoDtype) {
     report.ops = {r};
     std::ostringstream csv;
     write_csv(csv, report);
+    // dtype empty; shape, model, cycles, start, end; macs and flops empty.
     EXPECT_NE(csv.str().find("0,k,kernel,,"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",simt,10,0,10,,,"), std::string::npos) << csv.str();
     std::ostringstream table;
     write_table(table, report);
     EXPECT_EQ(table.str().find("bf16"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("(1 op whose program decides its work not counted)"), std::string::npos)
+        << table.str();
+    const nlohmann::json j = to_json(report);
+    EXPECT_TRUE(j["ops"][0]["dtype"].is_null());
+    EXPECT_TRUE(j["ops"][0]["macs"].is_null());
+    EXPECT_TRUE(j["ops"][0]["flops"].is_null());
 }

@@ -1,6 +1,8 @@
-#include "sim/trace/op_checks.h"
+#include "models/common/op_checks.h"
 
 #include <vector>
+
+#include "models/common/op_table.h"
 
 namespace accelsim {
 
@@ -65,7 +67,8 @@ std::string check_gemm(const Op& op) {
         {"b", g.batch}, {"m", g.m}, {"n", g.n}, {"k", g.k}};
     for (const auto& [key, v] : dims)
         if (v <= 0) return must_be_positive(key, v);
-    if (op.kind == OpKind::matmul && g.batch != 1) return "matmul has no batch (use bmm)";
+    if (!op_info(op.kind).batched && g.batch != 1)
+        return std::string(to_string(op.kind)) + " has no batch (use bmm)";
     OverflowCheck c;
     const std::int64_t macs = c.product("MAC count b*m*n*k", {g.batch, g.m, g.n, g.k});
     c.product("FLOP count 2*b*m*n*k", {2, macs});
@@ -144,15 +147,16 @@ std::string check_conv(const Op& op) {
     return c.problem();
 }
 
-// Vector ops: up to 7 operations per element (op.cpp), at most two inputs and one output.
+// Vector ops: up to 7 operations per element (op_table.cpp), at most two inputs and one output.
 std::string check_vector(const Op& op) {
     OverflowCheck c;
     std::int64_t elements = 0, weights = 0;
-    if (op.kind == OpKind::softmax || op.kind == OpKind::layernorm) {
+    if (op_info(op.kind).layout == OpLayout::rows_cols) {
         if (op.rows <= 0) return must_be_positive("rows", op.rows);
         if (op.cols <= 0) return must_be_positive("cols", op.cols);
         elements = c.product("element count rows*cols", {op.rows, op.cols});
-        weights = c.product("gamma/beta bytes", {2, op.cols, kWidestElementBytes});
+        weights = c.product("per-column parameter bytes",
+                            {op_info(op.kind).params_per_column, op.cols, kWidestElementBytes});
     } else {
         if (op.elements <= 0) return must_be_positive("n", op.elements);
         elements = op.elements;
@@ -180,21 +184,12 @@ std::string check_kernel(const Op& op) {
 }  // namespace
 
 std::string shape_problem(const Op& op) {
-    switch (op.kind) {
-        case OpKind::matmul:
-        case OpKind::bmm:
-            return check_gemm(op);
-        case OpKind::conv2d:
-            return check_conv(op);
-        case OpKind::softmax:
-        case OpKind::layernorm:
-        case OpKind::gelu:
-        case OpKind::relu:
-        case OpKind::add:
-        case OpKind::mul:
-            return check_vector(op);
-        case OpKind::kernel:
-            return check_kernel(op);
+    switch (op_info(op.kind).layout) {
+        case OpLayout::gemm: return check_gemm(op);
+        case OpLayout::conv2d: return check_conv(op);
+        case OpLayout::rows_cols:
+        case OpLayout::elements: return check_vector(op);
+        case OpLayout::kernel: return check_kernel(op);
     }
     return "unknown op kind";
 }
