@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include "models/simt/occupancy.h"
+#include "models/gpu/gpu_stats.h"
 
 namespace accelsim::gpu {
 
@@ -138,19 +139,16 @@ LoweredKernel lower_conv(const Op& op, simt::GlobalMemory& memory, const Lowerin
     const simt::Occupancy occ =
         simt::compute_occupancy(target.sm.limits, {tile.threads(), out.kernel->registers, out.kernel->shared_bytes});
     const double waves = static_cast<double>(blocks) / (static_cast<double>(std::max(1, target.sms)) * std::max(1, occ.blocks_per_sm));
-    auto stat = [&](const char* name, const char* unit, const char* what, double v) {
-        out.stats.push_back({name, unit, what, v});
-    };
-    stat("gpu.tile_m", "elements", "output pixels per block (implicit-GEMM rows)", tile.bm);
-    stat("gpu.tile_n", "elements", "output channels per block", tile.bn);
-    stat("gpu.tile_k", "elements", "R*S*C' slice staged through shared memory per step", tile.bk);
-    stat("gpu.grid", "blocks", "groups x tile rows x tile columns", static_cast<double>(blocks));
-    stat("gpu.block", "threads", "threads per block", tile.threads());
-    stat("gpu.blocks_per_sm", "blocks", "resident blocks per SM (occupancy calculator)", occ.blocks_per_sm);
-    stat("gpu.waves", "waves", "blocks / (SMs x blocks per SM)", waves);
-    stat("gpu.gemm_m", "elements", "implicit GEMM M = N*OH*OW", static_cast<double>(m));
-    stat("gpu.gemm_n", "elements", "implicit GEMM N = K/groups", static_cast<double>(l.kg));
-    stat("gpu.gemm_k", "elements", "implicit GEMM K = R*S*C' (C/groups padded to 8)", static_cast<double>(l.kred));
+    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+    out.stats.push_back(stat_value(stat::tile_k, tile.bk));
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
+    out.stats.push_back(stat_value(stat::block, tile.threads()));
+    out.stats.push_back(stat_value(stat::blocks_per_sm, occ.blocks_per_sm));
+    out.stats.push_back(stat_value(stat::waves, waves));
+    out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(m)));
+    out.stats.push_back(stat_value(stat::gemm_n, static_cast<double>(l.kg)));
+    out.stats.push_back(stat_value(stat::gemm_k, static_cast<double>(l.kred)));
     if (target.real_data) {
         std::mt19937_64 rng(target.seed);
         std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);

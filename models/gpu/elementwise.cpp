@@ -11,6 +11,7 @@
 
 #include "models/common/op_table.h"
 #include "models/simt/occupancy.h"
+#include "models/gpu/gpu_stats.h"
 
 namespace accelsim::gpu {
 
@@ -279,11 +280,9 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
     out.args.push_back(y);
     out.dims = elementwise_dims(words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
 
-    out.stats.push_back({"gpu.grid", "blocks", "blocks of the grid-stride launch", static_cast<double>(out.dims.grid)});
-    out.stats.push_back({"gpu.block", "threads", "threads per block", static_cast<double>(out.dims.block)});
-    out.stats.push_back({"gpu.elements_per_thread_step", "elements",
-                         "elements a thread handles per loop trip (2: packed 16-bit pairs)",
-                         static_cast<double>(elements_per_word(s))});
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));
+    out.stats.push_back(stat_value(stat::block, static_cast<double>(out.dims.block)));
+    out.stats.push_back(stat_value(stat::elements_per_thread_step, static_cast<double>(elements_per_word(s))));
 
     if (target.real_data) {
         const OpKind kind = op.kind;

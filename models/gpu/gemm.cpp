@@ -13,6 +13,7 @@
 
 #include "models/gpu/elementwise.h"
 #include "models/simt/occupancy.h"
+#include "models/gpu/gpu_stats.h"
 
 namespace accelsim::gpu {
 
@@ -750,9 +751,6 @@ constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
 float to_float(std::uint16_t bits, DType dtype) { return gemm_operand_to_float(bits, dtype); }
 std::uint16_t to_bits(float f, DType dtype) { return gemm_operand_bits(f, dtype); }
 
-void add_stat(LoweredKernel& out, const std::string& name, const std::string& unit, const std::string& what, double v) {
-    out.stats.push_back({name, unit, what, v});
-}
 
 // Operand layout and the reference check, shared by the tensor-core and FP32 paths.
 struct GemmBuffers {
@@ -896,20 +894,18 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
         sum.args = {u(pairs), workspace, u(plane), buf.c};
         out.then.push_back(std::move(sum));
     }
-    add_stat(out, "gpu.tile_m", "elements", "rows of C per block (tensor-core tile)", tile.bm);
-    add_stat(out, "gpu.tile_n", "elements", "columns of C per block", tile.bn);
-    add_stat(out, "gpu.tile_k", "elements", "K slice staged through shared memory per step", tile.bk);
-    add_stat(out, "gpu.warps_m", "warps", "warp rows of the block (warp tile = tile / warps)", tile.warps_m);
-    add_stat(out, "gpu.warps_n", "warps", "warp columns of the block", tile.warps_n);
-    add_stat(out, "gpu.slices_ahead", "slices", "K slices whose global loads are in flight while one is computed",
-             tile.slices_ahead);
-    add_stat(out, "gpu.splits", "parts", "split-K parts (1: none; else a second launch sums the fp32 partials)",
-             static_cast<double>(splits));
-    add_stat(out, "gpu.grid", "blocks", "batch x split-K parts x tile rows x tile columns", static_cast<double>(blocks));
-    add_stat(out, "gpu.block", "threads", "threads per block", tile.threads());
-    add_stat(out, "gpu.blocks_per_sm", "blocks", "resident blocks per SM (occupancy calculator)", choice.blocks_per_sm);
-    add_stat(out, "gpu.waves", "waves", "blocks / (SMs x blocks per SM)", choice.waves);
-    add_stat(out, "gpu.wave_efficiency", "ratio", "waves / ceil(waves)", choice.wave_efficiency);
+    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+    out.stats.push_back(stat_value(stat::tile_k, tile.bk));
+    out.stats.push_back(stat_value(stat::warps_m, tile.warps_m));
+    out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
+    out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
+    out.stats.push_back(stat_value(stat::splits, static_cast<double>(splits)));
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
+    out.stats.push_back(stat_value(stat::block, tile.threads()));
+    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
+    out.stats.push_back(stat_value(stat::waves, choice.waves));
+    out.stats.push_back(stat_value(stat::wave_efficiency, choice.wave_efficiency));
     if (target.real_data) {
         std::vector<float> a, b;
         fill_gemm(buf, op.dtype, target.seed, memory, a, b);
@@ -933,11 +929,11 @@ LoweredKernel lower_fp32_gemm(const Op& op, const GemmShape& g, simt::GlobalMemo
     out.args = {u(g.m), u(g.n), u(g.k), u(g.m - 1), u(g.n - 1), buf.a, buf.b, buf.c,
                 u(g.k * 4), u(g.n * 4), u(g.n * 4), u(g.m * g.k * 4), u(g.k * g.n * 4), u(g.m * g.n * 4),
                 u(tiles_n), u(tiles_m * tiles_n), u(slices), u(g.k - slices * kFp32TileK)};
-    add_stat(out, "gpu.tile_m", "elements", "rows of C per block (FP32 SIMT tile)", kFp32TileM);
-    add_stat(out, "gpu.tile_n", "elements", "columns of C per block", kFp32TileN);
-    add_stat(out, "gpu.tile_k", "elements", "K slice staged through shared memory per step", kFp32TileK);
-    add_stat(out, "gpu.grid", "blocks", "batch x tile rows x tile columns", static_cast<double>(blocks));
-    add_stat(out, "gpu.block", "threads", "threads per block", 256);
+    out.stats.push_back(stat_value(stat::tile_m, kFp32TileM));
+    out.stats.push_back(stat_value(stat::tile_n, kFp32TileN));
+    out.stats.push_back(stat_value(stat::tile_k, kFp32TileK));
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
+    out.stats.push_back(stat_value(stat::block, 256));
     if (target.real_data) {
         std::vector<float> a, b;
         fill_gemm(buf, DType::fp32, target.seed, memory, a, b);

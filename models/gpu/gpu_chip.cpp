@@ -8,6 +8,7 @@
 #include "models/gpu/gpu_chip_kernel_args.h"
 #include "models/gpu/hierarchy_port.h"
 #include "models/gpu/lowering.h"
+#include "models/gpu/gpu_stats.h"
 
 namespace accelsim::gpu {
 
@@ -136,11 +137,9 @@ OpReport GpuChip::run_lowered(const Op& op) {
         r.roofline.bytes = r.bytes;
         r.roofline.compute_cycles = r.roofline.cycles["compute"];
         last_ = first;
-        r.stats.push_back({"simt.then.launches", "launches", "launches after the first (split-K's sum)",
-                           static_cast<double>(lowered->then.size())});
-        r.stats.push_back({"simt.then.cycles", "cycles", "their cycles, launch overheads included (in the op's cycles)",
-                           then_cycles});
-        r.stats.push_back({"simt.then.issued", "instructions", "their warp instructions", then_issued});
+        r.stats.push_back(stat_value(stat::then_launches, static_cast<double>(lowered->then.size())));
+        r.stats.push_back(stat_value(stat::then_cycles, then_cycles));
+        r.stats.push_back(stat_value(stat::then_issued, then_issued));
     }
 
     // The op's own roofline (its work at the peak of the unit that runs it, its compulsory bytes)
@@ -165,8 +164,7 @@ OpReport GpuChip::run_lowered(const Op& op) {
         const double peak = matrix_macs_per_cycle(op.dtype);
         const double macs = static_cast<double>(last_.mma_issued) * kMmaMacs;
         if (peak > 0) r.utilization = macs / (peak * static_cast<double>(r.cycles));
-        r.stats.push_back({"simt.tensor_utilization", "ratio",
-                           "tensor-core MACs issued / (tensor peak x cycles); the op's utilization", r.utilization.value_or(0)});
+        r.stats.push_back(stat_value(stat::tensor_utilization, r.utilization.value_or(0)));
     }
     r.stats.insert(r.stats.end(), lowered->stats.begin(), lowered->stats.end());
 
@@ -230,66 +228,50 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     roof.bytes = r.bytes;
     choose_bound(roof);
 
-    auto stat = [&r](std::string name, std::string unit, std::string description, double value) {
-        r.stats.push_back({std::move(name), std::move(unit), std::move(description), value});
-    };
-    stat("simt.kernel_cycles", "cycles", "launch to last block done, without the launch overhead",
-         static_cast<double>(k.cycles));
-    stat("simt.launch_overhead_cycles", "cycles", "gpu.launch_overhead_cycles", static_cast<double>(overhead));
-    stat("simt.ipc", "ratio", "warp instructions issued per kernel cycle, whole GPU", k.ipc);
-    stat("simt.issued", "instructions", "warp instructions issued (branches and exits included)",
-         static_cast<double>(k.issued));
-    stat("simt.blocks", "blocks", "thread blocks run", static_cast<double>(k.blocks));
-    stat("simt.mma_issued", "instructions", "tensor-core warp instructions (mma.m16n8k16, 2048 MACs each)",
-         static_cast<double>(k.mma_issued));
-    stat("simt.active_lanes", "lanes", "active lanes summed over issues", static_cast<double>(k.active_lanes));
-    stat("simt.slots.issued", "scheduler-cycles", "scheduler-cycles that issued", static_cast<double>(k.issue_cycles));
-    stat("simt.stall.idle", "scheduler-cycles", "no valid instruction (no warp, or waiting for fetch)",
-         static_cast<double>(k.idle_cycles));
-    stat("simt.stall.scoreboard", "scheduler-cycles", "every ready warp waits on a register dependency",
-         static_cast<double>(k.scoreboard_cycles));
-    stat("simt.stall.pipeline", "scheduler-cycles", "the next instruction's pipeline is busy",
-         static_cast<double>(k.pipeline_cycles));
-    stat("simt.stall.barrier", "scheduler-cycles", "warps wait at bar.sync", static_cast<double>(k.barrier_cycles));
+    r.stats.push_back(stat_value(stat::kernel_cycles, static_cast<double>(k.cycles)));
+    r.stats.push_back(stat_value(stat::launch_overhead_cycles, static_cast<double>(overhead)));
+    r.stats.push_back(stat_value(stat::ipc, k.ipc));
+    r.stats.push_back(stat_value(stat::issued, static_cast<double>(k.issued)));
+    r.stats.push_back(stat_value(stat::blocks, static_cast<double>(k.blocks)));
+    r.stats.push_back(stat_value(stat::mma_issued, static_cast<double>(k.mma_issued)));
+    r.stats.push_back(stat_value(stat::active_lanes, static_cast<double>(k.active_lanes)));
+    r.stats.push_back(stat_value(stat::slots_issued, static_cast<double>(k.issue_cycles)));
+    r.stats.push_back(stat_value(stat::stall_idle, static_cast<double>(k.idle_cycles)));
+    r.stats.push_back(stat_value(stat::stall_scoreboard, static_cast<double>(k.scoreboard_cycles)));
+    r.stats.push_back(stat_value(stat::stall_pipeline, static_cast<double>(k.pipeline_cycles)));
+    r.stats.push_back(stat_value(stat::stall_barrier, static_cast<double>(k.barrier_cycles)));
     // The W1..W32 histogram summarised in five bands (the full histogram is in KernelStats).
     const std::pair<int, int> bands[] = {{1, 8}, {9, 16}, {17, 24}, {25, 31}, {32, 32}};
     for (const auto& [lo, hi] : bands) {
         std::uint64_t n = 0;
         for (int w = lo; w <= hi; ++w) n += k.lanes_histogram[static_cast<std::size_t>(w)];
-        const std::string band = lo == hi ? "W" + std::to_string(lo) : "W" + std::to_string(lo) + "_" + std::to_string(hi);
-        stat("simt.lanes." + band, "instructions", "issues with " + std::to_string(lo) + ".." + std::to_string(hi) +
-             " active lanes", static_cast<double>(n));
+        const std::string band = lo == hi ? std::to_string(lo) : std::to_string(lo) + "_" + std::to_string(hi);
+        r.stats.push_back(stat_value(stat::lanes_band, {band}, static_cast<double>(n)));
     }
-    stat("simt.global_requests", "requests", "warp global loads and stores", static_cast<double>(k.global_requests));
-    stat("simt.global_sectors", "sectors", "32-byte sectors after coalescing", static_cast<double>(k.global_sectors));
-    stat("simt.shared_requests", "requests", "warp shared-memory accesses", static_cast<double>(k.shared_requests));
-    stat("simt.shared_wavefronts", "wavefronts", "shared-memory wavefronts (more than requests = bank conflicts)",
-         static_cast<double>(k.shared_wavefronts));
-    stat("simt.l1_hits", "sectors", "global load sectors that hit in L1", static_cast<double>(k.l1_hits));
-    stat("simt.l1_misses", "sectors", "global load sectors that missed in L1", static_cast<double>(k.l1_misses));
+    r.stats.push_back(stat_value(stat::global_requests, static_cast<double>(k.global_requests)));
+    r.stats.push_back(stat_value(stat::global_sectors, static_cast<double>(k.global_sectors)));
+    r.stats.push_back(stat_value(stat::shared_requests, static_cast<double>(k.shared_requests)));
+    r.stats.push_back(stat_value(stat::shared_wavefronts, static_cast<double>(k.shared_wavefronts)));
+    r.stats.push_back(stat_value(stat::l1_hits, static_cast<double>(k.l1_hits)));
+    r.stats.push_back(stat_value(stat::l1_misses, static_cast<double>(k.l1_misses)));
     if (traffic.l2_accesses > 0) {
-        stat("simt.l2_hits", "accesses", "L2 lookups that hit", static_cast<double>(traffic.l2_hits));
-        stat("simt.l2_accesses", "accesses", "L2 lookups (one per sector)", static_cast<double>(traffic.l2_accesses));
-        stat("simt.l2_hit_rate", "ratio", "L2 hits / lookups",
-             static_cast<double>(traffic.l2_hits) / static_cast<double>(traffic.l2_accesses));
+        r.stats.push_back(stat_value(stat::l2_hits, static_cast<double>(traffic.l2_hits)));
+        r.stats.push_back(stat_value(stat::l2_accesses, static_cast<double>(traffic.l2_accesses)));
+        r.stats.push_back(stat_value(stat::l2_hit_rate, static_cast<double>(traffic.l2_hits) / static_cast<double>(traffic.l2_accesses)));
     }
     if (traffic.l2_read_bytes + traffic.l2_write_bytes > 0) {
         const double cycle_ns = 1e9 / params_.clock_hz;
-        stat("simt.memory_latency_avg_cycles", "cycles", "sector leaving the SM to data back / write accepted, mean",
-             traffic.average_latency_ns / cycle_ns);
-        stat("simt.memory_latency_max_cycles", "cycles", "sector leaving the SM to data back / write accepted, max",
-             traffic.max_latency_ns / cycle_ns);
+        r.stats.push_back(stat_value(stat::memory_latency_avg_cycles, traffic.average_latency_ns / cycle_ns));
+        r.stats.push_back(stat_value(stat::memory_latency_max_cycles, traffic.max_latency_ns / cycle_ns));
     }
     if (hbm_per_cycle > 0) {
-        stat("simt.hbm_row_hits", "bursts", "HBM bursts that found their row open", static_cast<double>(traffic.hbm_row_hits));
-        stat("simt.hbm_row_misses", "bursts", "HBM bursts that opened a row in an idle bank",
-             static_cast<double>(traffic.hbm_row_misses));
-        stat("simt.hbm_row_conflicts", "bursts", "HBM bursts that closed another row first",
-             static_cast<double>(traffic.hbm_row_conflicts));
+        r.stats.push_back(stat_value(stat::hbm_row_hits, static_cast<double>(traffic.hbm_row_hits)));
+        r.stats.push_back(stat_value(stat::hbm_row_misses, static_cast<double>(traffic.hbm_row_misses)));
+        r.stats.push_back(stat_value(stat::hbm_row_conflicts, static_cast<double>(traffic.hbm_row_conflicts)));
     }
     if (hbm_per_cycle > 0)
-        stat("simt.hbm_bytes_per_cycle", "bytes/cycle", "achieved HBM bandwidth over the kernel's cycles (peak: " +
-             std::to_string(hbm_per_cycle) + ")", static_cast<double>(traffic.hbm_bytes()) / static_cast<double>(k.cycles));
+        r.stats.push_back(stat_value(stat::hbm_bytes_per_cycle,
+                                      static_cast<double>(traffic.hbm_bytes()) / static_cast<double>(k.cycles)));
     return r;
 }
 

@@ -1,4 +1,5 @@
 #include "models/gpu/reduction.h"
+#include "models/gpu/gpu_stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -463,13 +464,10 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         static_cast<std::int64_t>(std::max(1, target.sms)) * blocks_per_sm(*kernel, threads, target);
     out.dims = {static_cast<std::uint32_t>(std::min((rows + rows_per_block - 1) / rows_per_block, wave)), threads};
 
-    out.stats.push_back({"gpu.grid", "blocks", "blocks of the grid-stride launch over rows",
-                         static_cast<double>(out.dims.grid)});
-    out.stats.push_back({"gpu.block", "threads", "threads per block", static_cast<double>(out.dims.block)});
-    out.stats.push_back({"gpu.variant", "enum", "0: one warp per row (cols <= 1024), 1: one block per row",
-                         variant == ReductionVariant::warp_per_row ? 0.0 : 1.0});
-    out.stats.push_back({"gpu.rows_per_block", "rows", "rows a block owns per grid-stride trip",
-                         static_cast<double>(rows_per_block)});
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));
+    out.stats.push_back(stat_value(stat::block, static_cast<double>(out.dims.block)));
+    out.stats.push_back(stat_value(stat::variant, variant == ReductionVariant::warp_per_row ? 0.0 : 1.0));
+    out.stats.push_back(stat_value(stat::rows_per_block, static_cast<double>(rows_per_block)));
 
     if (target.real_data) {
         if (ln)

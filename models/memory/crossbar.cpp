@@ -1,4 +1,5 @@
 #include "models/memory/crossbar.h"
+#include "models/memory/memory_stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,11 +36,11 @@ Crossbar::Crossbar(const CrossbarParams& p) : params_(p) {
 }
 
 void Crossbar::register_stats(StatsRegistry& r, const std::string& prefix) const {
-    r.add(prefix + ".transfers", "transfers", "transfers through the crossbar", &stats_.transfers);
-    r.add(prefix + ".bytes", "bytes", "bytes through the crossbar", &stats_.bytes);
-    r.add(prefix + ".input_wait_ps", "ps", "time lost waiting for busy input ports", &stats_.input_wait_ps);
-    r.add(prefix + ".output_wait_ps", "ps", "time spent buffered, waiting for busy output ports", &stats_.output_wait_ps);
-    r.add(prefix + ".backpressure_ps", "ps", "time held at input ports by full output buffers", &stats_.backpressure_ps);
+    r.add(stat::crossbar_transfers, {prefix}, &stats_.transfers);
+    r.add(stat::crossbar_bytes, {prefix}, &stats_.bytes);
+    r.add(stat::crossbar_input_wait_ps, {prefix}, &stats_.input_wait_ps);
+    r.add(stat::crossbar_output_wait_ps, {prefix}, &stats_.output_wait_ps);
+    r.add(stat::crossbar_backpressure_ps, {prefix}, &stats_.backpressure_ps);
 }
 
 // bytes / bytes_per_cycle_per_port cycles, rounded to the picosecond; a transfer of 0 bytes

@@ -1,4 +1,5 @@
 #include "models/memory/dram.h"
+#include "models/memory/memory_stats.h"
 
 #include <algorithm>
 #include <cctype>
@@ -579,25 +580,26 @@ void Dram::record_request(bool write, std::uint32_t bytes, Picoseconds latency) 
     latency_.record(latency);
 }
 
-void DramController::register_stats(StatsRegistry& r, const std::string& prefix) const {
-    r.add(prefix + ".reads", "bursts", "read bursts", &stats_.reads);
-    r.add(prefix + ".writes", "bursts", "write bursts", &stats_.writes);
-    r.add(prefix + ".row_hits", "bursts", "bursts that found their row open", &stats_.row_hits);
-    r.add(prefix + ".row_misses", "bursts", "bursts that opened a row in an idle bank", &stats_.row_misses);
-    r.add(prefix + ".row_conflicts", "bursts", "bursts that closed another row first", &stats_.row_conflicts);
-    r.add(prefix + ".activates", "commands", "ACT commands", &stats_.activates);
-    r.add(prefix + ".precharges", "commands", "PRE commands (explicit and automatic)", &stats_.precharges);
-    r.add(prefix + ".refreshes", "commands", "all-bank refreshes", &stats_.refreshes);
-    r.add(prefix + ".bus_busy_ps", "ps", "time the data bus carried data", &stats_.bus_busy_ps);
+void DramController::register_stats(StatsRegistry& r, const std::string& dram, int channel_index) const {
+    const std::string channel = std::to_string(channel_index);
+    r.add(stat::dram_channel_reads, {dram, channel}, &stats_.reads);
+    r.add(stat::dram_channel_writes, {dram, channel}, &stats_.writes);
+    r.add(stat::dram_channel_row_hits, {dram, channel}, &stats_.row_hits);
+    r.add(stat::dram_channel_row_misses, {dram, channel}, &stats_.row_misses);
+    r.add(stat::dram_channel_row_conflicts, {dram, channel}, &stats_.row_conflicts);
+    r.add(stat::dram_channel_activates, {dram, channel}, &stats_.activates);
+    r.add(stat::dram_channel_precharges, {dram, channel}, &stats_.precharges);
+    r.add(stat::dram_channel_refreshes, {dram, channel}, &stats_.refreshes);
+    r.add(stat::dram_channel_bus_busy_ps, {dram, channel}, &stats_.bus_busy_ps);
 }
 
 void Dram::register_stats(StatsRegistry& r, const std::string& prefix) const {
-    r.add(prefix + ".reads", "requests", "read requests", &reads_);
-    r.add(prefix + ".writes", "requests", "write requests", &writes_);
-    r.add(prefix + ".bytes_read", "bytes", "bytes read", &bytes_read_);
-    r.add(prefix + ".bytes_written", "bytes", "bytes written", &bytes_written_);
+    r.add(stat::dram_reads, {prefix}, &reads_);
+    r.add(stat::dram_writes, {prefix}, &writes_);
+    r.add(stat::dram_bytes_read, {prefix}, &bytes_read_);
+    r.add(stat::dram_bytes_written, {prefix}, &bytes_written_);
     for (std::size_t i = 0; i < controllers_.size(); ++i)
-        controllers_[i].register_stats(r, prefix + ".ch" + std::to_string(i));
+        controllers_[i].register_stats(r, prefix, static_cast<int>(i));
 }
 
 DramStats Dram::stats() const {

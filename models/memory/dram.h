@@ -179,8 +179,8 @@ public:
     Issued decide();
 
     const DramUnitStats& stats() const { return stats_; }
-    // Registers this controller's counters as prefix.reads, prefix.row_hits, ...
-    void register_stats(StatsRegistry& registry, const std::string& prefix) const;
+    // Registers this controller's counters as DRAM.chCHANNEL.reads, .row_hits, ... (DRAM: the device's path).
+    void register_stats(StatsRegistry& registry, const std::string& dram, int channel) const;
     static constexpr Picoseconds kNeverPs = ~Picoseconds{0};
 
 private:

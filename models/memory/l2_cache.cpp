@@ -1,6 +1,7 @@
 #include "models/memory/l2_cache.h"
 
 #include "models/memory/dram.h"
+#include "models/memory/memory_stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,18 +132,18 @@ Picoseconds L2Cache::occupancy_ps_uncached(std::uint32_t bytes) const {
 }
 
 void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const {
-    r.add(prefix + ".accesses", "requests", "requests (split at line boundaries)", &stats_.accesses);
-    r.add(prefix + ".hits", "requests", "all requested sectors present", &stats_.hits);
-    r.add(prefix + ".misses", "requests", "line, sector or in-flight misses", &stats_.misses);
-    r.add(prefix + ".sector_misses", "requests", "line present, some sectors missing", &stats_.sector_misses);
-    r.add(prefix + ".mshr_merges", "requests", "misses merged into a fill in flight", &stats_.mshr_merges);
-    r.add(prefix + ".evictions", "lines", "valid lines replaced", &stats_.evictions);
-    r.add(prefix + ".writebacks", "lines", "dirty lines written back", &stats_.writebacks);
-    r.add(prefix + ".bytes_read", "bytes", "bytes read by requesters", &stats_.bytes_read);
-    r.add(prefix + ".bytes_written", "bytes", "bytes written by requesters", &stats_.bytes_written);
-    r.add(prefix + ".fill_bytes", "bytes", "bytes fetched from the next level", &stats_.fill_bytes);
-    r.add(prefix + ".writeback_bytes", "bytes", "bytes written to the next level", &stats_.writeback_bytes);
-    r.add(prefix + ".busy_ps", "ps", "slice port occupancy, summed over slices", &stats_.busy_ps);
+    r.add(stat::l2_accesses, {prefix}, &stats_.accesses);
+    r.add(stat::l2_hits, {prefix}, &stats_.hits);
+    r.add(stat::l2_misses, {prefix}, &stats_.misses);
+    r.add(stat::l2_sector_misses, {prefix}, &stats_.sector_misses);
+    r.add(stat::l2_mshr_merges, {prefix}, &stats_.mshr_merges);
+    r.add(stat::l2_evictions, {prefix}, &stats_.evictions);
+    r.add(stat::l2_writebacks, {prefix}, &stats_.writebacks);
+    r.add(stat::l2_bytes_read, {prefix}, &stats_.bytes_read);
+    r.add(stat::l2_bytes_written, {prefix}, &stats_.bytes_written);
+    r.add(stat::l2_fill_bytes, {prefix}, &stats_.fill_bytes);
+    r.add(stat::l2_writeback_bytes, {prefix}, &stats_.writeback_bytes);
+    r.add(stat::l2_busy_ps, {prefix}, &stats_.busy_ps);
 }
 
 int L2Cache::slice_of(std::uint64_t address) const {

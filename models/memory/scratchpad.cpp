@@ -1,4 +1,5 @@
 #include "models/memory/scratchpad.h"
+#include "models/memory/memory_stats.h"
 
 #include <algorithm>
 
@@ -61,11 +62,11 @@ void Scratchpad::free(std::int64_t offset) {
 }
 
 void Scratchpad::register_stats(StatsRegistry& r, const std::string& prefix) const {
-    r.add(prefix + ".reads", "accesses", "read accesses", &stats_.reads);
-    r.add(prefix + ".writes", "accesses", "write accesses", &stats_.writes);
-    r.add(prefix + ".bytes_read", "bytes", "bytes read", &stats_.bytes_read);
-    r.add(prefix + ".bytes_written", "bytes", "bytes written", &stats_.bytes_written);
-    r.add(prefix + ".busy_ps", "ps", "bank array occupancy, summed over ports", &stats_.busy_ps);
+    r.add(stat::scratchpad_reads, {prefix}, &stats_.reads);
+    r.add(stat::scratchpad_writes, {prefix}, &stats_.writes);
+    r.add(stat::scratchpad_bytes_read, {prefix}, &stats_.bytes_read);
+    r.add(stat::scratchpad_bytes_written, {prefix}, &stats_.bytes_written);
+    r.add(stat::scratchpad_busy_ps, {prefix}, &stats_.busy_ps);
 }
 
 std::int64_t Scratchpad::access_cycles(std::int64_t address, std::int64_t bytes) const {

@@ -7,6 +7,7 @@
 
 #include "models/tpu/gemm_split.h"
 #include "models/tpu/tpu_hierarchy.h"
+#include "models/tpu/tpu_stats.h"
 
 namespace accelsim::tpu {
 
@@ -168,8 +169,8 @@ TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t in
             stats = it->second;
         }
         const int core = static_cast<int>(u) / params_.mxus_per_core, unit = static_cast<int>(u) % params_.mxus_per_core;
-        const std::string prefix = "chip.core" + std::to_string(core) + ".mxu" + std::to_string(unit) + ".";
-        r.stats.push_back({prefix + "busy_cycles", "cycles", "cycles this MXU ran its part", double(stats.cycles)});
+        r.stats.push_back(stat_value(stat::mxu_unit_busy_cycles, {std::to_string(core), std::to_string(unit)},
+                                     double(stats.cycles)));
         if (stats.cycles > slowest) {
             slowest = stats.cycles;
             compute = stats.compute_cycles;
@@ -184,14 +185,13 @@ TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t in
     const double peak = static_cast<double>(units()) * mxu.rows * mxu.cols * rate;
     r.mxu_utilization = static_cast<double>(g.macs()) / (peak * static_cast<double>(r.cycles));
     r.utilization = r.mxu_utilization;
-    r.stats.push_back({"chip.mxus_used", "units", "MXUs the op was split over", double(parts.size())});
-    r.stats.push_back({"chip.slowest_mxu.compute_cycles", "cycles", "slowest MXU: operands entering the array", double(compute)});
-    r.stats.push_back({"chip.slowest_mxu.fill_drain_cycles", "cycles", "slowest MXU: wavefront filling/draining", double(fill_drain)});
-    r.stats.push_back({"chip.slowest_mxu.weight_load_stall_cycles", "cycles", "slowest MXU: waiting for a weight tile", double(weight_stall)});
-    r.stats.push_back({"chip.slowest_mxu.drain_stall_cycles", "cycles", "slowest MXU: waiting for result buses (os)", double(drain_stall)});
-    r.stats.push_back({"chip.mxu.folds", "tiles", "weight tiles mapped on all MXUs", double(folds)});
-    r.stats.push_back({"chip.mxu.mapping_efficiency", "ratio", "mean share of PEs holding useful work per fold",
-                       folds > 0 ? mapping_weighted / static_cast<double>(folds) : 0.0});
+    r.stats.push_back(stat_value(stat::mxus_used, double(parts.size())));
+    r.stats.push_back(stat_value(stat::slowest_mxu_compute_cycles, double(compute)));
+    r.stats.push_back(stat_value(stat::slowest_mxu_fill_drain_cycles, double(fill_drain)));
+    r.stats.push_back(stat_value(stat::slowest_mxu_weight_load_stall_cycles, double(weight_stall)));
+    r.stats.push_back(stat_value(stat::slowest_mxu_drain_stall_cycles, double(drain_stall)));
+    r.stats.push_back(stat_value(stat::mxu_folds, double(folds)));
+    r.stats.push_back(stat_value(stat::mxu_mapping_efficiency, folds > 0 ? mapping_weighted / static_cast<double>(folds) : 0.0));
     if (validate) {
         if (op.kind == OpKind::conv2d) {
             r.numerics = check_conv(op.conv, op.dtype, conv, c);

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include "models/tpu/tpu_vector.h"
+#include "models/tpu/tpu_stats.h"
 
 namespace accelsim::tpu {
 
@@ -186,65 +187,45 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
         dma_wait += s.dma_wait_cycles;
         fill += s.fill_cycles;
         cold += s.cold_steps;
-        const std::string prefix = "chip.core" + std::to_string(c) + ".";
-        r.stats.push_back({prefix + (plan.unit == "mxu" ? "mxu" : "vpu") + ".busy_cycles", "cycles",
-                           "cycles the core's compute unit worked", double(s.busy_cycles)});
-        r.stats.push_back({prefix + "dma.bytes_in", "bytes", "HBM to VMEM", double(s.bytes_in)});
-        r.stats.push_back({prefix + "dma.bytes_out", "bytes", "VMEM to HBM", double(s.bytes_out)});
-        r.stats.push_back({prefix + "stall.dma_cycles", "cycles", "compute idle waiting for a DMA tile",
-                           double(s.dma_wait_cycles)});
-        r.stats.push_back({prefix + "steps", "tiles", "pipeline steps (tiles) of this core",
-                           double(plan.cores[static_cast<std::size_t>(c)].size())});
+        const std::string core = std::to_string(c);
+        r.stats.push_back(stat_value(plan.unit == "mxu" ? stat::core_mxu_busy_cycles : stat::core_vpu_busy_cycles,
+                                     {core}, double(s.busy_cycles)));
+        r.stats.push_back(stat_value(stat::core_dma_bytes_in, {core}, double(s.bytes_in)));
+        r.stats.push_back(stat_value(stat::core_dma_bytes_out, {core}, double(s.bytes_out)));
+        r.stats.push_back(stat_value(stat::core_stall_dma_cycles, {core}, double(s.dma_wait_cycles)));
+        r.stats.push_back(stat_value(stat::core_steps, {core}, double(plan.cores[static_cast<std::size_t>(c)].size())));
     }
     r.bytes["hbm"] = hbm_in + hbm_out;
     r.bytes["scratchpad"] = vmem;
     if (params_.cmem_enabled()) r.bytes["cmem"] = cmem_in + cmem_out;
     const double seconds = cycles / hz;
-    r.stats.push_back({"chip.hbm.bytes_read", "bytes", "read from HBM by the DMA engines", double(hbm_in)});
-    r.stats.push_back({"chip.hbm.bytes_written", "bytes", "written to HBM by the DMA engines", double(hbm_out)});
-    r.stats.push_back({"chip.hbm.achieved_bytes_per_second", "bytes/s", "HBM bytes over the op's wall time",
-                       double(hbm_in + hbm_out) / seconds});
-    r.stats.push_back({"chip.vmem.achieved_bytes_per_second", "bytes/s", "VMEM bytes over the op's wall time",
-                       double(vmem) / seconds});
+    r.stats.push_back(stat_value(stat::hbm_bytes_read, double(hbm_in)));
+    r.stats.push_back(stat_value(stat::hbm_bytes_written, double(hbm_out)));
+    r.stats.push_back(stat_value(stat::hbm_achieved_bytes_per_second, double(hbm_in + hbm_out) / seconds));
+    r.stats.push_back(stat_value(stat::vmem_achieved_bytes_per_second, double(vmem) / seconds));
     if (params_.cmem_enabled()) {
-        r.stats.push_back({"chip.cmem.bytes_read", "bytes",
-                           "read from CMEM by the DMA engines (the previous op's output, tiles read again)",
-                           double(cmem_in)});
-        r.stats.push_back({"chip.cmem.bytes_written", "bytes",
-                           "copies left in CMEM (the output for the next op, tiles that will be read again)",
-                           double(cmem_out)});
-        r.stats.push_back({"chip.cmem.achieved_bytes_per_second", "bytes/s", "CMEM bytes over the op's wall time",
-                           double(cmem_in + cmem_out) / seconds});
-        r.stats.push_back({"chip.cmem.hbm_bytes_saved", "bytes",
-                           "HBM reads replaced by CMEM reads (first input from the previous op, re-read tiles)",
-                           double(cmem_in)});
+        r.stats.push_back(stat_value(stat::cmem_bytes_read, double(cmem_in)));
+        r.stats.push_back(stat_value(stat::cmem_bytes_written, double(cmem_out)));
+        r.stats.push_back(stat_value(stat::cmem_achieved_bytes_per_second, double(cmem_in + cmem_out) / seconds));
+        r.stats.push_back(stat_value(stat::cmem_hbm_bytes_saved, double(cmem_in)));
     }
-    r.stats.push_back({"chip.stall.dma_cycles", "cycles", "sum over cores of compute idle waiting on DMA", double(dma_wait)});
-    r.stats.push_back({"chip.stall.weight_load_cycles", "cycles",
-                       "sum over cores of MXU fill/weight-load cycles of tiles started from idle",
-                       plan.unit == "mxu" ? double(fill) : 0.0});
-    r.stats.push_back({"chip.stall.vector_unit_cycles", "cycles",
-                       "MXU waiting on the vector unit (0: ops run one at a time, fused work is charged to the "
-                       "elementwise op)", 0.0});
-    r.stats.push_back({"chip.cold_steps", "tiles", "tiles that started on an idle unit", double(cold)});
-    r.stats.push_back({"chip.tile.batch", "elements", "tile batch", double(plan.tile.batch)});
-    r.stats.push_back({"chip.tile.m", "elements", "tile rows (vector ops: elements per tile)", double(plan.tile.m)});
-    r.stats.push_back({"chip.tile.n", "elements", "tile columns", double(plan.tile.n)});
-    r.stats.push_back({"chip.tile.k", "elements", "tile reduction length", double(plan.tile.k)});
-    r.stats.push_back({"chip.vmem.footprint_bytes", "bytes", "VMEM one core uses, double-buffered",
-                       double(plan.vmem_footprint)});
-    r.stats.push_back({"chip.wall_time_seconds", "s", "cycles at the chip clock", seconds});
+    r.stats.push_back(stat_value(stat::stall_dma_cycles, double(dma_wait)));
+    r.stats.push_back(stat_value(stat::stall_weight_load_cycles, plan.unit == "mxu" ? double(fill) : 0.0));
+    r.stats.push_back(stat_value(stat::stall_vector_unit_cycles, 0.0));
+    r.stats.push_back(stat_value(stat::cold_steps, double(cold)));
+    r.stats.push_back(stat_value(stat::tile_batch, double(plan.tile.batch)));
+    r.stats.push_back(stat_value(stat::tile_m, double(plan.tile.m)));
+    r.stats.push_back(stat_value(stat::tile_n, double(plan.tile.n)));
+    r.stats.push_back(stat_value(stat::tile_k, double(plan.tile.k)));
+    r.stats.push_back(stat_value(stat::vmem_footprint_bytes, double(plan.vmem_footprint)));
+    r.stats.push_back(stat_value(stat::wall_time_seconds, seconds));
     r.hbm_bytes_not_read = plan.hbm_read_saved;
     r.hbm_bytes_not_written = plan.hbm_write_saved;
     r.cmem_compulsory_bytes = plan.cmem_read + plan.cmem_written;
     if (place.input == InputFrom::vmem || place.output == OutputTo::vmem) {
         r.fused = true;
         r.fused_hbm_bytes_saved = place.input == InputFrom::vmem ? plan.hbm_read_saved : plan.hbm_write_saved;
-        r.stats.push_back({"chip.fusion.hbm_bytes_saved", "bytes",
-                           place.input == InputFrom::vmem
-                               ? "input read from VMEM (the producing GEMM's output) instead of HBM"
-                               : "output left in VMEM for the fused elementwise op instead of written to HBM",
-                           double(r.fused_hbm_bytes_saved)});
+        r.stats.push_back(stat_value(stat::fusion_hbm_bytes_saved, double(r.fused_hbm_bytes_saved)));
     }
     const double mxu_peak = static_cast<double>(params_.cores) * params_.mxus_per_core * params_.mxu.rows *
                             params_.mxu.cols * params_.mxu.macs_per_pe_per_cycle.of(op.dtype);
@@ -259,8 +240,8 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
         r.mxu_utilization = 0.0;
         r.utilization = r.vector_utilization;
     }
-    r.stats.push_back({"chip.mxu.utilization", "ratio", "useful MACs / (all MXU PEs x cycles)", *r.mxu_utilization});
-    r.stats.push_back({"chip.vpu.utilization", "ratio", "element-ops / (all vector ALUs x cycles)", *r.vector_utilization});
+    r.stats.push_back(stat_value(stat::mxu_utilization, *r.mxu_utilization));
+    r.stats.push_back(stat_value(stat::vpu_utilization, *r.vector_utilization));
 
     if (validate) {
         if (is_gemm_like(op.kind)) r.numerics = validate_gemm(op, plan, op_index);

@@ -12,6 +12,7 @@
 #include "sim/cli/vcd_option.h"
 #include "sim/compare/compare_command.h"
 #include "sim/config/config_docs.h"
+#include "sim/report/stat_docs.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
@@ -41,6 +42,7 @@ const char* kUsage =
     "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
     "       accelsim sweep SPEC.json [-j N] [-o DIR]        design-space sweep (also merge, plot)\n"
     "       accelsim config-docs [--update FILE | --check FILE]   the config key table (docs/config.md)\n"
+    "       accelsim stat-docs [--update FILE | --check FILE]     every stat with its unit (docs/stats.md)\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
     "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
@@ -178,6 +180,7 @@ std::vector<Subcommand> subcommands() {
             {"occupancy", run_occupancy_command},
             {"compare", run_compare_command},
             {"config-docs", run_config_docs_command},
+            {"stat-docs", run_stat_docs_command},
             {"sweep", run_sweep_command}};
 }
 }  // namespace

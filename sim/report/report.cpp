@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "models/gpu/gpu_stats.h"
+
 namespace accelsim {
 
 using nlohmann::json;
@@ -106,8 +108,11 @@ json op_json(const OpReport& r) {
     o["roofline"] = roof;
     if (!r.stats.empty()) {
         json stats = json::object();
-        for (const auto& s : r.stats)
-            stats[s.name] = {{"value", s.value}, {"unit", s.unit}, {"description", s.description}};
+        for (const auto& s : r.stats) {
+            json& st = stats[s.name];
+            st = {{"value", s.value}, {"unit", std::string(s.unit())}, {"description", std::string(s.description())}};
+            if (!s.def->formula().empty()) st["formula"] = std::string(s.def->formula());
+        }
         o["stats"] = stats;
     }
     if (r.numerics)
@@ -129,12 +134,6 @@ std::string fixed(double v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
-}
-
-std::optional<double> find_stat(const OpReport& r, const std::string& name) {
-    for (const auto& st : r.stats)
-        if (st.name == name) return st.value;
-    return std::nullopt;
 }
 
 std::string percent(std::optional<double> v) { return v ? fixed(*v * 100.0, 1) + "%" : "-"; }
@@ -342,24 +341,24 @@ void write_table(std::ostream& out, const RunReport& report) {
             out << line;
             header_done = true;
         }
-        const auto stall_share = [&](const char* name) {
-            const double issued = find_stat(r, "simt.slots.issued").value_or(0);
-            const double idle = find_stat(r, "simt.stall.idle").value_or(0);
-            const double sb = find_stat(r, "simt.stall.scoreboard").value_or(0);
-            const double pipe = find_stat(r, "simt.stall.pipeline").value_or(0);
-            const double bar = find_stat(r, "simt.stall.barrier").value_or(0);
-            const double slots = issued + idle + sb + pipe + bar;
-            const auto v = find_stat(r, name);
+        namespace gs = gpu::stat;
+        const auto stat_of = [&](const StatDef& def) { return find_stat(r.stats, def); };
+        const auto stall_share = [&](const StatDef& def) {
+            double slots = 0;
+            for (const StatDef* d : {&gs::slots_issued, &gs::stall_idle, &gs::stall_scoreboard, &gs::stall_pipeline,
+                                     &gs::stall_barrier})
+                slots += stat_of(*d).value_or(0);
+            const auto v = stat_of(def);
             return v && slots > 0 ? std::optional<double>(*v / slots) : std::nullopt;
         };
-        const auto ipc = find_stat(r, "simt.ipc");
+        const auto ipc = stat_of(gs::ipc);
         const std::string occupancy = percent(r.occupancy_theoretical) + "/" + percent(r.occupancy_achieved);
         std::snprintf(line, sizeof line, "  %-*s  %7s  %13s  %6s  %9s  %11s  %9s  %8s\n", static_cast<int>(name_w),
                       r.op.name.c_str(), ipc ? fixed(*ipc, 2).c_str() : "-", occupancy.c_str(),
-                      percent(r.simd_efficiency).c_str(), percent(stall_share("simt.stall.idle")).c_str(),
-                      percent(stall_share("simt.stall.scoreboard")).c_str(),
-                      percent(stall_share("simt.stall.pipeline")).c_str(),
-                      percent(stall_share("simt.stall.barrier")).c_str());
+                      percent(r.simd_efficiency).c_str(), percent(stall_share(gs::stall_idle)).c_str(),
+                      percent(stall_share(gs::stall_scoreboard)).c_str(),
+                      percent(stall_share(gs::stall_pipeline)).c_str(),
+                      percent(stall_share(gs::stall_barrier)).c_str());
         out << line;
     }
     if (header_done)

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "models/gpu/gpu_stats.h"
 #include "sim/engine/engine.h"
 #include "sim/report/report.h"
 
@@ -121,12 +122,10 @@ TEST(Report, TableShowsTheSimtBlockWithStallShares) {
     r.simd_efficiency = 0.75;
     // 400 slots issued, 100 idle, 300 scoreboard, 200 pipeline, 0 barrier: 1000 scheduler-cycles,
     // so the shares are 10.0%, 30.0%, 20.0% and 0.0%.
-    r.stats = {{"simt.ipc", "ratio", "", 2.5},
-               {"simt.slots.issued", "scheduler-cycles", "", 400},
-               {"simt.stall.idle", "scheduler-cycles", "", 100},
-               {"simt.stall.scoreboard", "scheduler-cycles", "", 300},
-               {"simt.stall.pipeline", "scheduler-cycles", "", 200},
-               {"simt.stall.barrier", "scheduler-cycles", "", 0}};
+    namespace gs = gpu::stat;
+    r.stats = {stat_value(gs::ipc, 2.5),          stat_value(gs::slots_issued, 400),
+               stat_value(gs::stall_idle, 100),   stat_value(gs::stall_scoreboard, 300),
+               stat_value(gs::stall_pipeline, 200), stat_value(gs::stall_barrier, 0)};
     report.ops.push_back(r);
     std::ostringstream table;
     write_table(table, report);

@@ -20,6 +20,9 @@ using namespace accelsim;
 
 namespace {
 
+// The toy chip's one stat, defined once like every model's.
+const StatDef kToyBoundCycles{"toy.bound_cycles", StatUnit::cycles, "the roofline bound, before rounding up"};
+
 // One compute unit of `macs_per_cycle` MACs (and element-ops) per cycle for every dtype, and an
 // HBM of `hbm_bytes_per_cycle`.
 class ToyRooflineChip final : public ChipModel {
@@ -29,7 +32,7 @@ public:
     OpReport run(const Op& op, const Op*) override {
         OpReport r = roofline_only(op, *this);
         r.model = "toy";
-        r.stats.push_back({"toy.bound_cycles", "cycles", "the roofline bound, before rounding up", r.roofline.bound_cycles});
+        r.stats.push_back(stat_value(kToyBoundCycles, r.roofline.bound_cycles));
         return r;
     }
     ComputeUnit compute_unit_for(const Op& op) const override {

@@ -51,9 +51,11 @@ inline Op elementwise(OpKind kind, std::int64_t elements) {
     return op;
 }
 
+// The value of the op's stat `name`; a missing stat is a test failure (and -1).
 inline double stat(const TpuOpResult& r, const std::string& name) {
     for (const auto& s : r.stats)
         if (s.name == name) return s.value;
+    ADD_FAILURE() << "no stat " << name;
     return -1;
 }
 
