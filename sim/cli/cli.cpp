@@ -13,6 +13,7 @@
 #include "sim/compare/compare_command.h"
 #include "sim/config/config_docs.h"
 #include "sim/report/stat_docs.h"
+#include "sim/advise/advise_command.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
@@ -41,6 +42,7 @@ const char* kUsage =
     "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
     "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
     "       accelsim sweep SPEC.json [-j N] [-o DIR]        design-space sweep (also merge, plot)\n"
+    "       accelsim advise --trace MODEL --configs A,B [--batch ...] [--latency-ms X]   which chip, batch, dtype\n"
     "       accelsim config-docs [--update FILE | --check FILE]   the config key table (docs/config.md)\n"
     "       accelsim stat-docs [--update FILE | --check FILE]     every stat with its unit (docs/stats.md)\n"
     "\n"
@@ -181,7 +183,8 @@ std::vector<Subcommand> subcommands() {
             {"compare", run_compare_command},
             {"config-docs", run_config_docs_command},
             {"stat-docs", run_stat_docs_command},
-            {"sweep", run_sweep_command}};
+            {"sweep", run_sweep_command},
+            {"advise", run_advise_command}};
 }
 }  // namespace
 
