@@ -152,6 +152,9 @@ TEST(ShippedConfigs, SystolicPeaksMatchPublishedFigures) {
                             394e12);
     EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::int8),
                             92e12);
+    // v5p: 2 cores x 4 MXUs x 16384 PEs x 2 FLOP x 1.751e9 Hz = 459.1e12; int8 twice that.
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5p.json"), DType::bf16), 459e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5p.json"), DType::int8), 918e12);
     EXPECT_EQ(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::bf16), 0);
 }
 
@@ -180,7 +183,7 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
     // channels x bus width x data rate must give the published peak (bytes/s).
     const std::pair<const char*, double> published[] = {
         {"tpu_v1", 34e9},   {"tpu_v3", 900e9}, {"tpu_v4", 1200e9},
-        {"tpu_v5e", 819e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
+        {"tpu_v5e", 819e9}, {"tpu_v5p", 2765e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
         {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
