@@ -174,6 +174,17 @@ TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(v100, DType::fp16), 125e12);
     EXPECT_WITHIN_1_PERCENT(2.0 * v100.gpu.sms * v100.sm.fp32_lanes * v100.clock_hz(), 15.7e12);
     EXPECT_EQ(tensor_peak_ops(v100, DType::bf16), 0);
+    // L4: 58 SMs x 512 x 2 x 2.04e9 = 121.2e12 (datasheet 121 dense FP16; INT8 242.5 dense, TF32 60).
+    const ChipConfig l4 = load_config(kConfigDir + "l4.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(l4, DType::fp16), 121e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(l4, DType::int8), 242.5e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(l4, DType::fp32), 60e12);
+    EXPECT_WITHIN_1_PERCENT(2.0 * l4.gpu.sms * l4.sm.fp32_lanes * l4.clock_hz(), 30.3e12);
+    // RTX 4090: 128 SMs x 256 x 2 x 2.52e9 = 165.2e12 (FP16 with FP32 accumulate), INT8 660.6.
+    const ChipConfig rtx4090 = load_config(kConfigDir + "rtx4090.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(rtx4090, DType::fp16), 165.2e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(rtx4090, DType::int8), 660.6e12);
+    EXPECT_WITHIN_1_PERCENT(2.0 * rtx4090.gpu.sms * rtx4090.sm.fp32_lanes * rtx4090.clock_hz(), 82.6e12);
     const ChipConfig t4 = load_config(kConfigDir + "t4.json");
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::fp16), 65e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
@@ -184,7 +195,7 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
     const std::pair<const char*, double> published[] = {
         {"tpu_v1", 34e9},   {"tpu_v3", 900e9}, {"tpu_v4", 1200e9},
         {"tpu_v5e", 819e9}, {"tpu_v5p", 2765e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
-        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}};
+        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}, {"l4", 300e9}, {"rtx4090", 1008e9}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
