@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <string_view>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -15,13 +17,28 @@ namespace accelsim {
 
 namespace {
 
-// "A:B" with 0 <= A <= B.
+// The largest cycle a window may name: the SystemC run goes to LAST + 1 ns, held as a double, so
+// LAST must stay exact in one (2^53) and LAST + 1 must not overflow.
+constexpr std::int64_t kMaxWindowCycle = std::int64_t{1} << 53;
+
+// "A:B" with 0 <= A <= B <= kMaxWindowCycle.
 std::pair<std::int64_t, std::int64_t> parse_range(const std::string& text, const char* option) {
-    long long a = 0, b = 0;
-    char extra = 0;
-    if (std::sscanf(text.c_str(), "%lld:%lld%c", &a, &b, &extra) != 2 || a < 0 || b < a)
-        throw InputError(std::string(option) + " '" + text + "': expected FIRST:LAST with 0 <= FIRST <= LAST");
-    return {a, b};
+    const auto bad = [&](const std::string& why) {
+        return InputError(std::string(option) + " '" + text + "': " + why);
+    };
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos) throw bad("expected FIRST:LAST with 0 <= FIRST <= LAST");
+    std::int64_t v[2] = {0, 0};
+    const std::string_view parts[2] = {std::string_view(text).substr(0, colon), std::string_view(text).substr(colon + 1)};
+    for (int i = 0; i < 2; ++i) {
+        const auto [end, ec] = std::from_chars(parts[i].data(), parts[i].data() + parts[i].size(), v[i]);
+        if (ec == std::errc::result_out_of_range || (ec == std::errc() && v[i] > kMaxWindowCycle))
+            throw bad(std::string(parts[i]) + " is beyond the largest allowed value " + std::to_string(kMaxWindowCycle));
+        if (ec != std::errc() || end != parts[i].data() + parts[i].size() || parts[i].empty())
+            throw bad("expected FIRST:LAST with 0 <= FIRST <= LAST");
+    }
+    if (v[0] < 0 || v[1] < v[0]) throw bad("expected FIRST:LAST with 0 <= FIRST <= LAST");
+    return {v[0], v[1]};
 }
 
 }  // namespace

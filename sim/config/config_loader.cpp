@@ -280,6 +280,12 @@ class Loader {
     }
 
     // The file where `path` (or its nearest written ancestor) came from; the top file for defaults.
+    // The file (or --set) that wrote exactly this key, or "" when no file did (a default).
+    std::string written_by(const std::string& path) const {
+        const auto it = origin_.find(path);
+        return it == origin_.end() ? std::string() : it->second;
+    }
+
     std::string origin_of(const std::string& path, const std::string& top_file) const {
         for (std::string p = path; !p.empty(); p = parent_of(p))
             if (const auto it = origin_.find(p); it != origin_.end()) return it->second;
@@ -325,37 +331,53 @@ bool relevant(const KeySpec& spec, const std::string& kind) {
     return !section->only_for || *section->only_for == kind;
 }
 
+// Where the keys of a cross-key error came from, e.g. "configs/a100.json and --set sm.max_warps":
+// each file once, and every key a --set gave by name, so the message blames what the user changed.
+std::string origins_of(const std::vector<std::string>& keys, const Loader& loader, const std::string& top_file) {
+    std::vector<std::string> parts;
+    for (const std::string& key : keys) {
+        const std::string origin = loader.written_by(key);
+        if (origin.empty()) continue;  // a default: nobody to blame
+        const std::string part = origin == kSetLabel ? origin + " " + key : origin;
+        if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+    }
+    if (parts.empty()) return loader.origin_of(keys.front(), top_file);
+    std::string joined;
+    for (std::size_t i = 0; i < parts.size(); ++i) joined += (i == 0 ? "" : " and ") + parts[i];
+    return joined;
+}
+
 void check_consistency(const ChipConfig& c, const Loader& loader, const std::string& top_file) {
-    auto fail = [&](const std::string& path, const std::string& message) {
-        throw InputError(loader.origin_of(path, top_file) + ": " + message);
+    auto fail = [&](const std::vector<std::string>& keys, const std::string& message) {
+        throw InputError(origins_of(keys, loader, top_file) + ": " + message);
     };
     if (c.kind == "systolic") {
         const DTypeRates& r = c.mxu.macs_per_pe_per_cycle;
         if (r.int8 == 0 && r.fp16 == 0 && r.bf16 == 0 && r.fp32 == 0)
-            fail("mxu.macs_per_pe_per_cycle",
+            fail({"mxu.macs_per_pe_per_cycle"},
                  "mxu.macs_per_pe_per_cycle: every rate is 0, so the MXU could run nothing");
     } else {
         const simt::SmSpec& sm = c.sm;
         if (sm.max_threads > 32 * sm.max_warps)
-            fail("sm.max_threads",
+            fail({"sm.max_threads", "sm.max_warps"},
                  "sm.max_threads = " + std::to_string(sm.max_threads) +
                      " exceeds 32 × sm.max_warps = " + std::to_string(32 * sm.max_warps));
         if (sm.max_warps % sm.schedulers != 0)
-            fail("sm.max_warps",
+            fail({"sm.max_warps", "sm.schedulers"},
                  "sm.max_warps = " + std::to_string(sm.max_warps) +
                      " is not a multiple of sm.schedulers = " + std::to_string(sm.schedulers) +
                      " (each scheduler owns an equal share of the warp slots)");
         if (sm.registers % sm.register_alloc_unit != 0)
-            fail("sm.registers", "sm.registers = " + std::to_string(sm.registers) +
+            fail({"sm.registers", "sm.register_alloc_unit"}, "sm.registers = " + std::to_string(sm.registers) +
                                      " is not a multiple of sm.register_alloc_unit = " +
                                      std::to_string(sm.register_alloc_unit));
         if (sm.shared_memory_per_block_bytes > sm.shared_memory_bytes)
-            fail("sm.shared_memory_per_block_bytes",
+            fail({"sm.shared_memory_per_block_bytes", "sm.shared_memory_bytes"},
                  "sm.shared_memory_per_block_bytes = " +
                      std::to_string(sm.shared_memory_per_block_bytes) +
                      " exceeds sm.shared_memory_bytes = " + std::to_string(sm.shared_memory_bytes));
         if (sm.l1_bytes > 0 && sm.l1_bytes < sm.shared_memory_bytes)
-            fail("sm.l1_bytes", "sm.l1_bytes = " + std::to_string(sm.l1_bytes) +
+            fail({"sm.l1_bytes", "sm.shared_memory_bytes"}, "sm.l1_bytes = " + std::to_string(sm.l1_bytes) +
                                     " is smaller than sm.shared_memory_bytes = " +
                                     std::to_string(sm.shared_memory_bytes) +
                                     " (shared memory is carved out of the unified L1)");
@@ -363,17 +385,17 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
     const memory::L2Params& l2 = c.l2;
     const std::int64_t set_bytes = static_cast<std::int64_t>(l2.slices) * l2.ways * l2.line_bytes;
     if (l2.size_bytes % set_bytes != 0)
-        fail("l2.size_bytes",
+        fail({"l2.size_bytes", "l2.slices", "l2.ways", "l2.line_bytes"},
              "l2.size_bytes = " + std::to_string(l2.size_bytes) +
                  " is not a multiple of slices × ways × line_bytes = " + std::to_string(l2.slices) +
                  " × " + std::to_string(l2.ways) + " × " + std::to_string(l2.line_bytes) + " = " +
                  std::to_string(set_bytes));
     if (l2.line_bytes % l2.sector_bytes != 0)
-        fail("l2.line_bytes",
+        fail({"l2.line_bytes", "l2.sector_bytes"},
              "l2.line_bytes = " + std::to_string(l2.line_bytes) +
                  " is not a multiple of l2.sector_bytes = " + std::to_string(l2.sector_bytes));
     if (c.hbm.bus_width_bits % c.hbm.pseudo_channels != 0)
-        fail("hbm.pseudo_channels", "hbm.bus_width_bits = " + std::to_string(c.hbm.bus_width_bits) +
+        fail({"hbm.pseudo_channels", "hbm.bus_width_bits"}, "hbm.bus_width_bits = " + std::to_string(c.hbm.bus_width_bits) +
                                         " cannot be split into hbm.pseudo_channels = " +
                                         std::to_string(c.hbm.pseudo_channels) + " equal buses");
 }
@@ -394,7 +416,7 @@ ChipConfig load_config(const std::string& path, const std::vector<std::string>& 
     for (const auto& [key, value] : tree.items()) {
         const KeySpec* section = find_key(key);
         if (section->only_for && *section->only_for != kind) {
-            throw InputError(loader.origin_of(key, path) + ": section '" + key +
+            throw InputError(origins_of({key, "kind"}, loader, path) + ": section '" + key +
                              "' does not apply to a " + kind + " chip (kind is \"" + kind +
                              "\"; sections '" + key + "' belong to " + *section->only_for + " chips)");
         }

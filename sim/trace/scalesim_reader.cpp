@@ -170,6 +170,7 @@ std::vector<Op> read_scalesim_topology(const std::string& path, DType default_dt
     Form form = Form::conv;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const int line_no = static_cast<int>(i) + 1;
+        trace_detail::require_utf8(path, line_no, lines[i]);
         const std::vector<std::string> fields = split_csv_row(lines[i]);
         if (all_empty(fields)) continue;
         if (!have_header) {

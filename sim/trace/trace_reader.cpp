@@ -123,6 +123,9 @@ class LineFields : public OpFieldSource {
         std::filesystem::path resolved(file);
         if (resolved.is_relative()) resolved = (folder_ / resolved).lexically_normal();
         std::error_code ec;
+        if (std::filesystem::is_directory(resolved, ec))
+            ctx_.error(std::string(ctx_.kind) + " " + key + " '" + file + "' is a directory, not a file (looked for '" +
+                       resolved.string() + "')");
         if (!std::filesystem::is_regular_file(resolved, ec))
             ctx_.error(std::string(ctx_.kind) + " " + key + " '" + file + "' not found (looked for '" + resolved.string() + "')");
         return resolved.string();
@@ -184,6 +187,7 @@ class TextTraceParser {
   private:
     void parse_line(const std::string& raw, int line_no) {
         const std::string_view text = std::string_view(raw).substr(0, raw.find('#'));
+        trace_detail::require_utf8(path_, line_no, text);  // comments may hold anything
         const std::vector<std::string> tokens = split_whitespace(text);
         if (tokens.empty()) return;
 

@@ -166,6 +166,12 @@ TEST(Cli, VcdRecordsTheChosenPeRectangle) {
                   "' --vcd-pes 0:8,0:1").exit_code, 2);
     EXPECT_EQ(run("--config configs/systolic_8x8.json --trace traces/tiny_mixed.trace --vcd '" + vcd.string() +
                   "' --vcd-op nosuchop").exit_code, 2);
+    // A window end past 2^53 (here 2^64 - 1) is refused before it can overflow the run's end time.
+    const Result huge = run("--config configs/systolic_8x8.json --trace traces/tiny_gemm.trace --vcd '" +
+                            vcd.string() + "' --vcd-cycles 0:18446744073709551615");
+    EXPECT_EQ(huge.exit_code, 2);
+    EXPECT_TRUE(contains(huge.err, "18446744073709551615 is beyond the largest allowed value 9007199254740992"))
+        << huge.err;
 }
 
 TEST(Cli, SystemCScheduledRunEqualsThePlainSchedulerOpByOp) {

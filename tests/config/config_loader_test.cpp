@@ -454,11 +454,18 @@ TEST_F(ConfigFiles, ErrorInTheBaseNamesTheBase) {
     EXPECT_EQ(error_of(child), base + ": unknown key 'mxu.rwos' (did you mean 'mxu.rows'?)");
 }
 
-TEST_F(ConfigFiles, IrrelevantSectionNamesTheFileThatWroteIt) {
+TEST_F(ConfigFiles, IrrelevantSectionNamesTheFileThatWroteItAndTheOneThatSetTheKind) {
     const std::string base = write("base.json", kBase);
     const std::string child = write("child.json", R"({ "extends": "base.json", "kind": "simt" })");
-    EXPECT_EQ(error_of(child).rfind(base + ": section 'mxu' does not apply to a simt chip", 0), 0u)
+    EXPECT_EQ(error_of(child).rfind(base + " and " + child + ": section 'mxu' does not apply to a simt chip", 0), 0u)
         << error_of(child);
+}
+
+TEST_F(ConfigFiles, ACrossKeyErrorBlamesTheSetThatBrokeItAsWellAsTheFile) {
+    // sm.max_threads 2048 from the file, sm.max_warps 63 from --set: 32 x 63 = 2016 < 2048.
+    const std::string a100 = std::string(ACCELSIM_SOURCE_DIR) + "/configs/a100.json";
+    EXPECT_EQ(error_of(a100, {"sm.max_warps=63"}),
+              a100 + " and --set sm.max_warps: sm.max_threads = 2048 exceeds 32 × sm.max_warps = 2016");
 }
 
 TEST_F(ConfigFiles, ExtendsCycleIsDetected) {
@@ -522,14 +529,14 @@ TEST_F(ConfigFiles, SetIsValidatedTogetherWithTheFile) {
     // Applied after extends and before the cross-key checks, so an override can break a size rule.
     const std::string path = write("a.json", R"({ "kind": "simt", "clock_mhz": 1000 })");
     EXPECT_EQ(error_of(path, {"l2.size_bytes=1000"}),
-              "--set: l2.size_bytes = 1000 is not a multiple of slices × ways × line_bytes = 1 × "
+              "--set l2.size_bytes: l2.size_bytes = 1000 is not a multiple of slices × ways × line_bytes = 1 × "
               "16 × 128 = 2048");
     EXPECT_EQ(load_config(path, {"l2.size_bytes=4096", "l2.ways=2", "l2.slices=1"}).l2.size_bytes,
               4096);
     // Switching the kind makes the file's systolic sections irrelevant.
     const std::string systolic = write("b.json", kBase);
     EXPECT_EQ(
-        error_of(systolic, {"kind=simt"}).rfind(systolic + ": section 'mxu' does not apply", 0),
+        error_of(systolic, {"kind=simt"}).rfind(systolic + " and --set kind: section 'mxu' does not apply", 0),
         0u);
 }
 

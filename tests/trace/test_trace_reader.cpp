@@ -346,5 +346,36 @@ TEST(TraceReaderErrors, MissingOrUnreadableFile) {
     }
 }
 
+TEST(TraceReaderText, AByteOrderMarkAndLoneCarriageReturnLineEndsAreRead) {
+    // A UTF-8 BOM before the header (Windows editors), and classic Mac OS line ends ("\r" alone).
+    const auto bom = read_trace(test::write_file("bom.trace", "\xEF\xBB\xBF# accelsim-trace 1\nmatmul a m=8 n=8 k=8\n"),
+                                DType::bf16);
+    ASSERT_EQ(bom.size(), 1u);
+    EXPECT_EQ(bom[0].gemm.m, 8);
+    const auto cr = read_trace(test::write_file("cr.trace", "# accelsim-trace 1\rmatmul a m=8 n=8 k=8\rrelu b n=4\r"),
+                               DType::bf16);
+    ASSERT_EQ(cr.size(), 2u);
+    EXPECT_EQ(cr[1].line, 3);  // line numbers count lone "\r" ends too
+}
+
+TEST(TraceReaderErrors, BytesThatAreNotUtf8AreRefusedWithTheirColumn) {
+    EXPECT_EQ(test::read_error("x.trace", "# accelsim-trace 1\nmatmul a\xFF m=8 n=8 k=8\n"),
+              "x.trace:2: byte 0xFF at column 9 is not valid UTF-8 (op names and values must be UTF-8 text)");
+    // An overlong encoding of '/' (0xC0 0xAF) and a UTF-16 surrogate (0xED 0xA0 0x80) are not UTF-8.
+    EXPECT_NE(test::read_error("x.trace", "# accelsim-trace 1\nrelu a\xC0\xAF n=4\n").find("byte 0xC0 at column 7"),
+              std::string::npos);
+    EXPECT_NE(test::read_error("x.trace", "# accelsim-trace 1\nrelu \xED\xA0\x80 n=4\n").find("byte 0xED"),
+              std::string::npos);
+    // Valid multi-byte names and any bytes in comments are fine.
+    EXPECT_EQ(test::read_error("x.trace", "# accelsim-trace 1\nrelu r\xC3\xA9lu_\xE2\x82\xAC n=4  # \xFF\n"),
+              "no error");
+}
+
+TEST(TraceReaderErrors, AKernelFileThatIsADirectoryIsNamedAsSuch) {
+    std::filesystem::create_directories(test::temp_folder() / "kdir");
+    const std::string e = test::read_error("x.trace", "# accelsim-trace 1\nkernel k file=kdir grid=1 block=32\n");
+    EXPECT_EQ(e.rfind("x.trace:2: kernel: kernel file 'kdir' is a directory, not a file (looked for ", 0), 0u) << e;
+}
+
 }  // namespace
 }  // namespace accelsim
