@@ -12,8 +12,9 @@ const ParamTable<CrossbarParams>& crossbar_param_table() {
     static const ParamTable<CrossbarParams> table = [] {
         ParamTable<CrossbarParams> t;
         t.integer("latency_cycles", &CrossbarParams::latency_cycles, 0, 1e6, "One-way latency in core cycles.")
-            .positive("bytes_per_cycle_per_port", &CrossbarParams::bytes_per_cycle_per_port, 1e6,
-                      "Bytes per core cycle through one port (one per core or SM).");
+            // At least 1/1000 B/cycle: slower ports make every time in the run absurd (and overflow it).
+            .number("bytes_per_cycle_per_port", &CrossbarParams::bytes_per_cycle_per_port, 1e-3, 1e6,
+                    "Bytes per core cycle through one port (one per core or SM).");
         return t;
     }();
     return table;

@@ -138,7 +138,8 @@ const ParamTable<DramConfig>& dram_param_table() {
             .integer("pseudo_channels", &DramConfig::pseudo_channels, 1, 16,
                      "Pseudo-channels per channel (they split the channel's bus).")
             .integer("bus_width_bits", &DramConfig::bus_width_bits, 1, 4096, "Data bus width of one channel in bits.")
-            .positive("data_rate_gbps", &DramConfig::data_rate_gbps, 100, "Data rate per pin in Gb/s.")
+            .number("data_rate_gbps", &DramConfig::data_rate_gbps, 1e-3, 100,
+                    "Data rate per pin in Gb/s (at least 1 Mb/s: slower makes every time absurd).")
             .integer("bank_groups", &DramConfig::bank_groups, 1, 64, "Bank groups per (pseudo-)channel.")
             .integer("banks_per_group", &DramConfig::banks_per_group, 1, 64, "Banks per bank group.")
             .integer("row_bytes", &DramConfig::row_bytes, 32, 1 << 20, "Row (page) size in bytes.")

@@ -39,8 +39,8 @@ const ParamTable<L2Params>& l2_param_table() {
             .integer("line_bytes", &L2Params::line_bytes, 1, 4096, "Line size in bytes (a multiple of sector_bytes).")
             .integer("sector_bytes", &L2Params::sector_bytes, 1, 4096, "Sector (fill granule) size in bytes.")
             .integer("mshrs_per_slice", &L2Params::mshrs_per_slice, 1, 65536, "Outstanding misses per slice.")
-            .positive("bytes_per_cycle_per_slice", &L2Params::bytes_per_cycle_per_slice, 1e6,
-                      "Bandwidth of one slice in bytes per core cycle.")
+            .number("bytes_per_cycle_per_slice", &L2Params::bytes_per_cycle_per_slice, 1e-3, 1e6,
+                    "Bandwidth of one slice in bytes per core cycle (at least 1/1000).")
             .integer("hit_latency_cycles", &L2Params::hit_latency_cycles, 0, 1e6,
                      "Load-to-use latency of an L2 hit in core cycles.");
         return t;

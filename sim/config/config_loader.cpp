@@ -161,6 +161,19 @@ json parse_json(const std::string& file, const std::string& text) {
         return json::parse(text, check_duplicates);
     } catch (const json::parse_error& e) {
         throw_syntax_error(file, text, e);
+    } catch (const json::out_of_range& e) {
+        // A number beyond a double (1e400): nlohmann names the token but not where it is.
+        std::string reason = e.what();
+        if (const auto at = reason.find("] "); at != std::string::npos) reason = reason.substr(at + 2);
+        const auto q1 = reason.find('\''), q2 = reason.rfind('\'');
+        const std::string token = q1 != std::string::npos && q2 > q1 ? reason.substr(q1 + 1, q2 - q1 - 1) : "";
+        const std::size_t index = token.empty() ? std::string::npos : text.find(token);
+        if (index == std::string::npos) throw InputError(file + ": " + reason);
+        std::size_t line = 1, line_start = 0;
+        for (std::size_t k = 0; k < index; ++k)
+            if (text[k] == '\n') ++line, line_start = k + 1;
+        throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(index - line_start + 1) + ": " +
+                         reason + " (beyond the range of a double)");
     }
 }
 

@@ -161,9 +161,10 @@ std::vector<KeySpec> build_schema() {
     s.push_back(make("source", KeyType::free_form, nullptr,
                      "Citations: an object of strings (nested objects allowed), e.g. "
                      "`{\"mxu.rows\": \"Jouppi et al. 2017\"}`. Copied to reports unchanged."));
-    KeySpec clock = positive("clock_mhz", 10000, nullptr,
-                             "Core clock in MHz; every cycle count is in this clock.",
-                             top_field(&ChipConfig::clock_mhz));
+    // At least 1 MHz: a slower clock makes picosecond times of ordinary traces overflow.
+    KeySpec clock = number("clock_mhz", 1, 10000, nullptr,
+                           "Core clock in MHz (1 to 10000); every cycle count is in this clock.",
+                           top_field(&ChipConfig::clock_mhz));
     clock.required = true;
     s.push_back(clock);
     s.push_back(choice(

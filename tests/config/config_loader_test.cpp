@@ -278,7 +278,7 @@ TEST_F(ConfigFiles, DefaultsAreFilledForTheChipKindOnly) {
 
 TEST_F(ConfigFiles, MissingRequiredKey) {
     const std::string path = write("a.json", R"({ "kind": "systolic" })");
-    EXPECT_EQ(error_of(path), path + ": missing required key 'clock_mhz' (number in (0, 10000])");
+    EXPECT_EQ(error_of(path), path + ": missing required key 'clock_mhz' (number in [1, 10000])");
 }
 
 // ---------- unknown keys ----------
@@ -342,13 +342,13 @@ TEST_F(ConfigFiles, OutOfRangeNamesKeyValueAndRange) {
               big + ": mxu.cols = 513 is out of range (allowed: integer in [1, 512])");
     const std::string clock = write("c.json", R"({ "kind": "systolic", "clock_mhz": 0 })");
     EXPECT_EQ(error_of(clock),
-              clock + ": clock_mhz = 0 is out of range (allowed: number in (0, 10000])");
+              clock + ": clock_mhz = 0 is out of range (allowed: number in [1, 10000])");
     const std::string bandwidth = write(
         "d.json",
         R"({ "kind": "simt", "clock_mhz": 1000, "l2": { "bytes_per_cycle_per_slice": -64 } })");
     EXPECT_EQ(error_of(bandwidth), bandwidth +
                                        ": l2.bytes_per_cycle_per_slice = -64 is out of range "
-                                       "(allowed: number in (0, 1000000])");
+                                       "(allowed: number in [0.001, 1000000])");
 }
 
 TEST_F(ConfigFiles, BadChoiceListsTheChoices) {
@@ -398,6 +398,20 @@ TEST_F(ConfigFiles, ImpossibleSizesAreErrors) {
 TEST_F(ConfigFiles, MissingFile) {
     const std::string path = (dir_ / "nowhere.json").string();
     EXPECT_EQ(error_of(path), path + ": cannot open");
+}
+
+// Values that make every time in a run absurd (and overflow its picosecond clock) are refused by
+// the loader, naming the key; a number beyond a double names its line and column.
+TEST_F(ConfigFiles, RatesThatMakeTimeAbsurdAreRefused) {
+    const std::string a100 = std::string(ACCELSIM_SOURCE_DIR) + "/configs/a100.json";
+    EXPECT_EQ(error_of(a100, {"interconnect.bytes_per_cycle_per_port=1e-300"}),
+              "--set: interconnect.bytes_per_cycle_per_port = 1e-300 is out of range (allowed: number in [0.001, "
+              "1000000])");
+    EXPECT_EQ(error_of(a100, {"hbm.data_rate_gbps=1e-9"}),
+              "--set: hbm.data_rate_gbps = 1e-09 is out of range (allowed: number in [0.001, 100])");
+    EXPECT_EQ(error_of(a100, {"clock_mhz=0.5"}), "--set: clock_mhz = 0.5 is out of range (allowed: number in [1, 10000])");
+    const std::string huge = write("huge.json", "{\n  \"kind\": \"systolic\",\n  \"clock_mhz\": 1e400\n}\n");
+    EXPECT_EQ(error_of(huge), huge + ":3:16: number overflow parsing '1e400' (beyond the range of a double)");
 }
 
 TEST_F(ConfigFiles, SyntaxErrorGivesLineAndColumn) {
