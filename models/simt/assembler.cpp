@@ -346,7 +346,7 @@ private:
             pattern = base == "ld" ? "dA" : "As";
         } else if (base == "cvt") {
             // cvt.f32.f16.lo|hi, cvt.f32.bf16.lo|hi (unpack), cvt.f16x2.f32, cvt.bf16x2.f32 (pack)
-            const std::string form = mnemonic.substr(4);
+            const std::string form = mnemonic.size() > 4 ? mnemonic.substr(4) : std::string();  // bare "cvt"
             static const std::pair<const char*, Conversion> forms[] = {
                 {"f32.f16.lo", Conversion::f32_f16_lo},   {"f32.f16.hi", Conversion::f32_f16_hi},
                 {"f32.bf16.lo", Conversion::f32_bf16_lo}, {"f32.bf16.hi", Conversion::f32_bf16_hi},

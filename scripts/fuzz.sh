@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (fuzz/, clang, -fsanitize=fuzzer,address,undefined) into
+# build-fuzz/ and runs each for SECONDS (default 60) of wall time, one after the other:
+#   scripts/fuzz.sh            60 s per harness (what .ci/run does)
+#   scripts/fuzz.sh 3600       the one-hour runs of docs/reliability.md
+#   scripts/fuzz.sh 60 assembler trace_reader     only the harnesses named
+# Seeds come from traces/, traces/scalesim/, configs/ and models/simt/kernels/; what the fuzzer
+# finds on top is kept in build-fuzz/corpus/HARNESS/ and reused by the next run. A crash, a
+# sanitizer report, an uncaught exception other than the input error, a hang (>10 s per input)
+# or more than 2 GB of memory fails the run and leaves its reproducer in fuzz-crashes/HARNESS/;
+# replay one with: build-fuzz/fuzz/fuzz_HARNESS fuzz-crashes/HARNESS/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(trace_reader scalesim_reader config_loader assembler)
+
+source scripts/ensure_packages.sh
+ensure_packages "${accelsim_build_packages[@]}" clang libclang-rt-14-dev llvm
+
+build=build-fuzz
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DACCELSIM_FUZZ=ON >/dev/null
+cmake --build "$build" -j "$(nproc)" --target fuzzers
+
+# Seed corpora, rebuilt every run from the shipped files.
+seeds="$build/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"/{trace_reader,scalesim_reader,config_loader,assembler}
+cp traces/*.trace "$seeds/trace_reader/"
+cp traces/scalesim/*.csv "$seeds/scalesim_reader/"
+cp models/simt/kernels/*.sasm "$seeds/assembler/"
+# A config seed is the config, "%%", the config it extends (renamed base.json), "%%", and --set
+# lines (fuzz/config_loader_fuzzer.cpp); one seed per shipped config, two with overrides.
+for config in configs/*.json; do
+    base=$(sed -n 's/^ *"extends": *"\([^"]*\)".*/\1/p' "$config")
+    seed="$seeds/config_loader/$(basename "$config" .json)"
+    {
+        sed 's/^\( *"extends": *\)"[^"]*"/\1"base.json"/' "$config"
+        echo "%%"
+        [ -z "$base" ] || cat "configs/$base"
+        echo "%%"
+    } >"$seed"
+done
+printf 'mxu.rows=64\nmxu.cols=64\nhbm.data_rate_gbps=4.8\n' >>"$seeds/config_loader/tpu_v4"
+printf 'sm.max_warps=32\nclock_mhz=1000\n' >>"$seeds/config_loader/a100"
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+mkdir -p "$build/logs"
+status=0
+for h in "${harnesses[@]}"; do
+    corpus="$build/corpus/$h"
+    crashes="fuzz-crashes/$h"
+    mkdir -p "$corpus" "$crashes"
+    log="$build/logs/$h.log"
+    # Inputs up to 16 KB: every seed but the largest generated traces fits whole.
+    if (cd "$build" && TMPDIR="$PWD" "fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+            -max_len=16384 -print_final_stats=1 -artifact_prefix="../$crashes/" "corpus/$h" "seeds/$h") \
+            >"$log" 2>&1; then
+        rmdir "$crashes" 2>/dev/null || true
+    else
+        echo "FAIL  $h: see $log; reproducer(s) in $crashes/:" >&2
+        ls "$crashes" >&2 || true
+        grep -m1 -A12 '==ERROR\|runtime error\|deadly signal\|Timeout\|out-of-memory' "$log" >&2 || tail -n 30 "$log" >&2
+        status=1
+    fi
+    # The last status line, e.g. "#123456 DONE cov: 1234 ft: 5678 corp: 321/45Kb exec/s: 2000 ...".
+    last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    printf '%-16s %4ss  execs %-10s %s\n' "$h" "$seconds" "${execs:-?}" "$(sed -E 's/^#[0-9]+ +[A-Z]+ +//' <<<"$last")"
+done
+rmdir fuzz-crashes 2>/dev/null || true
+exit $status
