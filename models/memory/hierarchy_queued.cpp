@@ -447,9 +447,21 @@ void MemoryHierarchy::queued_step() {
         line.pop_front();
         next.arrival = std::max(next.arrival, now);
         c.enqueue(next);
+        // This controller acts again only after the others: start loading what it will read then
+        // (the lines in front of full queues outgrow the host caches when the SMs stream).
+        if (!line.empty()) {
+            const auto* first = reinterpret_cast<const char*>(&line.front());
+            __builtin_prefetch(first);
+            __builtin_prefetch(first + sizeof(DramController::Burst) - 1);
+        }
     }
     if (const Picoseconds next = QueuedState::controller_event_time(c, pending); next != kNever)
         q.controller_events.emplace(next, unit);
+    if (!c.empty()) {  // the oldest burst is the likeliest next pick: its request's record
+        const std::uint32_t tag = c.oldest_tag();
+        if (tag & QueuedState::kDirect) __builtin_prefetch(&q.fills[tag & ~QueuedState::kDirect]);
+        else __builtin_prefetch(&q.dram_requests[tag]);
+    }
     std::int64_t fill;
     if (done.tag & QueuedState::kDirect) {
         fill = static_cast<std::int64_t>(done.tag & ~QueuedState::kDirect);
