@@ -172,6 +172,7 @@ public:
     // Queued operation: enqueue while has_space(); the controller decides at next_decision_time().
     bool has_space() const { return static_cast<int>(queue_.size()) < queue_depth_; }
     bool empty() const { return queue_.empty(); }
+    std::uint32_t oldest_tag() const { return queue_.front().tag; }  // the queue must not be empty
     void enqueue(const Burst& burst);
     Picoseconds next_decision_time() const;  // kNeverPs when the queue is empty
     // Picks one queued burst and issues it. FR-FCFS: the burst whose data could move first (row

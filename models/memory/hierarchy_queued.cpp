@@ -2,8 +2,15 @@
 // queued_step, see the declarations) and MemoryHierarchy::run_queued, a traffic driver on top of
 // it. Events: crossbar transfers starting at the head of their requester's queue, L2 lookups at
 // slice arrival, bursts entering controller queues, controller decisions. Ties are broken in that
-// order, then by sequence number, so runs are deterministic; drivers issue before any event of the
-// same time.
+// order, then by sequence number (decisions: by controller), so runs are deterministic; drivers
+// issue before any event of the same time.
+//
+// A burst entering its controller's queue changes that controller's state and nothing else, and
+// only that controller's next decision reads it. So arrivals wait per controller and are applied,
+// in (time, sequence) order, when the controller next acts: at its decision, or at the first
+// arrival when its queue is empty (then no decision is pending). This is the order a global queue
+// of arrivals would give (arrivals precede decisions of the same time), without a global heap of
+// every burst in flight (a thousand entries when the SMs stream).
 #include <algorithm>
 #include <deque>
 #include <queue>
@@ -105,10 +112,13 @@ struct MemoryHierarchy::QueuedState {
         else if (fifo.back().at > at) throw std::logic_error("memory hierarchy: crossbar delivered out of order");
         fifo.push_back(Lookup{at, seq++, piece.address, piece.tag, piece.issued, piece.bytes, piece.slot, piece.write});
     }
-    std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals;
-    std::vector<std::deque<DramController::Burst>> waiting;  // per controller, in front of a full queue
+    // Per controller: bursts on their way (not yet applied), bursts in front of its full queue.
+    std::vector<std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>> arrivals;
+    std::vector<std::deque<DramController::Burst>> waiting;
+    // When each controller acts next (controller_event_time), as (time, controller); entries
+    // that no longer match it are stale and skipped.
     using Event = std::pair<Picoseconds, int>;
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> decisions;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> controller_events;
     std::vector<DramRequest> dram_requests;
     std::vector<std::uint32_t> free_dram_requests;
     // By fill id: one host cache line, so that a landing fill costs one host cache miss. Most
@@ -150,6 +160,11 @@ struct MemoryHierarchy::QueuedState {
     std::vector<L2Cache::NextLevelRequest> requests;
     std::vector<std::pair<std::int64_t, Picoseconds>> released;
     std::vector<QueuedCompletion> completions;
+    // A controller acts at its next decision; with an empty queue, when its first burst arrives.
+    static Picoseconds controller_event_time(const DramController& c, const std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>& on_the_way) {
+        if (!c.empty()) return c.next_decision_time();
+        return on_the_way.empty() ? kNever : on_the_way.top().at;
+    }
     Picoseconds controller_latency = 0, hit = 0;
     FastDivider burst_div;
     std::uint64_t seq = 0;
@@ -163,6 +178,7 @@ MemoryHierarchy::QueuedState& MemoryHierarchy::queued() {
         queued_.reset(new QueuedState());
         QueuedState& q = *queued_;
         q.waiting.resize(dram_.controllers().size());
+        q.arrivals.resize(dram_.controllers().size());
         q.slice_lookups.resize(static_cast<std::size_t>(l2_->params().slices));
         q.requester_transfers.resize(static_cast<std::size_t>(params_.requesters));
         q.held.resize(static_cast<std::size_t>(l2_->params().slices));
@@ -213,14 +229,16 @@ Picoseconds MemoryHierarchy::queued_next_event() {
     if (!queued_) return kNever;
     QueuedState& q = *queued_;
     auto& ctrls = dram_.controllers();
-    while (!q.decisions.empty() &&
-           q.decisions.top().first != ctrls[static_cast<std::size_t>(q.decisions.top().second)].next_decision_time())
-        q.decisions.pop();  // stale: the controller's next decision moved
+    while (!q.controller_events.empty()) {
+        const auto [at, unit] = q.controller_events.top();
+        const auto u = static_cast<std::size_t>(unit);
+        if (at == QueuedState::controller_event_time(ctrls[u], q.arrivals[u])) break;
+        q.controller_events.pop();  // stale: the controller's next action moved
+    }
     const Picoseconds transfer_time = q.transfer_heads.empty() ? kNever : q.transfer_heads.top().at;
     const Picoseconds lookup_time = q.lookup_heads.empty() ? kNever : q.lookup_heads.top().at;
-    const Picoseconds arrival_time = q.arrivals.empty() ? kNever : q.arrivals.top().at;
-    const Picoseconds decide_time = q.decisions.empty() ? kNever : q.decisions.top().first;
-    return std::min({transfer_time, lookup_time, arrival_time, decide_time});
+    const Picoseconds controller_time = q.controller_events.empty() ? kNever : q.controller_events.top().first;
+    return std::min({transfer_time, lookup_time, controller_time});
 }
 
 bool MemoryHierarchy::queued_idle() const { return !queued_ || queued_->in_flight == 0; }
@@ -245,6 +263,14 @@ void MemoryHierarchy::queued_step() {
         request_finished(sl.tag, sl.issued, sl.done, sl.bytes, sl.write);
         q.free_slots.push_back(s);
     };
+    // A burst leaves for its controller; an idle controller acts when its first burst arrives.
+    auto on_the_way = [&](const DramController::Burst& burst) {
+        const auto u = static_cast<std::size_t>(burst.where.unit);
+        auto& pending = q.arrivals[u];
+        const bool earliest = ctrls[u].empty() && (pending.empty() || burst.arrival < pending.top().at);
+        pending.push(Arrival{burst.arrival, q.seq++, burst});
+        if (earliest) q.controller_events.emplace(burst.arrival, burst.where.unit);
+    };
     // Sends a DRAM request's bursts toward their controllers; they arrive after the front end.
     auto send = [&](std::uint32_t r, Picoseconds at) {
         QueuedState::DramRequest& d = q.dram_requests[r];
@@ -255,7 +281,7 @@ void MemoryHierarchy::queued_step() {
             DramController::Burst burst{dram_.mapper().map(b * q.burst_div.divisor()), d.write,
                                         at + q.controller_latency, r};
             ++d.bursts;
-            q.arrivals.push(Arrival{burst.arrival, q.seq++, burst});
+            on_the_way(burst);
         }
     };
     // The same for a direct fill's one request.
@@ -270,7 +296,7 @@ void MemoryHierarchy::queued_step() {
             DramController::Burst burst{dram_.mapper().map(b * q.burst_div.divisor()), false,
                                         at + q.controller_latency, QueuedState::kDirect | static_cast<std::uint32_t>(fill)};
             ++bursts;
-            q.arrivals.push(Arrival{burst.arrival, q.seq++, burst});
+            on_the_way(burst);
         }
         f.bursts = bursts;
     };
@@ -398,24 +424,22 @@ void MemoryHierarchy::queued_step() {
         return;
     }
 
-    if (!q.arrivals.empty() && q.arrivals.top().at == now) {  // a burst reaches its controller (or waits)
-        const DramController::Burst burst = q.arrivals.top().burst;
-        q.arrivals.pop();
-        const auto u = static_cast<std::size_t>(burst.where.unit);
-        if (ctrls[u].has_space() && q.waiting[u].empty()) {
-            const bool was_empty = ctrls[u].empty();
-            ctrls[u].enqueue(burst);
-            if (was_empty) q.decisions.emplace(ctrls[u].next_decision_time(), burst.where.unit);
-        } else {
-            q.waiting[u].push_back(burst);
-        }
+    // A controller acts: the bursts that have reached it by now join its queue (or wait in front
+    // of it when full), then it decides if its next decision is now.
+    const int unit = q.controller_events.top().second;
+    q.controller_events.pop();
+    auto& c = ctrls[static_cast<std::size_t>(unit)];
+    auto& pending = q.arrivals[static_cast<std::size_t>(unit)];
+    while (!pending.empty() && pending.top().at <= now) {
+        const DramController::Burst& burst = pending.top().burst;
+        if (c.has_space() && q.waiting[static_cast<std::size_t>(unit)].empty()) c.enqueue(burst);
+        else q.waiting[static_cast<std::size_t>(unit)].push_back(burst);
+        pending.pop();
+    }
+    if (c.next_decision_time() != now) {  // its queue was empty: the first decision comes later
+        q.controller_events.emplace(QueuedState::controller_event_time(c, pending), unit);
         return;
     }
-
-    // A controller decision.
-    const int unit = q.decisions.top().second;
-    q.decisions.pop();
-    auto& c = ctrls[static_cast<std::size_t>(unit)];
     const DramController::Issued done = c.decide();
     auto& line = q.waiting[static_cast<std::size_t>(unit)];
     if (!line.empty()) {
@@ -423,8 +447,21 @@ void MemoryHierarchy::queued_step() {
         line.pop_front();
         next.arrival = std::max(next.arrival, now);
         c.enqueue(next);
+        // This controller acts again only after the others: start loading what it will read then
+        // (the lines in front of full queues outgrow the host caches when the SMs stream).
+        if (!line.empty()) {
+            const auto* first = reinterpret_cast<const char*>(&line.front());
+            __builtin_prefetch(first);
+            __builtin_prefetch(first + sizeof(DramController::Burst) - 1);
+        }
     }
-    if (!c.empty()) q.decisions.emplace(c.next_decision_time(), unit);
+    if (const Picoseconds next = QueuedState::controller_event_time(c, pending); next != kNever)
+        q.controller_events.emplace(next, unit);
+    if (!c.empty()) {  // the oldest burst is the likeliest next pick: its request's record
+        const std::uint32_t tag = c.oldest_tag();
+        if (tag & QueuedState::kDirect) __builtin_prefetch(&q.fills[tag & ~QueuedState::kDirect]);
+        else __builtin_prefetch(&q.dram_requests[tag]);
+    }
     std::int64_t fill;
     if (done.tag & QueuedState::kDirect) {
         fill = static_cast<std::int64_t>(done.tag & ~QueuedState::kDirect);

@@ -298,11 +298,12 @@ std::uint8_t L2Cache::full_sector_mask(std::uint64_t address, std::uint32_t byte
 // ---- Deferred fills ---------------------------------------------------------------------------
 namespace accelsim::memory {
 
-void L2Cache::mshr_insert(Slice& slice, std::size_t j, Picoseconds value) {
-    // Slot j is the ring's last position; the others are sorted from mshr_head.
+void L2Cache::mshr_insert(Slice& slice, std::size_t j, Picoseconds value, std::size_t sorted_before) {
+    // The sorted_before slots before slot j (ring order from mshr_head) are sorted; value goes
+    // among them.
     auto& pool = slice.mshr_free;
     const std::size_t n = pool.size();
-    for (std::size_t k = 0; k + 1 < n; ++k) {
+    for (std::size_t k = 0; k < sorted_before; ++k) {
         const std::size_t prev = j ? j - 1 : n - 1;
         if (pool[prev] <= value) break;
         pool[j] = pool[prev];
@@ -349,7 +350,8 @@ std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const S
         const std::size_t taken = slice.mshr_head;
         outcome.new_fill_issue = std::max(start, slice.mshr_free[taken]);
         slice.mshr_head = taken + 1 == slice.mshr_free.size() ? 0 : taken + 1;
-        mshr_insert(slice, taken, kMshrPending);
+        slice.mshr_free[taken] = kMshrPending;  // now the ring's last: no known time is larger
+        ++slice.mshr_pending;
     }
     return id;
 }
@@ -471,18 +473,22 @@ void L2Cache::resolve_fill(std::int64_t fill, Picoseconds done,
         }
     }
     release_fill_id(fill);
-    // Its MSHR is free at `done`: the pending entry (the ring's last) takes that time.
+    // Its MSHR is free at `done`: a pending entry takes that time. The pending entries are the
+    // ring's tail and all equal, so the first of them is sorted in (not the last, which would
+    // shift every other pending entry by one for the same result).
     Slice& slice = slices_[static_cast<std::size_t>(rec.slice)];
     const std::size_t n = slice.mshr_free.size();
-    const std::size_t last = (slice.mshr_head + n - 1) % n;
-    mshr_insert(slice, last, done);
+    const std::size_t first_pending = (slice.mshr_head + n - slice.mshr_pending) % n;
+    mshr_insert(slice, first_pending, done, n - slice.mshr_pending);
+    --slice.mshr_pending;
     while (!slice.blocked_fills.empty() && slice.mshr_free[slice.mshr_head] != kMshrPending) {
         const auto [id, start] = slice.blocked_fills.front();
         slice.blocked_fills.pop_front();
         const std::size_t taken = slice.mshr_head;
         released.emplace_back(id, std::max(start, slice.mshr_free[taken]));
         slice.mshr_head = taken + 1 == n ? 0 : taken + 1;
-        mshr_insert(slice, taken, kMshrPending);
+        slice.mshr_free[taken] = kMshrPending;
+        ++slice.mshr_pending;
     }
 }
 

@@ -116,6 +116,7 @@ private:
         // at the head, and a new fill (usually the latest) goes in near the tail.
         std::vector<Picoseconds> mshr_free;
         std::size_t mshr_head = 0;
+        std::size_t mshr_pending = 0;  // deferred: MSHRs held by undecided fills (the ring's tail)
         Picoseconds port_free = 0;
         std::deque<std::pair<std::int64_t, Picoseconds>> blocked_fills;  // deferred: (fill, start)
     };
@@ -134,7 +135,7 @@ private:
     std::int64_t start_deferred_fill(Slice& slice, int slice_index, const SetView& set, std::size_t block_offset,
                                      int way, std::uint64_t line_addr, std::uint8_t missing, Picoseconds start,
                                      std::vector<NextLevelRequest>& requests, DeferredOutcome& outcome);
-    static void mshr_insert(Slice& slice, std::size_t slot, Picoseconds value);
+    static void mshr_insert(Slice& slice, std::size_t slot, Picoseconds value, std::size_t sorted_before);
     std::vector<FillRecord> fills_;
     std::vector<std::int64_t> free_fill_ids_;
     void init();
