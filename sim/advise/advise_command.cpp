@@ -39,21 +39,6 @@ const char* kAdviseUsage =
     "trace FILE holds a fixed batch (--batch N says how many inferences it is, default 1). See\n"
     "docs/advise.md.\n";
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> parts;
-    std::string part;
-    for (char c : text) {
-        if (c == ',') {
-            if (!part.empty()) parts.push_back(part);
-            part.clear();
-        } else if (c != ' ') {
-            part += c;
-        }
-    }
-    if (!part.empty()) parts.push_back(part);
-    return parts;
-}
-
 std::vector<std::int64_t> parse_batches(const std::string& text) {
     std::vector<std::int64_t> out;
     for (const std::string& s : split_commas(text)) {

@@ -38,21 +38,6 @@ const char* kSweepUsage =
     "writes DIR/points/<hash>.json (each point's report), DIR/results.csv (one row per point) and\n"
     "DIR/summary.json. Finished points are reused when the sweep runs again. See docs/sweep.md.\n";
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> parts;
-    std::string part;
-    for (char c : text) {
-        if (c == ',') {
-            if (!part.empty()) parts.push_back(part);
-            part.clear();
-        } else if (c != ' ') {
-            part += c;
-        }
-    }
-    if (!part.empty()) parts.push_back(part);
-    return parts;
-}
-
 std::string self_executable() {
     std::error_code ec;
     const fs::path p = fs::read_symlink("/proc/self/exe", ec);

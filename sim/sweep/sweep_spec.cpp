@@ -436,4 +436,19 @@ std::vector<std::vector<json>> axis_points(const SweepSpec& spec) {
     return points;
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    std::string part;
+    for (char c : text) {
+        if (c == ',') {
+            if (!part.empty()) parts.push_back(part);
+            part.clear();
+        } else if (c != ' ') {
+            part += c;
+        }
+    }
+    if (!part.empty()) parts.push_back(part);
+    return parts;
+}
+
 }  // namespace accelsim

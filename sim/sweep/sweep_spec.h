@@ -61,6 +61,10 @@ SweepSpec load_sweep_spec(const std::string& path);
 // given seed.
 std::vector<std::vector<nlohmann::json>> axis_points(const SweepSpec& spec);
 
+// "a, b,,c" -> {"a", "b", "c"}: a comma-separated option value (--objectives, --configs, --batch),
+// blanks dropped.
+std::vector<std::string> split_commas(const std::string& text);
+
 // The text a value takes in --set and in the CSV: strings bare, numbers as JSON writes them.
 std::string value_text(const nlohmann::json& value);
 
