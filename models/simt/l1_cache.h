@@ -38,6 +38,9 @@ public:
     // Fill `fill` lands at `ready` (SM cycle at which its data is usable). Its id is free afterwards.
     void fill_done(std::uint32_t fill, std::uint64_t ready);
     int hit_latency() const { return params_.hit_latency; }
+    // Host-cache hints for fill_done(fill): its record, then (once that is loaded) its line.
+    void prefetch_fill(std::uint32_t fill) const { __builtin_prefetch(&fills_[fill]); }
+    void prefetch_fill_line(std::uint32_t fill) const { __builtin_prefetch(&sectors_[fills_[fill].line]); }
 
 private:
     static constexpr std::uint64_t kPendingBit = std::uint64_t{1} << 63;  // sector_ready = kPendingBit | fill

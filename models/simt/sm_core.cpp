@@ -38,8 +38,10 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
     blocked_until_.assign(slots, 0);
     blocked_reason_.assign(slots, Stall::idle);
     generation_.assign(slots, 0);
+    const auto registers = static_cast<std::size_t>(kernel_.registers);
+    reg_ready_.assign(slots * registers, 0);
     for (std::size_t i = 0; i < slots; ++i) {
-        timing_[i].reg_ready.assign(static_cast<std::size_t>(kernel_.registers), 0);
+        timing_[i].reg_ready = reg_ready_.data() + i * registers;
         timing_[i].sub_partition = static_cast<int>(i % static_cast<std::size_t>(params_.sub_partitions));
     }
     blocks_.resize(static_cast<std::size_t>(occupancy_.blocks_per_sm));
@@ -64,8 +66,9 @@ void SmCore::add_block(std::uint32_t block_id) {
         const int slot = static_cast<int>(b) * warps_per_block_ + i;
         warps_[static_cast<std::size_t>(slot)].reset(kernel_.registers, block_id, i, executor_.dims().block, static_cast<int>(b));
         WarpTiming& t = timing_[static_cast<std::size_t>(slot)];
-        std::fill(t.reg_ready.begin(), t.reg_ready.end(), 0);
+        std::fill(t.reg_ready, t.reg_ready + kernel_.registers, 0);
         t.pred_ready.fill(0);
+        t.next = instruction_at_pc(warps_[static_cast<std::size_t>(slot)]);
         t.ibuffer_ready = now_;
         blocked_until_[static_cast<std::size_t>(slot)] = 0;
         ++generation_[static_cast<std::size_t>(slot)];
@@ -115,7 +118,6 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
         next_change = std::min(next_change, until);
         return false;
     }
-    const Warp& w = warps_[i];
     const WarpTiming& t = timing_[i];
     if (t.ibuffer_ready > now_) {
         blocked_until_[i] = t.ibuffer_ready;
@@ -123,7 +125,7 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
         next_change = std::min(next_change, t.ibuffer_ready);
         return false;
     }
-    const Instruction& in = kernel_.code[static_cast<std::size_t>(w.pc())];
+    const Instruction& in = *t.next;
     std::uint64_t operands = 0;
     for (int r = 0; r < in.reads_count; ++r) operands = std::max(operands, t.reg_ready[in.reads[r]]);
     for (int r = 0; r < in.writes_count; ++r) operands = std::max(operands, t.reg_ready[in.writes[r]]);
@@ -158,6 +160,7 @@ void SmCore::issue(int sp, int slot) {
     if (params_.record_issue_order)
         issue_order_.push_back({now_, sp, slot, w.block_id, w.warp_in_block, w.pc()});
     executor_.step(w, block, step_);
+    t.next = instruction_at_pc(w);
     const Instruction& in = *step_.instruction;
     auto& pipes = pipe_free_[static_cast<std::size_t>(sp)];
     std::uint64_t ready = now_ + 1;
@@ -342,6 +345,27 @@ void SmCore::deliver(const SectorAnswer& answer) {
             break;
         }
         default: stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, answer.done); break;
+    }
+}
+
+void SmCore::prefetch_delivery(const SectorAnswer& answer, int stage) const {
+    const auto id = static_cast<std::uint32_t>(answer.tag & ~kTagKind);
+    switch (answer.tag & kTagKind) {
+        case kTagLoad:
+            if (stage == 0) __builtin_prefetch(&loads_[id]);
+            else __builtin_prefetch(&timing_[static_cast<std::size_t>(loads_[id].slot)]);
+            break;
+        case kTagFill:
+            if (stage == 0) {
+                l1_->prefetch_fill(id);
+                __builtin_prefetch(&fill_waiters_[id]);
+            } else {
+                l1_->prefetch_fill_line(id);
+                const FillWaiters& waiters = fill_waiters_[id];
+                if (waiters.any) __builtin_prefetch(&loads_[waiters.first.load]);
+            }
+            break;
+        default: break;
     }
 }
 

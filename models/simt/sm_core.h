@@ -99,17 +99,29 @@ public:
     // An answer of the non-blocking port to a sector this SM submitted (any order; must come no
     // later than the cycle it names, which launch()'s windows guarantee).
     void deliver(const SectorAnswer& answer);
+    // A host-cache hint for a later deliver(answer), changing nothing: stage 0 starts loading
+    // the records the answer's tag names, stage 1 (issued later) the ones those point at. A
+    // window's answers land on scattered L1 lines and loads of 108 SMs, so each would otherwise
+    // wait for main memory in turn.
+    void prefetch_delivery(const SectorAnswer& answer, int stage) const;
     void set_now(std::uint64_t cycle) { now_ = cycle; }
     SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
 
 private:
+    // What the issue check reads first lies together: the instruction at the warp's pc (kept
+    // here so the check does not chase the warp's SIMT stack) and its registers' ready times
+    // (rows of one array for all slots, not an allocation per warp).
     struct WarpTiming {
-        std::vector<std::uint64_t> reg_ready;
-        std::array<std::uint64_t, kPredicateRegisters> pred_ready{};
         std::uint64_t ibuffer_ready = 0;
+        const Instruction* next = nullptr;  // at the warp's pc; nullptr once it has finished
+        std::uint64_t* reg_ready = nullptr; // kernel_.registers entries in reg_ready_
         int sub_partition = 0;
+        std::array<std::uint64_t, kPredicateRegisters> pred_ready{};
     };
+    const Instruction* instruction_at_pc(const Warp& w) const {
+        return w.finished ? nullptr : &kernel_.code[static_cast<std::size_t>(w.pc())];
+    }
     struct IssueScan {
         unsigned reasons = 0;  // bit per Stall value seen among the warps that could not issue
     };
@@ -143,6 +155,7 @@ private:
     int warps_per_block_;
     std::vector<Warp> warps_;
     std::vector<WarpTiming> timing_;
+    std::vector<std::uint64_t> reg_ready_;  // [slot][register]
     // Per warp slot, dense for the scheduler scan: the last failed issue check's result, "cannot
     // issue before blocked_until_ because of blocked_reason_" (a barrier waits forever until
     // released, a pending load until its answer). Exact: until then only the warp's own issue, a
