@@ -42,7 +42,7 @@ void HierarchyMemoryPort::submit(std::uint64_t cycle, std::uint32_t sector_addre
     // The SM rides in the tag's free bits and the cycle in the issue time, so an answer needs no
     // lookup in a side table (a host cache miss per sector when tens of thousands are in flight).
     const std::uint64_t engine_tag = tag | (static_cast<std::uint64_t>(sm) << kTagSmShift);
-    submitted_.push_back(Submitted{to_ps(cycle), cycle, sm, seq_++, sector_address, write, engine_tag});
+    submitted_.push_back(Submitted{to_ps(cycle), cycle, engine_tag, sector_address, write});
 }
 
 void HierarchyMemoryPort::collect(std::vector<simt::SectorAnswer>& answers) {
@@ -75,7 +75,7 @@ void HierarchyMemoryPort::advance(std::uint64_t end, std::vector<simt::SectorAns
         if (now >= limit || now == ~memory::Picoseconds{0}) break;
         if (request == now) {
             const Submitted& s = due_[next++];
-            hierarchy_.queued_issue(s.sm, s.sector, kSectorBytes, s.write, s.at, s.tag);
+            hierarchy_.queued_issue(s.sm(), s.sector, kSectorBytes, s.write, s.at, s.tag);
         } else {
             hierarchy_.queued_step();
             collect(answers);
@@ -84,16 +84,20 @@ void HierarchyMemoryPort::advance(std::uint64_t end, std::vector<simt::SectorAns
 }
 
 void HierarchyMemoryPort::sort_due() {
-    // Into (time, SM, submission) order. A window's requests span about W cycles: a counting
-    // sort by cycle, then each cycle's few requests by SM, is cheaper than sorting them all.
+    // Into (time, SM, submission) order. due_ is in submission order, so a stable sort by (time,
+    // SM) gives it. A window's requests span about W cycles: a counting sort by cycle, then each
+    // cycle's few requests by SM, is cheaper than sorting them all; SMs run one after another
+    // in a window, so a cycle's requests are nearly in SM order already (insertion sort).
     if (due_.empty()) return;
     std::uint64_t lo = due_.front().cycle, hi = lo;
     for (const Submitted& s : due_) {
         lo = std::min(lo, s.cycle);
         hi = std::max(hi, s.cycle);
     }
-    if (hi - lo > 4 * due_.size() + 1024) {  // sparse (the final drain): a plain sort
-        std::sort(due_.begin(), due_.end());
+    if (hi - lo > 4 * due_.size() + 1024) {  // sparse (the final drain): a plain stable sort
+        std::stable_sort(due_.begin(), due_.end(), [](const Submitted& a, const Submitted& b) {
+            return a.at != b.at ? a.at < b.at : a.sm() < b.sm();
+        });
         return;
     }
     bucket_start_.assign(static_cast<std::size_t>(hi - lo) + 2, 0);
@@ -102,12 +106,24 @@ void HierarchyMemoryPort::sort_due() {
     sorted_.resize(due_.size());
     for (const Submitted& s : due_) sorted_[bucket_start_[static_cast<std::size_t>(s.cycle - lo)]++] = s;
     // bucket_start_[b] is now the end of bucket b; within a bucket the order is submission
-    // order, so sorting each by (SM, seq) completes the (time, SM, seq) order (one cycle is one
-    // picosecond time).
+    // order, so a stable sort of each by SM completes the (time, SM, submission) order (one
+    // cycle is one picosecond time).
     std::size_t begin = 0;
     for (std::size_t b = 0; b + 1 < bucket_start_.size(); ++b) {
         const std::size_t end = bucket_start_[b];
-        if (end - begin > 1) std::sort(sorted_.begin() + static_cast<std::ptrdiff_t>(begin), sorted_.begin() + static_cast<std::ptrdiff_t>(end));
+        if (end - begin > 256) {  // many SMs in one cycle: insertion could go quadratic
+            std::stable_sort(sorted_.begin() + static_cast<std::ptrdiff_t>(begin), sorted_.begin() + static_cast<std::ptrdiff_t>(end),
+                             [](const Submitted& x, const Submitted& y) { return x.sm() < y.sm(); });
+            begin = end;
+            continue;
+        }
+        for (std::size_t i = begin + 1; i < end; ++i) {
+            if (sorted_[i - 1].sm() <= sorted_[i].sm()) continue;
+            const Submitted moving = sorted_[i];
+            std::size_t j = i;
+            for (; j > begin && sorted_[j - 1].sm() > moving.sm(); --j) sorted_[j] = sorted_[j - 1];
+            sorted_[j] = moving;
+        }
         begin = end;
     }
     due_.swap(sorted_);

@@ -57,20 +57,18 @@ public:
     double hbm_bytes_per_cycle() const;
 
 private:
+    static constexpr int kTagSmShift = 40;
+    static constexpr std::uint64_t kTagSmBits = ((std::uint64_t{1} << 22) - 1) << kTagSmShift;
+    // 32 bytes: a window holds thousands. The SM rides in the tag; ties of one cycle are put in
+    // SM order by a stable sort, which keeps submission order within an SM.
     struct Submitted {
         memory::Picoseconds at;
         std::uint64_t cycle;
-        int sm;
-        std::uint64_t seq;
+        std::uint64_t tag;  // the SM's tag with the SM in bits 40..61
         std::uint32_t sector;
         bool write;
-        std::uint64_t tag;  // the SM's tag with the SM in bits 40..61
-        bool operator<(const Submitted& o) const {
-            return at != o.at ? at < o.at : sm != o.sm ? sm < o.sm : seq < o.seq;
-        }
+        int sm() const { return static_cast<int>((tag & kTagSmBits) >> kTagSmShift); }
     };
-    static constexpr int kTagSmShift = 40;
-    static constexpr std::uint64_t kTagSmBits = ((std::uint64_t{1} << 22) - 1) << kTagSmShift;
     memory::Picoseconds to_ps(std::uint64_t cycle) const;
     std::uint64_t to_cycle(memory::Picoseconds done, std::uint64_t cycle) const;  // rounding up, > cycle
     void collect(std::vector<simt::SectorAnswer>& answers);
@@ -84,7 +82,6 @@ private:
     std::vector<Submitted> submitted_, due_, sorted_;
     std::vector<std::size_t> bucket_start_;
     void sort_due();
-    std::uint64_t seq_ = 0;
 };
 
 }  // namespace accelsim::gpu
