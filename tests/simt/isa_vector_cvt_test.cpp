@@ -3,7 +3,9 @@
 // shared-memory phases, 32-byte sectors for the global coalescing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,55 @@ TEST(VectorMemory, AssemblerChecksRegisterRanges) {
     EXPECT_EQ(k.code[0].writes[3], 5);
     ASSERT_EQ(k.code[1].reads_count, 3);   // address and both values
     EXPECT_EQ(k.code[1].reads[2], 7);
+}
+
+TEST(VectorMemory, SharedWavefrontsMatchTheirDefinition) {
+    // By definition: lanes split into phases of 32 / words lanes; a phase costs the most distinct
+    // 4-byte words any one of the 32 banks (bank = word % 32) is asked for, counted here by brute
+    // force over every word each lane touches. Patterns reach the window test, the one-word-per-
+    // bank test and the exact count (strides, random words), with full and partial masks.
+    auto by_definition = [](const std::array<std::uint32_t, 32>& a, std::uint32_t mask, int words) {
+        const int per_phase = 32 / words;
+        int total = 0;
+        for (int first = 0; first < 32; first += per_phase) {
+            int degree = 0;
+            for (std::uint32_t bank = 0; bank < 32; ++bank) {
+                std::vector<std::uint32_t> seen;
+                for (int l = first; l < first + per_phase; ++l) {
+                    if (!((mask >> l) & 1)) continue;
+                    for (int i = 0; i < words; ++i) {
+                        const std::uint32_t word = a[static_cast<std::size_t>(l)] / 4 + static_cast<std::uint32_t>(i);
+                        if (word % 32 == bank && std::find(seen.begin(), seen.end(), word) == seen.end())
+                            seen.push_back(word);
+                    }
+                }
+                degree = std::max(degree, static_cast<int>(seen.size()));
+            }
+            total += degree;
+        }
+        return total;
+    };
+    std::mt19937 rng(15);
+    for (int trial = 0; trial < 3000; ++trial) {
+        const int words = trial % 2 == 0 ? 2 : 4;
+        std::array<std::uint32_t, 32> a{};
+        const std::uint32_t base = (rng() % 1024) * 16;
+        const std::uint32_t stride = rng() % 40;
+        for (int l = 0; l < 32; ++l) {
+            const auto lane = static_cast<std::uint32_t>(l);
+            std::uint32_t word = 0;
+            switch (trial % 5) {
+                case 0: word = base / 4 + lane * static_cast<std::uint32_t>(words); break;  // contiguous
+                case 1: word = base / 4 + (rng() % 16) * static_cast<std::uint32_t>(words); break;
+                case 2: word = base / 4 + lane * stride * static_cast<std::uint32_t>(words); break;  // strided
+                case 3: word = base / 4 + (lane % 8) * 32 + (lane / 8) * static_cast<std::uint32_t>(words); break;
+                default: word = (rng() % 256) * static_cast<std::uint32_t>(words); break;  // random, aligned
+            }
+            a[static_cast<std::size_t>(l)] = word * 4;
+        }
+        const std::uint32_t mask = trial % 3 == 0 ? static_cast<std::uint32_t>(rng()) | 1u : 0xffffffffu;
+        ASSERT_EQ(shared_access_wavefronts(a, mask, words), by_definition(a, mask, words)) << "trial " << trial;
+    }
 }
 
 TEST(VectorMemory, SharedWavefrontsSumThePhases) {
