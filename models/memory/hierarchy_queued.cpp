@@ -63,6 +63,52 @@ struct Arrival {  // a burst on its way to a controller queue
     bool operator>(const Arrival& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
 };
 constexpr Picoseconds kNever = DramController::kNeverPs;
+
+// A binary min-heap (by operator>, as std::priority_queue with std::greater) that can also
+// replace its top in one sift-down: most events take the top and put their unit's next one
+// back, which a pop and a push do with two passes. Keys are unique ((time, sequence)) or
+// equal only when the entries are identical, so the order of tops is the priority_queue's.
+template <typename T>
+class MinHeap {
+public:
+    bool empty() const { return heap_.empty(); }
+    const T& top() const { return heap_.front(); }
+    void push(const T& v) {
+        heap_.push_back(v);
+        std::size_t i = heap_.size() - 1;
+        while (i > 0) {
+            const std::size_t parent = (i - 1) / 2;
+            if (!(heap_[parent] > v)) break;
+            heap_[i] = heap_[parent];
+            i = parent;
+        }
+        heap_[i] = v;
+    }
+    template <typename... Args>
+    void emplace(Args&&... args) { push(T{std::forward<Args>(args)...}); }
+    void pop() {
+        const T last = heap_.back();
+        heap_.pop_back();
+        if (!heap_.empty()) sift_down(last);
+    }
+    void replace_top(const T& v) { sift_down(v); }
+
+private:
+    void sift_down(const T& v) {
+        const std::size_t n = heap_.size();
+        std::size_t i = 0;
+        for (;;) {
+            std::size_t child = 2 * i + 1;
+            if (child >= n) break;
+            if (child + 1 < n && heap_[child] > heap_[child + 1]) ++child;
+            if (!(v > heap_[child])) break;
+            heap_[i] = heap_[child];
+            i = child;
+        }
+        heap_[i] = v;
+    }
+    std::vector<T> heap_;
+};
 }  // namespace
 
 struct MemoryHierarchy::QueuedState {
@@ -98,13 +144,13 @@ struct MemoryHierarchy::QueuedState {
     // buffer full), per requester in issue order, and a heap of each queue's retry time. Ports
     // are booked only when a transfer starts, in time order (Crossbar::try_start).
     std::vector<std::deque<Transfer>> requester_transfers;
-    std::priority_queue<RequesterHead, std::vector<RequesterHead>, std::greater<>> transfer_heads;
+    MinHeap<RequesterHead> transfer_heads;
     // Lookups per slice, in time order: a crossbar output port delivers its transfers in call
     // order, each strictly after the one before, so a FIFO per slice plus a heap of the FIFOs'
     // heads gives the (time, seq) order of one heap over all lookups with a heap of at most one
     // entry per slice (tens of thousands of lookups can be waiting when the SMs stream).
     std::vector<std::deque<Lookup>> slice_lookups;
-    std::priority_queue<SliceHead, std::vector<SliceHead>, std::greater<>> lookup_heads;
+    MinHeap<SliceHead> lookup_heads;
     // A transfer's last byte reached its slice at `at`: its lookup joins the slice's FIFO.
     void arrive(const Transfer& piece, Picoseconds at) {
         auto& fifo = slice_lookups[static_cast<std::size_t>(piece.slice)];
@@ -118,7 +164,7 @@ struct MemoryHierarchy::QueuedState {
     // When each controller acts next (controller_event_time), as (time, controller); entries
     // that no longer match it are stale and skipped.
     using Event = std::pair<Picoseconds, int>;
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> controller_events;
+    MinHeap<Event> controller_events;
     std::vector<DramRequest> dram_requests;
     std::vector<std::uint32_t> free_dram_requests;
     // By fill id: one host cache line, so that a landing fill costs one host cache miss. Most
@@ -314,32 +360,44 @@ void MemoryHierarchy::queued_step() {
     };
 
     if (!q.transfer_heads.empty() && q.transfer_heads.top().at == now) {  // a requester's queue tries again
+        // Its heap entry stays on top until the queue's next retry time replaces it (or the
+        // queue empties): nothing else touches transfer_heads meanwhile.
         const int requester = q.transfer_heads.top().requester;
-        q.transfer_heads.pop();
         auto& waiting = q.requester_transfers[static_cast<std::size_t>(requester)];
         while (!waiting.empty()) {  // starts what it can now, in order
             const Transfer& head = waiting.front();
             const Crossbar::Start start = crossbar_.try_start(requester, head.slice, head.bytes, head.issued, now);
             if (!start.started) {
-                q.transfer_heads.push(RequesterHead{start.time, q.seq++, requester});
+                q.transfer_heads.replace_top(RequesterHead{start.time, q.seq++, requester});
+                // The transfer after this head is read at that retry, long after it was queued.
+                if (waiting.size() > 1) {
+                    const auto* next = reinterpret_cast<const char*>(&waiting[1]);
+                    __builtin_prefetch(next);
+                    __builtin_prefetch(next + sizeof(Transfer) - 1);
+                }
                 return;
             }
             q.arrive(head, start.time);
             waiting.pop_front();
         }
+        q.transfer_heads.pop();
         return;
     }
 
     if (!q.lookup_heads.empty() && q.lookup_heads.top().at == now) {  // one L2 lookup at its slice
         const int slice = q.lookup_heads.top().slice;
-        q.lookup_heads.pop();
         auto& fifo = q.slice_lookups[static_cast<std::size_t>(slice)];
         const Lookup lk = fifo.front();
         fifo.pop_front();
-        if (!fifo.empty()) q.lookup_heads.push(SliceHead{fifo.front().at, fifo.front().seq, slice});
+        if (!fifo.empty()) q.lookup_heads.replace_top(SliceHead{fifo.front().at, fifo.front().seq, slice});
+        else q.lookup_heads.pop();
         // This slice's FIFO is read again only after the other slices' heads: start loading the
         // entry after the new head now (the FIFOs outgrow the host caches when the SMs stream).
-        if (fifo.size() > 1) __builtin_prefetch(&fifo[1]);
+        if (fifo.size() > 1) {
+            const auto* next = reinterpret_cast<const char*>(&fifo[1]);
+            __builtin_prefetch(next);
+            __builtin_prefetch(next + sizeof(Lookup) - 1);
+        }
         q.requests.clear();
         const L2Cache::DeferredOutcome o =
             l2_->access_deferred(lk.address, lk.bytes, lk.write, lk.at, slice, q.requests);
@@ -426,8 +484,9 @@ void MemoryHierarchy::queued_step() {
 
     // A controller acts: the bursts that have reached it by now join its queue (or wait in front
     // of it when full), then it decides if its next decision is now.
+    // Its heap entry stays on top until replaced by its next action's time (or popped): nothing
+    // below pushes controller events before that.
     const int unit = q.controller_events.top().second;
-    q.controller_events.pop();
     auto& c = ctrls[static_cast<std::size_t>(unit)];
     auto& pending = q.arrivals[static_cast<std::size_t>(unit)];
     while (!pending.empty() && pending.top().at <= now) {
@@ -437,7 +496,7 @@ void MemoryHierarchy::queued_step() {
         pending.pop();
     }
     if (c.next_decision_time() != now) {  // its queue was empty: the first decision comes later
-        q.controller_events.emplace(QueuedState::controller_event_time(c, pending), unit);
+        q.controller_events.replace_top({QueuedState::controller_event_time(c, pending), unit});
         return;
     }
     const DramController::Issued done = c.decide();
@@ -456,7 +515,9 @@ void MemoryHierarchy::queued_step() {
         }
     }
     if (const Picoseconds next = QueuedState::controller_event_time(c, pending); next != kNever)
-        q.controller_events.emplace(next, unit);
+        q.controller_events.replace_top({next, unit});
+    else
+        q.controller_events.pop();
     if (!c.empty()) {  // the oldest burst is the likeliest next pick: its request's record
         const std::uint32_t tag = c.oldest_tag();
         if (tag & QueuedState::kDirect) __builtin_prefetch(&q.fills[tag & ~QueuedState::kDirect]);
