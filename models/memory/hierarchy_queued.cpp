@@ -44,17 +44,20 @@ struct Transfer {  // a line piece waiting at its requester's crossbar input
     int slice;
     bool write;
 };
+__extension__ using Key128 = unsigned __int128;  // (time, sequence) keys compared without a branch
 struct RequesterHead {  // when a requester's first waiting transfer tries to start again
     Picoseconds at;
     std::uint64_t seq;
     int requester;
-    bool operator>(const RequesterHead& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
+    Key128 key() const { return static_cast<Key128>(at) << 64 | seq; }
+    bool operator>(const RequesterHead& o) const { return key() > o.key(); }
 };
 struct SliceHead {  // the earliest lookup waiting at a slice
     Picoseconds at;
     std::uint64_t seq;
     int slice;
-    bool operator>(const SliceHead& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
+    Key128 key() const { return static_cast<Key128>(at) << 64 | seq; }
+    bool operator>(const SliceHead& o) const { return key() > o.key(); }
 };
 struct Arrival {  // a burst on its way to a controller queue
     Picoseconds at;
@@ -64,10 +67,11 @@ struct Arrival {  // a burst on its way to a controller queue
 };
 constexpr Picoseconds kNever = DramController::kNeverPs;
 
-// A binary min-heap (by operator>, as std::priority_queue with std::greater) that can also
+// A 4-ary min-heap (by operator>, as std::priority_queue with std::greater) that can also
 // replace its top in one sift-down: most events take the top and put their unit's next one
-// back, which a pop and a push do with two passes. Keys are unique ((time, sequence)) or
-// equal only when the entries are identical, so the order of tops is the priority_queue's.
+// back, which a pop and a push do with two passes. Four children per node halve the depth (a
+// hundred requesters: 4 levels, not 7). Keys are unique ((time, sequence)) or equal only when
+// the entries are identical, so the order of tops is the priority_queue's.
 template <typename T>
 class MinHeap {
 public:
@@ -77,7 +81,7 @@ public:
         heap_.push_back(v);
         std::size_t i = heap_.size() - 1;
         while (i > 0) {
-            const std::size_t parent = (i - 1) / 2;
+            const std::size_t parent = (i - 1) / 4;
             if (!(heap_[parent] > v)) break;
             heap_[i] = heap_[parent];
             i = parent;
@@ -98,9 +102,12 @@ private:
         const std::size_t n = heap_.size();
         std::size_t i = 0;
         for (;;) {
-            std::size_t child = 2 * i + 1;
-            if (child >= n) break;
-            if (child + 1 < n && heap_[child] > heap_[child + 1]) ++child;
+            const std::size_t first = 4 * i + 1;
+            if (first >= n) break;
+            std::size_t child = first;
+            const std::size_t last = std::min(first + 4, n);
+            for (std::size_t c = first + 1; c < last; ++c)
+                if (heap_[child] > heap_[c]) child = c;
             if (!(v > heap_[child])) break;
             heap_[i] = heap_[child];
             i = child;
