@@ -158,12 +158,15 @@ struct MemoryHierarchy::QueuedState {
     // entry per slice (tens of thousands of lookups can be waiting when the SMs stream).
     std::vector<std::deque<Lookup>> slice_lookups;
     MinHeap<SliceHead> lookup_heads;
-    // A transfer's last byte reached its slice at `at`: its lookup joins the slice's FIFO.
-    void arrive(const Transfer& piece, Picoseconds at) {
+    // A transfer's last byte reached its slice at `at`: its lookup joins the slice's FIFO. True
+    // when it is the FIFO's head (the next lookup of its slice).
+    bool arrive(const Transfer& piece, Picoseconds at) {
         auto& fifo = slice_lookups[static_cast<std::size_t>(piece.slice)];
-        if (fifo.empty()) lookup_heads.push(SliceHead{at, seq, piece.slice});
+        const bool head = fifo.empty();
+        if (head) lookup_heads.push(SliceHead{at, seq, piece.slice});
         else if (fifo.back().at > at) throw std::logic_error("memory hierarchy: crossbar delivered out of order");
         fifo.push_back(Lookup{at, seq++, piece.address, piece.tag, piece.issued, piece.bytes, piece.slot, piece.write});
+        return head;
     }
     // Per controller: bursts on their way (not yet applied), bursts in front of its full queue.
     std::vector<std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>> arrivals;
@@ -269,7 +272,8 @@ void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::ui
         if (waiting.empty()) {  // at the head of its queue: try now
             const Crossbar::Start start = crossbar_.try_start(requester, piece.slice, n, now, now);
             if (start.started) {
-                q.arrive(piece, start.time);
+                // A slice's next lookup: its L2 set's host lines load until the lookup's turn.
+                if (q.arrive(piece, start.time)) l2_->prefetch(piece.address, piece.slice);
                 continue;
             }
             q.transfer_heads.push(RequesterHead{start.time, q.seq++, requester});
@@ -384,7 +388,7 @@ void MemoryHierarchy::queued_step() {
                 }
                 return;
             }
-            q.arrive(head, start.time);
+            if (q.arrive(head, start.time)) l2_->prefetch(head.address, head.slice);
             waiting.pop_front();
         }
         q.transfer_heads.pop();
@@ -396,8 +400,12 @@ void MemoryHierarchy::queued_step() {
         auto& fifo = q.slice_lookups[static_cast<std::size_t>(slice)];
         const Lookup lk = fifo.front();
         fifo.pop_front();
-        if (!fifo.empty()) q.lookup_heads.replace_top(SliceHead{fifo.front().at, fifo.front().seq, slice});
-        else q.lookup_heads.pop();
+        if (!fifo.empty()) {
+            q.lookup_heads.replace_top(SliceHead{fifo.front().at, fifo.front().seq, slice});
+            l2_->prefetch(fifo.front().address, slice);  // the slice's next lookup (see arrive)
+        } else {
+            q.lookup_heads.pop();
+        }
         // This slice's FIFO is read again only after the other slices' heads: start loading the
         // entry after the new head now (the FIFOs outgrow the host caches when the SMs stream).
         if (fifo.size() > 1) {
