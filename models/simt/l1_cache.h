@@ -38,6 +38,16 @@ public:
     // Fill `fill` lands at `ready` (SM cycle at which its data is usable). Its id is free afterwards.
     void fill_done(std::uint32_t fill, std::uint64_t ready);
     int hit_latency() const { return params_.hit_latency; }
+    // Host-cache hint for read() / write() of a sector: its set's tags, LRU stamps and sectors.
+    void prefetch_set(std::uint32_t sector_address) const {
+        const std::uint32_t line_address = sector_address / 128u;
+        const auto first = static_cast<std::size_t>(line_address % static_cast<std::uint32_t>(sets_)) *
+                            static_cast<std::size_t>(params_.ways);
+        __builtin_prefetch(&tags_[first]);
+        __builtin_prefetch(&last_use_[first]);
+        __builtin_prefetch(&sectors_[first]);
+        __builtin_prefetch(&sectors_[first + static_cast<std::size_t>(params_.ways) - 1]);
+    }
     // Host-cache hints for fill_done(fill): its record, then (once that is loaded) its line.
     void prefetch_fill(std::uint32_t fill) const { __builtin_prefetch(&fills_[fill]); }
     void prefetch_fill_line(std::uint32_t fill) const { __builtin_prefetch(&sectors_[fills_[fill].line]); }

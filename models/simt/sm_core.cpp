@@ -69,6 +69,7 @@ void SmCore::add_block(std::uint32_t block_id) {
         std::fill(t.reg_ready, t.reg_ready + kernel_.registers, 0);
         t.pred_ready.fill(0);
         t.next = instruction_at_pc(warps_[static_cast<std::size_t>(slot)]);
+        t.operands_ready = operands_ready(t);
         t.ibuffer_ready = now_;
         blocked_until_[static_cast<std::size_t>(slot)] = 0;
         ++generation_[static_cast<std::size_t>(slot)];
@@ -126,13 +127,7 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
         return false;
     }
     const Instruction& in = *t.next;
-    std::uint64_t operands = 0;
-    for (int r = 0; r < in.reads_count; ++r) operands = std::max(operands, t.reg_ready[in.reads[r]]);
-    for (int r = 0; r < in.writes_count; ++r) operands = std::max(operands, t.reg_ready[in.writes[r]]);
-    const std::uint8_t preds = in.predicates_read | in.predicates_written;
-    if (preds)
-        for (int p = 0; p < kPredicateRegisters; ++p)
-            if ((preds >> p) & 1) operands = std::max(operands, t.pred_ready[static_cast<std::size_t>(p)]);
+    const std::uint64_t operands = t.operands_ready;
     if (operands > now_) {
         scan.reasons |= 1u << static_cast<unsigned>(Stall::scoreboard);
         blocked_until_[i] = operands;
@@ -151,6 +146,19 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
     }
     issue(sp, slot);
     return true;
+}
+
+std::uint64_t SmCore::operands_ready(const WarpTiming& t) {
+    if (!t.next) return 0;
+    const Instruction& in = *t.next;
+    std::uint64_t operands = 0;
+    for (int r = 0; r < in.reads_count; ++r) operands = std::max(operands, t.reg_ready[in.reads[r]]);
+    for (int r = 0; r < in.writes_count; ++r) operands = std::max(operands, t.reg_ready[in.writes[r]]);
+    const std::uint8_t preds = in.predicates_read | in.predicates_written;
+    if (preds)
+        for (int p = 0; p < kPredicateRegisters; ++p)
+            if ((preds >> p) & 1) operands = std::max(operands, t.pred_ready[static_cast<std::size_t>(p)]);
+    return operands;
 }
 
 void SmCore::issue(int sp, int slot) {
@@ -200,6 +208,9 @@ void SmCore::issue(int sp, int slot) {
                 stats_.global_sectors += static_cast<std::uint64_t>(n);
                 const int per_cycle = std::max(1, params_.global_sectors_per_cycle);
                 busy_until = now_ + static_cast<std::uint64_t>((n + per_cycle - 1) / per_cycle);
+                // The sectors' L1 sets load together instead of one host miss after another.
+                if (l1_)
+                    for (int i = 0; i < n; ++i) l1_->prefetch_set(sectors_[static_cast<std::size_t>(i)]);
                 if (write) {
                     for (int i = 0; i < n; ++i) {
                         const std::uint32_t sector = sectors_[static_cast<std::size_t>(i)];
@@ -233,6 +244,22 @@ void SmCore::issue(int sp, int slot) {
     if (in.predicates_written)
         for (int p = 0; p < kPredicateRegisters; ++p)
             if ((in.predicates_written >> p) & 1) t.pred_ready[static_cast<std::size_t>(p)] = ready;
+    t.operands_ready = operands_ready(t);
+    if (t.next) {
+        // The next instruction's register values (a warp's registers span kilobytes; an SM's,
+        // a megabyte): start loading them now, cycles before it can issue.
+        const Instruction& next = *t.next;
+        const std::uint32_t* regs = w.regs.data();
+        for (const Operand& o : next.src)
+            if (o.kind == Operand::Kind::reg) {
+                __builtin_prefetch(regs + static_cast<std::size_t>(o.value) * 32);
+                __builtin_prefetch(regs + static_cast<std::size_t>(o.value) * 32 + 16);
+            }
+        if (next.dst.kind == Operand::Kind::reg) {
+            __builtin_prefetch(regs + static_cast<std::size_t>(next.dst.value) * 32, 1);
+            __builtin_prefetch(regs + static_cast<std::size_t>(next.dst.value) * 32 + 16, 1);
+        }
+    }
     t.ibuffer_ready = now_ + 1 + (step_.redirected ? static_cast<std::uint64_t>(params_.branch_refetch_cycles) : 0);
     if (step_.barrier) {
         blocked_until_[static_cast<std::size_t>(slot)] = kNever;
@@ -390,6 +417,9 @@ void SmCore::complete_load(std::uint32_t load) {
         if (in.predicates_written)
             for (int q = 0; q < kPredicateRegisters; ++q)
                 if ((in.predicates_written >> q) & 1) t.pred_ready[static_cast<std::size_t>(q)] = p.done;
+        // Only a next instruction waiting on a pending register (kPending is the largest time)
+        // can have changed.
+        if (t.operands_ready >= kPending) t.operands_ready = operands_ready(t);
         if (!warps_[slot].at_barrier) blocked_until_[slot] = 0;
         sp_blocked_until_[static_cast<std::size_t>(t.sub_partition)] = 0;
     }

@@ -109,16 +109,21 @@ public:
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
 
 private:
-    // What the issue check reads first lies together: the instruction at the warp's pc (kept
-    // here so the check does not chase the warp's SIMT stack) and its registers' ready times
-    // (rows of one array for all slots, not an allocation per warp).
+    // What the issue check reads lies together: the instruction at the warp's pc (kept here so
+    // the check does not chase the warp's SIMT stack) and when its operands are ready. Register
+    // ready times are rows of one array for all slots, not an allocation per warp.
     struct WarpTiming {
         std::uint64_t ibuffer_ready = 0;
         const Instruction* next = nullptr;  // at the warp's pc; nullptr once it has finished
+        // The latest ready time of the registers and predicates `next` reads or writes (RAW and
+        // WAW). Exact between updates: those times change only when this warp issues, a load of
+        // it is answered or a block takes the slot, and each of these recomputes it.
+        std::uint64_t operands_ready = 0;
         std::uint64_t* reg_ready = nullptr; // kernel_.registers entries in reg_ready_
         int sub_partition = 0;
         std::array<std::uint64_t, kPredicateRegisters> pred_ready{};
     };
+    static std::uint64_t operands_ready(const WarpTiming& t);
     const Instruction* instruction_at_pc(const Warp& w) const {
         return w.finished ? nullptr : &kernel_.code[static_cast<std::size_t>(w.pc())];
     }
