@@ -12,7 +12,6 @@
 // of arrivals would give (arrivals precede decisions of the same time), without a global heap of
 // every burst in flight (a thousand entries when the SMs stream).
 #include <algorithm>
-#include <deque>
 #include <queue>
 #include <stdexcept>
 #include <tuple>
@@ -44,6 +43,36 @@ struct Transfer {  // a line piece waiting at its requester's crossbar input
     int slice;
     bool write;
 };
+// A FIFO on one power-of-two ring that doubles when full: std::deque allocates and frees a
+// block every few hundred bytes of traffic, which the queues here would do millions of times.
+template <typename T>
+class RingQueue {
+public:
+    bool empty() const { return head_ == tail_; }
+    std::size_t size() const { return tail_ - head_; }
+    T& front() { return ring_[head_ & mask_]; }
+    const T& front() const { return ring_[head_ & mask_]; }
+    const T& back() const { return ring_[(tail_ - 1) & mask_]; }
+    const T& operator[](std::size_t i) const { return ring_[(head_ + i) & mask_]; }
+    void pop_front() { ++head_; }
+    void push_back(const T& v) {
+        if (size() == ring_.size()) grow();
+        ring_[tail_++ & mask_] = v;
+    }
+
+private:
+    void grow() {
+        std::vector<T> bigger(ring_.empty() ? 16 : 2 * ring_.size());
+        for (std::size_t i = 0; i < size(); ++i) bigger[i] = (*this)[i];
+        tail_ = size();
+        head_ = 0;
+        ring_.swap(bigger);
+        mask_ = ring_.size() - 1;
+    }
+    std::vector<T> ring_;
+    std::size_t head_ = 0, tail_ = 0, mask_ = 0;
+};
+
 __extension__ using Key128 = unsigned __int128;  // (time, sequence) keys compared without a branch
 struct RequesterHead {  // when a requester's first waiting transfer tries to start again
     Picoseconds at;
@@ -150,13 +179,13 @@ struct MemoryHierarchy::QueuedState {
     // Crossbar transfers that could not start when issued (input port busy, or the target's output
     // buffer full), per requester in issue order, and a heap of each queue's retry time. Ports
     // are booked only when a transfer starts, in time order (Crossbar::try_start).
-    std::vector<std::deque<Transfer>> requester_transfers;
+    std::vector<RingQueue<Transfer>> requester_transfers;
     MinHeap<RequesterHead> transfer_heads;
     // Lookups per slice, in time order: a crossbar output port delivers its transfers in call
     // order, each strictly after the one before, so a FIFO per slice plus a heap of the FIFOs'
     // heads gives the (time, seq) order of one heap over all lookups with a heap of at most one
     // entry per slice (tens of thousands of lookups can be waiting when the SMs stream).
-    std::vector<std::deque<Lookup>> slice_lookups;
+    std::vector<RingQueue<Lookup>> slice_lookups;
     MinHeap<SliceHead> lookup_heads;
     // A transfer's last byte reached its slice at `at`: its lookup joins the slice's FIFO. True
     // when it is the FIFO's head (the next lookup of its slice).
@@ -170,7 +199,7 @@ struct MemoryHierarchy::QueuedState {
     }
     // Per controller: bursts on their way (not yet applied), bursts in front of its full queue.
     std::vector<std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>> arrivals;
-    std::vector<std::deque<DramController::Burst>> waiting;
+    std::vector<RingQueue<DramController::Burst>> waiting;
     // When each controller acts next (controller_event_time), as (time, controller); entries
     // that no longer match it are stale and skipped.
     using Event = std::pair<Picoseconds, int>;
@@ -212,7 +241,7 @@ struct MemoryHierarchy::QueuedState {
         std::uint32_t bytes;
         bool direct;
     };
-    std::vector<std::deque<HeldRequest>> held;
+    std::vector<RingQueue<HeldRequest>> held;
     std::vector<L2Cache::NextLevelRequest> requests;
     std::vector<std::pair<std::int64_t, Picoseconds>> released;
     std::vector<QueuedCompletion> completions;
