@@ -251,6 +251,10 @@ struct MemoryHierarchy::QueuedState {
         return on_the_way.empty() ? kNever : on_the_way.top().at;
     }
     Picoseconds controller_latency = 0, hit = 0;
+    // queued_next_event()'s answer, valid until the next issue or step: a driver asks for it and
+    // then steps, and the step need not find it again.
+    Picoseconds next_event = 0;
+    bool next_event_known = false;
     FastDivider burst_div;
     std::uint64_t seq = 0;
 };
@@ -280,6 +284,7 @@ void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::ui
     QueuedState& q = queued();
     if (requester < 0 || requester >= params_.requesters)
         throw std::invalid_argument("memory hierarchy: requester out of range");
+    q.next_event_known = false;
     bytes = std::max<std::uint32_t>(bytes, 1);
     ++q.in_flight;
     const std::uint64_t line = line_div_.divisor();
@@ -314,6 +319,7 @@ void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::ui
 Picoseconds MemoryHierarchy::queued_next_event() {
     if (!queued_) return kNever;
     QueuedState& q = *queued_;
+    if (q.next_event_known) return q.next_event;
     auto& ctrls = dram_.controllers();
     while (!q.controller_events.empty()) {
         const auto [at, unit] = q.controller_events.top();
@@ -324,7 +330,9 @@ Picoseconds MemoryHierarchy::queued_next_event() {
     const Picoseconds transfer_time = q.transfer_heads.empty() ? kNever : q.transfer_heads.top().at;
     const Picoseconds lookup_time = q.lookup_heads.empty() ? kNever : q.lookup_heads.top().at;
     const Picoseconds controller_time = q.controller_events.empty() ? kNever : q.controller_events.top().first;
-    return std::min({transfer_time, lookup_time, controller_time});
+    q.next_event = std::min({transfer_time, lookup_time, controller_time});
+    q.next_event_known = true;
+    return q.next_event;
 }
 
 bool MemoryHierarchy::queued_idle() const { return !queued_ || queued_->in_flight == 0; }
@@ -335,6 +343,7 @@ void MemoryHierarchy::queued_step() {
     const Picoseconds now = queued_next_event();
     if (now == kNever) return;
     QueuedState& q = *queued_;
+    q.next_event_known = false;  // this step changes the heaps
     auto& ctrls = dram_.controllers();
 
     auto request_finished = [&](std::uint64_t tag, Picoseconds issued, Picoseconds done, std::uint32_t bytes, bool write) {
