@@ -147,14 +147,20 @@ struct DramUnitStats {
 // One (pseudo-)channel: bank state, timing constraints and the request queue.
 class DramController {
 public:
+    // 48 bytes, the flags after the tag (queues, and the queued engine's arrival records of
+    // 64 bytes, hold thousands).
     struct Burst {
+        Burst() = default;
+        Burst(const DramCoordinates& where_, bool write_, Picoseconds arrival_, std::uint32_t tag_)
+            : where(where_), arrival(arrival_), tag(tag_), write(write_) {}
         DramCoordinates where;
-        bool write = false;
         Picoseconds arrival = 0;  // when it entered the queue
         std::uint32_t tag = 0;    // caller's id, returned in the Issued record
+        bool write = false;
         bool row_opened = false;  // its row was activated ahead while it was queued
         bool counted = false;     // its row outcome (hit/miss/conflict) is already counted
     };
+    static_assert(sizeof(Burst) == 48, "a burst record is 48 bytes");
     struct Issued {
         std::uint32_t tag;
         RowOutcome outcome;

@@ -92,8 +92,10 @@ struct Arrival {  // a burst on its way to a controller queue
     Picoseconds at;
     std::uint64_t seq;
     DramController::Burst burst;
-    bool operator>(const Arrival& o) const { return std::tie(at, seq) > std::tie(o.at, o.seq); }
+    Key128 key() const { return static_cast<Key128>(at) << 64 | seq; }
+    bool operator>(const Arrival& o) const { return key() > o.key(); }
 };
+static_assert(sizeof(Arrival) == 64, "an arrival record is one host cache line");
 constexpr Picoseconds kNever = DramController::kNeverPs;
 
 // A 4-ary min-heap (by operator>, as std::priority_queue with std::greater) that can also
