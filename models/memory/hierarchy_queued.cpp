@@ -136,9 +136,16 @@ private:
             const std::size_t first = 4 * i + 1;
             if (first >= n) break;
             std::size_t child = first;
-            const std::size_t last = std::min(first + 4, n);
-            for (std::size_t c = first + 1; c < last; ++c)
-                if (heap_[child] > heap_[c]) child = c;
+            if (first + 4 <= n) {
+                // A full node: the smallest of four as a tournament of selects (the loop's
+                // branches follow the keys and mispredict).
+                const std::size_t a = heap_[first] > heap_[first + 1] ? first + 1 : first;
+                const std::size_t b = heap_[first + 2] > heap_[first + 3] ? first + 3 : first + 2;
+                child = heap_[a] > heap_[b] ? b : a;
+            } else {
+                for (std::size_t c = first + 1; c < n; ++c)
+                    if (heap_[child] > heap_[c]) child = c;
+            }
             if (!(v > heap_[child])) break;
             heap_[i] = heap_[child];
             i = child;
