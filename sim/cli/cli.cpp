@@ -47,7 +47,12 @@ const char* kUsage =
     "       accelsim stat-docs [--update FILE | --check FILE]     every stat with its unit (docs/stats.md)\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
-    "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
+    "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n"
+    "\n"
+    "Limits (docs/reliability.md): a SIMT kernel still running after gpu.max_kernel_cycles cycles\n"
+    "(default 1000000000) or gpu.max_kernel_instructions warp instructions (default 2000000000) is\n"
+    "stopped with exit 1, naming its running warps and their PCs; raise them with\n"
+    "--set gpu.max_kernel_cycles=N (or --set gpu.max_kernel_instructions=N).\n";
 
 struct Subcommand {
     const char* name;
