@@ -88,3 +88,32 @@ TEST(KernelWatchdog, TheLimitsAreConfigKeysWithARangeAndInTheHelp) {
     EXPECT_TRUE(contains(help.out, "gpu.max_kernel_cycles")) << help.out;
     EXPECT_TRUE(contains(help.out, "gpu.max_kernel_instructions")) << help.out;
 }
+
+TEST(KernelFaults, ALoadThroughANullPointerExitsTwoNamingTheOpKernelPcAndInstruction) {
+    const fs::path dir = scratch_dir();
+    // The argument is a real buffer, so the global memory is not empty: address 0 still faults.
+    const std::string trace = kernel_trace(dir, "null.sasm",
+                                           ".kernel null_load\n.param p\n.reg 2\n    mov r0, 0\n    ld.global r1, [r0]\n",
+                                           "grid=1 block=32 args=buf:f32:64:zero");
+    const Result r = run("--quiet --config configs/simt_1sm.json --trace '" + trace + "'");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "accelsim: error: " + trace + ":2: kernel 'forever': " + (dir / "null.sasm").string() +
+                         ":5: ld.global: lane 0 address 0 is a null pointer (global addresses below 256 are never "
+                         "allocated) (kernel 'null_load', pc 1)\n");
+}
+
+TEST(KernelFaults, AnMmaWithSixteenActiveLanesExitsTwoWithAndWithoutValidate) {
+    const fs::path dir = scratch_dir();
+    const std::string trace = kernel_trace(dir, "mma16.sasm",
+                                           ".kernel mma_half\n.reg 16\n    setp.lt.s32 p0, %laneid, 16\n    @!p0 exit\n"
+                                           "    mma.m16n8k16.f16 r0, r4, r8, r0\n    exit\n",
+                                           "grid=1 block=32");
+    const std::string expected = "accelsim: error: " + trace + ":2: kernel 'forever': " + (dir / "mma16.sasm").string() +
+                                 ":5: mma: needs all 32 lanes active (warp-synchronous), 16 are (mask 0x0000ffff) "
+                                 "(kernel 'mma_half', pc 2)\n";
+    for (const std::string validate : {"", " --validate"}) {
+        const Result r = run("--quiet --config configs/simt_1sm.json --trace '" + trace + "'" + validate);
+        EXPECT_EQ(r.exit_code, 2) << validate << r.err;
+        EXPECT_EQ(r.err, expected) << validate;
+    }
+}
