@@ -1,6 +1,7 @@
 #include "sim/cli/cli.h"
 
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -133,16 +134,17 @@ int run_simulation(int argc, char* argv[]) {
     if (!csv_path.empty()) csv_file.emplace("--csv", csv_path);
 
     if (!vcd.path.empty()) write_vcd(config, ops, vcd);
-    const RunReport report = run_trace(config, trace_path, ops, run_options);
-    if (!vm.count("quiet")) write_table(std::cout, report);
-    if (json_file) {
-        write_json(json_file->stream(), report);
-        json_file->commit();
-    }
-    if (csv_file) {
-        write_csv(csv_file->stream(), report);
-        csv_file->commit();
-    }
+    // Reports stream: each op is written as it finishes and not kept (docs/reliability.md, "Memory
+    // per op"); the table and the files are completed after the last op.
+    const std::unique_ptr<ChipModel> chip = make_chip(config, run_options);
+    ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
+                        vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
+                        csv_file ? &csv_file->stream() : nullptr);
+    const RunReport report =
+        run_trace(*chip, config, trace_path, ops, run_options, [&writer](const OpReport& r) { writer.add(r); });
+    writer.finish(report.numerics);
+    if (json_file) json_file->commit();
+    if (csv_file) csv_file->commit();
     if (report.numerics && !report.numerics->passed) {
         std::cerr << "accelsim: numerics check FAILED (max abs err " << report.numerics->max_abs_err
                   << ")\n";
