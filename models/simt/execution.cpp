@@ -155,9 +155,10 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     alignas(64) std::uint32_t s0[32], s1[32], s2[32], result[32];
     std::uint32_t* dst = in.dst.kind == Operand::Kind::reg ? &w.regs[static_cast<std::size_t>(in.dst.value) * 32] : nullptr;
     bool write_result = dst != nullptr && exec != 0;
-    // PTX ISA, mma (Warp Level Matrix Multiply-Accumulate): the mandatory .aligned qualifier means
-    // all threads of the warp must execute the same mma, and a divergent one is undefined: a fault
-    // here, checked before the payload, which timing-only runs skip.
+    // PTX ISA, "Multiply-and-Accumulate Instruction: mma" (parallel-thread-execution/index.html
+    // #warp-level-matrix-instructions-mma): the mandatory .aligned qualifier means all threads of
+    // the warp must execute the same mma, and a divergent one is undefined: a fault here, checked
+    // before the payload, which timing-only runs skip.
     if (in.op == Opcode::mma && exec != 0 && exec != 0xffffffffu)
         fault(in, "needs all 32 lanes active (warp-synchronous), " + std::to_string(__builtin_popcount(exec)) +
                       " are (mask 0x" + hex32(exec) + ")");
