@@ -75,3 +75,50 @@ TEST(ReportStreamingEdges, AWriterToldOfNumericsMustGetThem) {
     ReportWriter writer(chip, "t.trace", 1.0, true, nullptr, &json, nullptr);
     EXPECT_THROW(writer.finish(std::nullopt), std::logic_error);
 }
+
+namespace {
+
+// The writers of the whole report against the reference dump and the engine-fed writer.
+void expect_streaming_equals_whole(const ChipConfig& chip, const std::vector<Op>& ops) {
+    const RunReport whole = run_trace(chip, "hand.trace", ops, RunOptions{});
+    std::ostringstream json_whole, csv_whole, table_whole;
+    write_json(json_whole, whole);
+    write_csv(csv_whole, whole);
+    write_table(table_whole, whole);
+    EXPECT_EQ(json_whole.str(), to_json(whole).dump(2) + "\n");
+    std::ostringstream json_stream, csv_stream, table_stream;
+    ReportWriter writer(chip, "hand.trace", whole.matrix_macs_per_cycle, false, &table_stream, &json_stream, &csv_stream);
+    const RunReport streamed = run_trace(chip, "hand.trace", ops, RunOptions{}, [&writer](const OpReport& r) { writer.add(r); });
+    writer.finish(streamed.numerics);
+    EXPECT_EQ(json_stream.str(), json_whole.str());
+    EXPECT_EQ(csv_stream.str(), csv_whole.str());
+    EXPECT_EQ(table_stream.str(), table_whole.str());
+}
+
+}  // namespace
+
+TEST(ReportStreamingEdges, NoOpsGiveAnEmptyOpsArray) {
+    const ChipConfig chip = load_config(kSource + "/configs/tpu_v4.json", {});
+    expect_streaming_equals_whole(chip, {});
+    const RunReport whole = run_trace(chip, "hand.trace", {}, RunOptions{});
+    std::ostringstream json;
+    write_json(json, whole);
+    EXPECT_NE(json.str().find("\n  \"ops\": [],\n"), std::string::npos) << json.str();
+}
+
+TEST(ReportStreamingEdges, NamesThatNeedEscapingAndTiesAmongTheLongestOps) {
+    // Quotes, a backslash, commas and non-ASCII text in names (JSON escapes, CSV quoting); seven
+    // equal ops, so the top five are chosen among ties (the earlier first).
+    const ChipConfig chip = load_config(kSource + "/configs/tpu_v4.json", {});
+    std::vector<Op> ops;
+    const std::vector<std::string> names = {"a \"quoted\" name", "back\\slash", "comma, here", "naïve ünïcode",
+                                            "e", "f", "g"};
+    for (const std::string& name : names) {
+        Op relu;
+        relu.kind = OpKind::relu;
+        relu.name = name;
+        relu.elements = 4096;
+        ops.push_back(relu);
+    }
+    expect_streaming_equals_whole(chip, ops);
+}
