@@ -10,6 +10,7 @@
 #include <boost/program_options.hpp>
 #include <systemc>
 
+#include "models/simt/isa.h"
 #include "sim/cli/vcd_option.h"
 #include "sim/compare/compare_command.h"
 #include "sim/config/config_docs.h"
@@ -48,12 +49,16 @@ const char* kUsage =
     "       accelsim stat-docs [--update FILE | --check FILE]     every stat with its unit (docs/stats.md)\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
-    "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n"
-    "\n"
-    "Limits (docs/reliability.md): a SIMT kernel still running after gpu.max_kernel_cycles cycles\n"
-    "(default 1000000000) or gpu.max_kernel_instructions warp instructions (default 2000000000) is\n"
-    "stopped with exit 1, naming its running warps and their PCs; raise them with\n"
-    "--set gpu.max_kernel_cycles=N (or --set gpu.max_kernel_instructions=N).\n";
+    "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
+
+// The watchdog's limits and their defaults (models/simt/isa.h), for --help.
+std::string limits_help() {
+    return "Limits (docs/reliability.md): a SIMT kernel still running after gpu.max_kernel_cycles cycles\n"
+           "(default " + std::to_string(simt::kDefaultMaxKernelCycles) + ") or gpu.max_kernel_instructions warp instructions (default " +
+           std::to_string(simt::kDefaultMaxKernelInstructions) + ") is\n"
+           "stopped with exit 1, naming its running warps and their PCs; raise them with\n"
+           "--set gpu.max_kernel_cycles=N (or --set gpu.max_kernel_instructions=N).\n";
+}
 
 struct Subcommand {
     const char* name;
@@ -109,7 +114,7 @@ int run_simulation(int argc, char* argv[]) {
     po::store(parsed, vm);
     po::notify(vm);
     if (vm.count("help")) {
-        std::cout << kUsage << "\n" << options << "\nDocumentation: README.md and docs/.\n";
+        std::cout << kUsage << "\n" << limits_help() << "\n" << options << "\nDocumentation: README.md and docs/.\n";
         return kExitOk;
     }
     if (vm.count("version")) {
