@@ -186,6 +186,10 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     try {
         last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(),
                              launch_options(kernel, options_.validate));
+    } catch (const simt::KernelTimeout& e) {  // the watchdog: the run failed, the input may be fine
+        throw std::runtime_error(op_where(op) + ": " + e.what() +
+                                 " (raise the limits with --set gpu.max_kernel_cycles=N or --set "
+                                 "gpu.max_kernel_instructions=N)");
     } catch (const simt::SimtError& e) {  // a kernel fault, or a block that cannot fit on an SM
         throw std::invalid_argument(op_where(op) + ": " + e.what());
     }

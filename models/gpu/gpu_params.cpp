@@ -7,7 +7,13 @@ const ParamTable<GpuParams>& gpu_param_table() {
         ParamTable<GpuParams> t;
         t.integer("sms", &GpuParams::sms, 1, 1024, "Streaming multiprocessors per chip.")
             .integer("launch_overhead_cycles", &GpuParams::launch_overhead_cycles, 0, 1e8,
-                     "Cycles from a kernel launch to its first block starting.");
+                     "Cycles from a kernel launch to its first block starting.")
+            .integer("max_kernel_cycles", &GpuParams::max_kernel_cycles, 1, 1e15,
+                     "Watchdog: a kernel launch still running after this many cycles is stopped (exit 1, "
+                     "naming the warps still running and their PCs); see docs/reliability.md.")
+            .integer("max_kernel_instructions", &GpuParams::max_kernel_instructions, 1, 1e15,
+                     "Watchdog: a kernel launch that has issued this many warp instructions (all SMs) and is "
+                     "still running is stopped the same way; bounds the host time of a whole grid looping forever.");
         return t;
     }();
     return table;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <Eigen/Core>
 
@@ -34,6 +35,12 @@ std::uint16_t narrow_from_float(float f, MmaType type) {
     return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
+std::string hex32(std::uint32_t v) {
+    char text[9];
+    std::snprintf(text, sizeof text, "%08x", v);
+    return text;
+}
+
 template <typename F>
 inline void for_lanes(std::uint32_t* out, F f) {
     for (int l = 0; l < 32; ++l) out[l] = f(l);
@@ -42,8 +49,7 @@ inline void for_lanes(std::uint32_t* out, F f) {
 }  // namespace
 
 std::uint32_t GlobalMemory::allocate(std::size_t bytes, std::size_t align) {
-    std::size_t start = (bytes_.size() + align - 1) / align * align;
-    if (start == 0) start = align;  // keep address 0 unused so a null pointer faults
+    std::size_t start = (std::max(bytes_.size(), kNullBytes) + align - 1) / align * align;
     if (start + bytes > 0xffffffffULL) throw SimtError("global memory: allocation beyond 4 GiB");
     bytes_.resize(start + bytes, 0);
     return static_cast<std::uint32_t>(start);
@@ -93,7 +99,9 @@ WarpExecutor::WarpExecutor(const Kernel& kernel, GlobalMemory& memory, Dim dims,
 }
 
 void WarpExecutor::fault(const Instruction& in, const std::string& msg) const {
-    throw SimtError(kernel_.where(in) + ": " + opcode_name(in.op) + ": " + msg);
+    const std::ptrdiff_t pc = &in - kernel_.code.data();
+    throw SimtError(kernel_.where(in) + ": " + opcode_name(in.op) + ": " + msg + " (kernel '" + kernel_.name +
+                    "', pc " + std::to_string(pc) + ")");
 }
 
 const std::uint32_t* WarpExecutor::fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const {
@@ -147,6 +155,13 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     alignas(64) std::uint32_t s0[32], s1[32], s2[32], result[32];
     std::uint32_t* dst = in.dst.kind == Operand::Kind::reg ? &w.regs[static_cast<std::size_t>(in.dst.value) * 32] : nullptr;
     bool write_result = dst != nullptr && exec != 0;
+    // PTX ISA, "Multiply-and-Accumulate Instruction: mma" (parallel-thread-execution/index.html
+    // #warp-level-matrix-instructions-mma): the mandatory .aligned qualifier means all threads of
+    // the warp must execute the same mma, and a divergent one is undefined: a fault here, checked
+    // before the payload, which timing-only runs skip.
+    if (in.op == Opcode::mma && exec != 0 && exec != 0xffffffffu)
+        fault(in, "needs all 32 lanes active (warp-synchronous), " + std::to_string(__builtin_popcount(exec)) +
+                      " are (mask 0x" + hex32(exec) + ")");
     const bool skip = skip_fp_payload_ && in.fp_payload;
     int next_pc = pc + 1;
 
@@ -332,23 +347,32 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 const std::uint32_t last_word =
                     size >= access_bytes ? static_cast<std::uint32_t>(std::min<std::size_t>(size - access_bytes, 0xffffffffu)) : 0;
                 std::uint32_t bad = size >= access_bytes ? 0u : 1u;
+                // Global addresses below kNullBytes are never allocated: a null pointer (or an
+                // offset from one) faults, as a load or store on an invalid address does in CUDA.
+                const std::uint32_t first_valid = global ? static_cast<std::uint32_t>(GlobalMemory::kNullBytes) : 0u;
                 const auto offset = static_cast<std::uint32_t>(in.offset);
                 for (int l = 0; l < 32; ++l) r.addresses[static_cast<std::size_t>(l)] = base[l] + offset;
                 if (exec == 0xffffffffu) {
                     for (int l = 0; l < 32; ++l) {
                         const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
-                        bad |= static_cast<std::uint32_t>((address & align_mask) != 0) | static_cast<std::uint32_t>(address > last_word);
+                        bad |= static_cast<std::uint32_t>((address & align_mask) != 0) | static_cast<std::uint32_t>(address > last_word) |
+                               static_cast<std::uint32_t>(address < first_valid);
                     }
                 } else {
                     for (int l = 0; l < 32; ++l) {
                         const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
-                        bad |= (static_cast<std::uint32_t>((address & align_mask) != 0) | static_cast<std::uint32_t>(address > last_word)) &
+                        bad |= (static_cast<std::uint32_t>((address & align_mask) != 0) | static_cast<std::uint32_t>(address > last_word) |
+                                static_cast<std::uint32_t>(address < first_valid)) &
                                ((exec >> l) & 1u);
                     }
                 }
                 if (bad)
                     for (int l = 0; l < 32; ++l) {
                         const std::uint32_t address = r.addresses[static_cast<std::size_t>(l)];
+                        if (((exec >> l) & 1) && address < first_valid)
+                            fault(in, "lane " + std::to_string(l) + " address " + std::to_string(address) +
+                                          " is a null pointer (global addresses below " + std::to_string(first_valid) +
+                                          " are never allocated)");
                         if (((exec >> l) & 1) && ((address & align_mask) != 0 || static_cast<std::size_t>(address) + access_bytes > size))
                             fault(in, "lane " + std::to_string(l) + " address " + std::to_string(address) +
                                           ((address & align_mask) ? " is not " + std::to_string(access_bytes) + "-byte aligned"
@@ -382,8 +406,7 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 }
                 break;
             }
-            case Opcode::mma:
-                if (exec != 0xffffffffu) fault(in, "needs all 32 lanes active (warp-synchronous)");
+            case Opcode::mma:  // all 32 lanes: checked above
                 execute_mma(in, w);
                 write_result = false;
                 break;

@@ -16,6 +16,9 @@ namespace accelsim::simt {
 // kernels' buffers. Accesses are bounds- and alignment-checked by the executor.
 class GlobalMemory {
 public:
+    // Addresses below this are never allocated, so a global access there (a null pointer, or a
+    // small offset from one) faults.
+    static constexpr std::size_t kNullBytes = 256;
     explicit GlobalMemory(std::size_t bytes = 0) : bytes_(bytes, 0) {}
     // Reserves `bytes` (zeroed) at the next `align`-aligned address and returns that address.
     std::uint32_t allocate(std::size_t bytes, std::size_t align = 256);

@@ -98,6 +98,21 @@ struct SimtError : std::runtime_error {
     explicit SimtError(const std::string& m) : std::runtime_error(m) {}
 };
 
+// The watchdog's defaults (docs/reliability.md, "Watchdog"): far beyond any kernel a simulation
+// can afford (the longest shipped kernel runs 41,066 cycles and 1.8 M warp instructions; an
+// 8192^3 fp16 GEMM would issue about 1.6 G at the 0.0029 per MAC of BERT's fc1 GEMM on a100), yet
+// an endless loop reaches one of them within about a minute of host time: one warp hits the cycle
+// limit (16 s measured), a whole a100 grid of warps the instruction limit (about 50 s).
+inline constexpr std::uint64_t kDefaultMaxKernelCycles = 1'000'000'000ULL;
+inline constexpr std::uint64_t kDefaultMaxKernelInstructions = 2'000'000'000ULL;
+
+// A kernel the watchdog stopped (SmParams::max_cycles): no fault of its input, but a run that
+// would not end (an endless loop) or not within the limit; the message names the warps still
+// running and their PCs.
+struct KernelTimeout : SimtError {
+    explicit KernelTimeout(const std::string& m) : SimtError(m) {}
+};
+
 Kernel assemble(const std::string& source, const std::string& file_name);
 Kernel assemble_file(const std::string& path);
 

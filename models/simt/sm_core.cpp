@@ -302,6 +302,33 @@ void SmCore::finish_warp(int slot) {
 
 SmStats SmCore::stats() const { return stats_; }
 
+void SmCore::stop_endless_kernel() const {
+    // Names the warps still running where they are, so the loop that never ends can be found.
+    constexpr int kWarpsNamed = 8;
+    std::string warps;
+    int running = 0;
+    for (std::size_t slot = 0; slot < warps_.size(); ++slot) {
+        const Warp& w = warps_[slot];
+        if (w.finished || w.stack.empty()) continue;
+        if (++running > kWarpsNamed) continue;
+        const int pc = w.pc();
+        warps += std::string(running > 1 ? "; " : "") + "block " + std::to_string(w.block_id) + " warp " +
+                 std::to_string(w.warp_in_block) + " at pc " + std::to_string(pc);
+        if (pc >= 0 && static_cast<std::size_t>(pc) < kernel_.code.size()) {
+            const Instruction& in = kernel_.code[static_cast<std::size_t>(pc)];
+            warps += " (" + kernel_.where(in) + ": " + opcode_name(in.op) + ")";
+        }
+        if (w.at_barrier) warps += " waiting at bar.sync";
+    }
+    if (running > kWarpsNamed) warps += "; and " + std::to_string(running - kWarpsNamed) + " more";
+    throw KernelTimeout(kernel_.file + ": kernel '" + kernel_.name + "' stopped by the watchdog at cycle " +
+                        std::to_string(now_) + " (limit " + std::to_string(params_.max_cycles) + ") after " +
+                        std::to_string(executor_.counters().issued) + " warp instructions (limit " +
+                        std::to_string(params_.max_issued) + "): endless loop? SM " + std::to_string(sm_index_) +
+                        " has " + std::to_string(running) + " warp" + (running == 1 ? "" : "s") +
+                        " running: " + warps);
+}
+
 std::uint32_t SmCore::start_load(int slot, const Instruction& in) {
     std::uint32_t load;
     if (free_loads_.empty()) {
@@ -478,9 +505,7 @@ bool SmCore::run_until_block_completes(std::uint64_t stop_at) {
         stats_.active_warp_cycles += warps_this_cycle * advance;
         now_ += advance;
         if (block_completed_) return true;
-        if (now_ > params_.max_cycles)
-            throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' still running after " +
-                            std::to_string(params_.max_cycles) + " cycles (SmParams::max_cycles): endless loop?");
+        if (now_ > params_.max_cycles || executor_.counters().issued > params_.max_issued) stop_endless_kernel();
     }
     return false;
 }

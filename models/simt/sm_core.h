@@ -48,7 +48,11 @@ struct SmParams {
     int smem_banks = 32, smem_bank_bytes = 4;
     L1Params l1;                       // per SM; l1.bytes = 0: sectors go straight to the port
     bool record_issue_order = false;   // keep (cycle, warp) of every issue (tests of schedulers)
-    std::uint64_t max_cycles = 10'000'000'000ULL;  // a kernel still running then is stopped (endless loop)
+    // Watchdog: a kernel still running after this many cycles, or after issuing this many warp
+    // instructions (all SMs of the launch), is stopped with KernelTimeout (the config's
+    // gpu.max_kernel_cycles and gpu.max_kernel_instructions; defaults explained in isa.h).
+    std::uint64_t max_cycles = kDefaultMaxKernelCycles;
+    std::uint64_t max_issued = kDefaultMaxKernelInstructions;
 };
 
 enum class Stall : std::uint8_t { issued, idle, scoreboard, pipeline, barrier };
@@ -135,6 +139,7 @@ private:
     void issue(int sp, int slot);
     void release_barrier(Block& block);
     void finish_warp(int slot);
+    [[noreturn]] void stop_endless_kernel() const;  // the watchdog: throws KernelTimeout
     // Global memory: a load in flight (registers pending until `outstanding` sectors are answered).
     struct PendingLoad {
         const Instruction* instruction;

@@ -1,6 +1,7 @@
 #include "sim/cli/cli.h"
 
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <boost/program_options.hpp>
 #include <systemc>
 
+#include "models/simt/isa.h"
 #include "sim/cli/vcd_option.h"
 #include "sim/compare/compare_command.h"
 #include "sim/config/config_docs.h"
@@ -48,6 +50,15 @@ const char* kUsage =
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
     "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
+
+// The watchdog's limits and their defaults (models/simt/isa.h), for --help.
+std::string limits_help() {
+    return "Limits (docs/reliability.md): a SIMT kernel still running after gpu.max_kernel_cycles cycles\n"
+           "(default " + std::to_string(simt::kDefaultMaxKernelCycles) + ") or gpu.max_kernel_instructions warp instructions (default " +
+           std::to_string(simt::kDefaultMaxKernelInstructions) + ") is\n"
+           "stopped with exit 1, naming its running warps and their PCs; raise them with\n"
+           "--set gpu.max_kernel_cycles=N (or --set gpu.max_kernel_instructions=N).\n";
+}
 
 struct Subcommand {
     const char* name;
@@ -103,7 +114,7 @@ int run_simulation(int argc, char* argv[]) {
     po::store(parsed, vm);
     po::notify(vm);
     if (vm.count("help")) {
-        std::cout << kUsage << "\n" << options << "\nDocumentation: README.md and docs/.\n";
+        std::cout << kUsage << "\n" << limits_help() << "\n" << options << "\nDocumentation: README.md and docs/.\n";
         return kExitOk;
     }
     if (vm.count("version")) {
@@ -128,16 +139,17 @@ int run_simulation(int argc, char* argv[]) {
     if (!csv_path.empty()) csv_file.emplace("--csv", csv_path);
 
     if (!vcd.path.empty()) write_vcd(config, ops, vcd);
-    const RunReport report = run_trace(config, trace_path, ops, run_options);
-    if (!vm.count("quiet")) write_table(std::cout, report);
-    if (json_file) {
-        write_json(json_file->stream(), report);
-        json_file->commit();
-    }
-    if (csv_file) {
-        write_csv(csv_file->stream(), report);
-        csv_file->commit();
-    }
+    // Reports stream: each op is written as it finishes and not kept (docs/reliability.md, "Memory
+    // per op"); the table and the files are completed after the last op.
+    const std::unique_ptr<ChipModel> chip = make_chip(config, run_options);
+    ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
+                        vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
+                        csv_file ? &csv_file->stream() : nullptr);
+    const RunReport report =
+        run_trace(*chip, config, trace_path, ops, run_options, [&writer](const OpReport& r) { writer.add(r); });
+    writer.finish(report.numerics);
+    if (json_file) json_file->commit();
+    if (csv_file) csv_file->commit();
     if (report.numerics && !report.numerics->passed) {
         std::cerr << "accelsim: numerics check FAILED (max abs err " << report.numerics->max_abs_err
                   << ")\n";

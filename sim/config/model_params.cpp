@@ -56,6 +56,8 @@ simt::SimtParams simt_params_from(const ChipConfig& config) {
     simt::SimtParams p;
     p.sms = config.gpu.sms;
     p.sm = simt::sm_params_from(config.sm);
+    p.sm.max_cycles = static_cast<std::uint64_t>(config.gpu.max_kernel_cycles);
+    p.sm.max_issued = static_cast<std::uint64_t>(config.gpu.max_kernel_instructions);
     return p;
 }
 

@@ -10,19 +10,29 @@ namespace accelsim {
 
 RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options) {
-    const auto chip = make_chip(config, options);
-    return run_trace(*chip, config, trace_path, ops, options);
+    return run_trace(config, trace_path, ops, options, OpReportSink{});
 }
 
 RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options) {
+    return run_trace(chip, config, trace_path, ops, options, OpReportSink{});
+}
+
+RunReport run_trace(const ChipConfig& config, const std::string& trace_path, const std::vector<Op>& ops,
+                    const RunOptions& options, const OpReportSink& on_op) {
+    const auto chip = make_chip(config, options);
+    return run_trace(*chip, config, trace_path, ops, options, on_op);
+}
+
+RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
+                    const std::vector<Op>& ops, const RunOptions& options, const OpReportSink& on_op) {
     RunReport report;
     report.config = &config;
     report.trace = trace_path;
     report.matrix_macs_per_cycle = chip.matrix_macs_per_cycle(config.default_dtype);
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     std::uint64_t now = 0;
-    report.ops.reserve(ops.size());
+    if (!on_op) report.ops.reserve(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
         const Op* next = i + 1 < ops.size() ? &ops[i + 1] : nullptr;
@@ -49,7 +59,8 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
             total.max_rel_err = std::max(total.max_rel_err, r.numerics->max_rel_err);
             total.passed = total.passed && r.numerics->passed;
         }
-        report.ops.push_back(std::move(r));
+        if (on_op) on_op(r);
+        else report.ops.push_back(std::move(r));
     }
     return report;
 }

@@ -2,6 +2,7 @@
 // The run loop: builds the chip the config's `kind` names (chip_registry.h) and feeds it the
 // trace's operators one after another, each with the op that follows it. It does not know which
 // chip it drives: each implements ChipModel (models/common/chip_model.h).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,14 @@ RunReport run_trace(const ChipConfig& config, const std::string& trace_path,
 // The same on a chip already built (tests drive a chip they hold).
 RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options);
+
+// Streaming: each op's report goes to `on_op` as it finishes (start and end cycles set) and is not
+// kept, so the returned RunReport has no ops, only the run's numerics summary (with validation).
+// The CLI feeds a ReportWriter this way: memory does not grow with the number of ops.
+using OpReportSink = std::function<void(const OpReport&)>;
+RunReport run_trace(const ChipConfig& config, const std::string& trace_path, const std::vector<Op>& ops,
+                    const RunOptions& options, const OpReportSink& on_op);
+RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
+                    const std::vector<Op>& ops, const RunOptions& options, const OpReportSink& on_op);
 
 }  // namespace accelsim

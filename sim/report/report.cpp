@@ -1,10 +1,15 @@
 #include "sim/report/report.h"
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "models/gpu/gpu_stats.h"
 
@@ -62,17 +67,6 @@ struct Fallback {
     std::uint64_t cycles = 0;
     std::set<std::string> dtypes, units;
 };
-Fallback matrix_fallback(const RunReport& report) {
-    Fallback f;
-    for (const auto& r : report.ops) {
-        if (!r.roofline.matrix_fallback) continue;
-        ++f.ops;
-        f.cycles += r.cycles;
-        f.dtypes.insert(std::string(to_string(r.op.dtype)));
-        f.units.insert(r.roofline.compute_unit);
-    }
-    return f;
-}
 std::string joined(const std::set<std::string>& items) {
     std::string s;
     for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
@@ -190,69 +184,378 @@ json to_json(const RunReport& report) {
     return j;
 }
 
-void write_json(std::ostream& out, const RunReport& report) { out << to_json(report).dump(2) << "\n"; }
+namespace {
 
-void write_csv(std::ostream& out, const RunReport& report) {
-    std::set<std::string> levels, bounds;
-    for (const auto& r : report.ops) {
-        for (const auto& [level, b] : r.bytes) levels.insert(level);
-        for (const auto& [key, c] : r.roofline.cycles) bounds.insert(key);
+// ---- streaming ----------------------------------------------------------------------------
+// ReportWriter writes each op as it finishes and keeps only what the totals, the columns and the
+// top bottlenecks need, so a run's memory does not grow with its op count. The table and the CSV
+// depend on every op (column sets, widths) before their first row: their rows go to an anonymous
+// spill file, written once and read back at the end. JSON is written exactly as nlohmann::json
+// dumps the whole document (to_json(report).dump(2)): members in key order, each op indented
+// into the "ops" array; the run's numerics summary comes before "ops" in that order, so a run
+// that checks numerics spills its ops' JSON too and copies it in at the end.
+
+// `text` (a dump(2)) with every line after the first indented by `spaces` more.
+std::string indented(const std::string& text, int spaces) {
+    std::string out;
+    out.reserve(text.size() + 64);
+    const std::string pad(static_cast<std::size_t>(spaces), ' ');
+    for (const char c : text) {
+        out += c;
+        if (c == '\n') out += pad;
     }
+    return out;
+}
+
+// An anonymous temporary file (removed when closed or when the process ends).
+class SpillFile {
+  public:
+    SpillFile() : file_(std::tmpfile()) {
+        if (!file_) throw std::runtime_error(std::string("cannot create a temporary file for the report: ") + std::strerror(errno));
+    }
+    ~SpillFile() { std::fclose(file_); }
+    SpillFile(const SpillFile&) = delete;
+    SpillFile& operator=(const SpillFile&) = delete;
+
+    void write(const void* data, std::size_t n) {
+        if (n > 0 && std::fwrite(data, 1, n, file_) != n)
+            throw std::runtime_error(std::string("writing the report's temporary file failed: ") + std::strerror(errno));
+    }
+    void put(const std::string& s) {
+        put(static_cast<std::uint64_t>(s.size()));
+        write(s.data(), s.size());
+    }
+    void put(std::uint64_t v) { write(&v, sizeof v); }
+    void put(std::int64_t v) { write(&v, sizeof v); }
+    void put(double v) { write(&v, sizeof v); }
+    void put(bool v) { put(static_cast<std::uint64_t>(v ? 1 : 0)); }
+    void put(const std::optional<double>& v) {
+        put(v.has_value());
+        put(v.value_or(0.0));
+    }
+
+    void rewind() {
+        if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0)
+            throw std::runtime_error(std::string("reading back the report's temporary file failed: ") + std::strerror(errno));
+    }
+    void read(void* data, std::size_t n) {
+        if (n > 0 && std::fread(data, 1, n, file_) != n) throw std::runtime_error("the report's temporary file is short");
+    }
+    std::uint64_t get_u64() { std::uint64_t v; read(&v, sizeof v); return v; }
+    std::int64_t get_i64() { std::int64_t v; read(&v, sizeof v); return v; }
+    double get_f64() { double v; read(&v, sizeof v); return v; }
+    bool get_bool() { return get_u64() != 0; }
+    std::string get_string() {
+        std::string s(get_u64(), '\0');
+        read(s.data(), s.size());
+        return s;
+    }
+    std::optional<double> get_optional() {
+        const bool has = get_bool();
+        const double v = get_f64();
+        return has ? std::optional<double>(v) : std::nullopt;
+    }
+    // Copies everything written to `out`.
+    void copy_to(std::ostream& out) {
+        rewind();
+        char buf[1 << 16];
+        std::size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0) out.write(buf, static_cast<std::streamsize>(n));
+    }
+
+  private:
+    std::FILE* file_;
+};
+
+// What the table and the CSV print of one op.
+struct OpRow {
+    std::string name, kind, shape, dtype_table, dtype_csv, model, bound;
+    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;
+    bool has_flops = false;
+    std::int64_t macs = 0, flops = 0;
+    std::vector<std::pair<std::string, std::int64_t>> bytes;
+    std::optional<double> utilization, occupancy_theoretical, occupancy_achieved, simd_efficiency;
+    std::vector<std::pair<std::string, double>> roofline_cycles;
+    // The "simt ops" section: IPC and the stall shares (idle, scoreboard, pipeline, barrier).
+    std::optional<double> ipc;
+    std::array<std::optional<double>, 4> stalls;
+};
+
+OpRow row_of(const OpReport& r) {
+    OpRow row;
+    row.name = r.op.name;
+    row.kind = std::string(to_string(r.op.kind));
+    row.shape = shape_text(r.op);
+    row.dtype_table = dtype_text(r.op, "-");
+    row.dtype_csv = dtype_text(r.op, "");
+    row.model = r.model;
+    row.bound = r.roofline.bound;
+    row.cycles = r.cycles;
+    row.start_cycle = r.start_cycle;
+    row.end_cycle = r.end_cycle;
+    row.has_flops = op_info(r.op.kind).has_flops;
+    if (row.has_flops) row.macs = r.op.macs(), row.flops = r.op.flops();
+    row.bytes.assign(r.bytes.begin(), r.bytes.end());
+    row.utilization = r.utilization;
+    row.occupancy_theoretical = r.occupancy_theoretical;
+    row.occupancy_achieved = r.occupancy_achieved;
+    row.simd_efficiency = r.simd_efficiency;
+    row.roofline_cycles.assign(r.roofline.cycles.begin(), r.roofline.cycles.end());
+    if (r.occupancy_achieved || r.simd_efficiency) {
+        namespace gs = gpu::stat;
+        const auto stat_of = [&](const StatDef& def) { return find_stat(r.stats, def); };
+        double slots = 0;
+        for (const StatDef* d : {&gs::slots_issued, &gs::stall_idle, &gs::stall_scoreboard, &gs::stall_pipeline,
+                                 &gs::stall_barrier})
+            slots += stat_of(*d).value_or(0);
+        const StatDef* stalls[] = {&gs::stall_idle, &gs::stall_scoreboard, &gs::stall_pipeline, &gs::stall_barrier};
+        for (std::size_t i = 0; i < 4; ++i) {
+            const auto v = stat_of(*stalls[i]);
+            if (v && slots > 0) row.stalls[i] = *v / slots;
+        }
+        row.ipc = stat_of(gs::ipc);
+    }
+    return row;
+}
+
+void put_row(SpillFile& f, const OpRow& row) {
+    for (const std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound})
+        f.put(*s);
+    f.put(row.cycles);
+    f.put(row.start_cycle);
+    f.put(row.end_cycle);
+    f.put(row.has_flops);
+    f.put(row.macs);
+    f.put(row.flops);
+    f.put(static_cast<std::uint64_t>(row.bytes.size()));
+    for (const auto& [level, b] : row.bytes) f.put(level), f.put(b);
+    for (const auto* v : {&row.utilization, &row.occupancy_theoretical, &row.occupancy_achieved, &row.simd_efficiency})
+        f.put(*v);
+    f.put(static_cast<std::uint64_t>(row.roofline_cycles.size()));
+    for (const auto& [key, c] : row.roofline_cycles) f.put(key), f.put(c);
+    f.put(row.ipc);
+    for (const auto& v : row.stalls) f.put(v);
+}
+
+OpRow get_row(SpillFile& f) {
+    OpRow row;
+    for (std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound})
+        *s = f.get_string();
+    row.cycles = f.get_u64();
+    row.start_cycle = f.get_u64();
+    row.end_cycle = f.get_u64();
+    row.has_flops = f.get_bool();
+    row.macs = f.get_i64();
+    row.flops = f.get_i64();
+    row.bytes.resize(f.get_u64());
+    for (auto& [level, b] : row.bytes) level = f.get_string(), b = f.get_i64();
+    for (auto* v : {&row.utilization, &row.occupancy_theoretical, &row.occupancy_achieved, &row.simd_efficiency})
+        *v = f.get_optional();
+    row.roofline_cycles.resize(f.get_u64());
+    for (auto& [key, c] : row.roofline_cycles) key = f.get_string(), c = f.get_f64();
+    row.ipc = f.get_optional();
+    for (auto& v : row.stalls) v = f.get_optional();
+    return row;
+}
+
+template <class V>
+const V* find_in(const std::vector<std::pair<std::string, V>>& items, const std::string& key) {
+    for (const auto& [k, v] : items)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+}  // namespace
+
+struct ReportWriter::Impl {
+    Impl(const ChipConfig& c, std::string t, double peak, bool numerics, std::ostream* table_out, std::ostream* json,
+         std::ostream* csv_out)
+        : config(c), trace(std::move(t)), matrix_macs_per_cycle(peak), with_numerics(numerics), table(table_out),
+          json_out(json), csv(csv_out) {}
+
+    const ChipConfig& config;
+    std::string trace;
+    double matrix_macs_per_cycle;
+    bool with_numerics;
+    std::ostream *table, *json_out, *csv;
+
+    // JSON: ops go straight to json_out, or to json_spill when the numerics summary must come first.
+    std::unique_ptr<SpillFile> json_spill;
+    std::unique_ptr<SpillFile> rows;  // table and CSV rows
+
+    // Totals, in op order.
+    std::size_t ops = 0, unmodelled = 0, uncounted = 0;
+    std::uint64_t total_cycles = 0;
+    std::int64_t macs = 0, flops = 0;
+    std::map<std::string, std::int64_t> bytes;
+    std::map<std::string, std::uint64_t> by_bound;
+    Fallback fallback;
+    std::set<std::string> levels, bounds;
+    std::size_t name_w = 2, shape_w = 5, model_w = 5;
+    // Top bottlenecks: the five longest ops, longest first, earlier first among equals.
+    struct Top {
+        std::uint64_t cycles;
+        std::string name, kind, bound;
+    };
+    std::vector<Top> top;
+
+    void write_json_op(const OpReport& r) {
+        std::string text = (ops == 1 ? "[\n    " : ",\n    ") + indented(op_json(r).dump(2), 4);
+        if (json_spill) json_spill->write(text.data(), text.size());
+        else json_out->write(text.data(), static_cast<std::streamsize>(text.size()));
+    }
+    void json_member(std::ostream& out, bool& first, const std::string& key, const json& value) {
+        out << (first ? "{\n  " : ",\n  ") << json(key).dump() << ": " << indented(value.dump(2), 2);
+        first = false;
+    }
+    void json_head(std::ostream& out, const std::optional<NumericsSummary>& numerics) {
+        bool first = true;
+        json_member(out, first, "config", config.effective);
+        json_member(out, first, "config_file", config.file);
+        if (numerics)
+            json_member(out, first, "numerics",
+                        {{"checked", numerics->checked},
+                         {"max_abs_err", numerics->max_abs_err},
+                         {"max_rel_err", numerics->max_rel_err},
+                         {"passed", numerics->passed}});
+        out << ",\n  \"ops\": ";
+    }
+    double seconds() const { return static_cast<double>(total_cycles) / config.clock_hz(); }
+    double mac_utilization() const {
+        if (matrix_macs_per_cycle <= 0 || total_cycles == 0) return 0;
+        return static_cast<double>(macs) / (matrix_macs_per_cycle * static_cast<double>(total_cycles));
+    }
+    void json_tail(std::ostream& out) {
+        out << (ops == 0 ? "[]" : "\n  ]");
+        bool first = false;
+        json_member(out, first, "schema", kReportSchema);
+        json totals;
+        totals["cycles"] = total_cycles;
+        totals["seconds"] = seconds();
+        totals["macs"] = macs;
+        totals["flops"] = flops;
+        totals["utilization"] = mac_utilization();
+        totals["bytes"] = bytes;
+        totals["ops"] = ops;
+        totals["ops_without_cycle_model"] = unmodelled;
+        totals["cycles_by_bound"] = by_bound;
+        json_member(out, first, "totals", totals);
+        json_member(out, first, "trace", trace);
+        out << "\n}\n";
+    }
+
+    void write_csv();
+    void write_table(const std::optional<NumericsSummary>& numerics);
+};
+
+ReportWriter::ReportWriter(const ChipConfig& config, std::string trace, double matrix_macs_per_cycle,
+                           bool with_numerics, std::ostream* table, std::ostream* json_out, std::ostream* csv)
+    : impl_(std::make_unique<Impl>(config, std::move(trace), matrix_macs_per_cycle, with_numerics, table, json_out, csv)) {
+    if (json_out) {
+        if (with_numerics) impl_->json_spill = std::make_unique<SpillFile>();
+        else impl_->json_head(*json_out, std::nullopt);
+    }
+    if (table || csv) impl_->rows = std::make_unique<SpillFile>();
+}
+
+ReportWriter::~ReportWriter() = default;
+
+void ReportWriter::add(const OpReport& r) {
+    Impl& w = *impl_;
+    ++w.ops;
+    w.total_cycles = r.end_cycle;
+    w.macs += r.op.macs();
+    w.flops += r.op.flops();
+    for (const auto& [level, b] : r.bytes) {
+        w.bytes[level] += b;
+        w.levels.insert(level);
+    }
+    for (const auto& [key, c] : r.roofline.cycles) w.bounds.insert(key);
+    w.by_bound[r.roofline.bound] += r.cycles;
+    if (r.model == "roofline") ++w.unmodelled;
+    if (!op_info(r.op.kind).has_flops) ++w.uncounted;
+    if (r.roofline.matrix_fallback) {
+        ++w.fallback.ops;
+        w.fallback.cycles += r.cycles;
+        w.fallback.dtypes.insert(std::string(to_string(r.op.dtype)));
+        w.fallback.units.insert(r.roofline.compute_unit);
+    }
+    if (w.top.size() < 5 || r.cycles > w.top.back().cycles) {
+        Impl::Top t{r.cycles, r.op.name, std::string(to_string(r.op.kind)), r.roofline.bound};
+        auto at = std::find_if(w.top.begin(), w.top.end(), [&](const Impl::Top& o) { return r.cycles > o.cycles; });
+        w.top.insert(at, std::move(t));
+        if (w.top.size() > 5) w.top.pop_back();
+    }
+    if (w.json_out) w.write_json_op(r);
+    if (w.rows) {
+        const OpRow row = row_of(r);
+        w.name_w = std::max(w.name_w, row.name.size());
+        w.shape_w = std::max(w.shape_w, row.shape.size());
+        w.model_w = std::max(w.model_w, row.model.size());
+        put_row(*w.rows, row);
+    }
+}
+
+void ReportWriter::finish(const std::optional<NumericsSummary>& numerics) {
+    Impl& w = *impl_;
+    if (numerics.has_value() != w.with_numerics)
+        throw std::logic_error("ReportWriter: numerics present at the end but not announced at the start, or the reverse");
+    if (w.json_out) {
+        if (w.json_spill) {
+            w.json_head(*w.json_out, numerics);
+            w.json_spill->copy_to(*w.json_out);
+        }
+        w.json_tail(*w.json_out);
+    }
+    if (w.csv) w.write_csv();
+    if (w.table) w.write_table(numerics);
+}
+
+void ReportWriter::Impl::write_csv() {
+    std::ostream& out = *csv;
     out << "index,name,kind,dtype,shape,model,cycles,start_cycle,end_cycle,macs,flops";
     for (const auto& l : levels) out << ",bytes_" << l;
     out << ",utilization,occupancy_theoretical,occupancy_achieved,simd_efficiency,bound";
     for (const auto& b : bounds) out << ",roofline_" << b << "_cycles";
     out << "\n";
-    std::size_t index = 0;
-    for (const auto& r : report.ops) {
-        out << index++ << "," << csv_field(r.op.name) << "," << to_string(r.op.kind) << ","
-            << dtype_text(r.op, "") << "," << csv_field(shape_text(r.op)) << "," << r.model << ","
-            << r.cycles << "," << r.start_cycle << "," << r.end_cycle << ",";
-        if (op_info(r.op.kind).has_flops) out << r.op.macs() << "," << r.op.flops();
+    rows->rewind();
+    for (std::size_t index = 0; index < ops; ++index) {
+        const OpRow r = get_row(*rows);
+        out << index << "," << csv_field(r.name) << "," << r.kind << "," << r.dtype_csv << "," << csv_field(r.shape)
+            << "," << r.model << "," << r.cycles << "," << r.start_cycle << "," << r.end_cycle << ",";
+        if (r.has_flops) out << r.macs << "," << r.flops;
         else out << ",";
         for (const auto& l : levels) {
-            auto it = r.bytes.find(l);
-            out << "," << (it == r.bytes.end() ? 0 : it->second);
+            const std::int64_t* b = find_in(r.bytes, l);
+            out << "," << (b ? *b : 0);
         }
         out << "," << csv_number(r.utilization) << "," << csv_number(r.occupancy_theoretical) << ","
-            << csv_number(r.occupancy_achieved) << "," << csv_number(r.simd_efficiency) << ","
-            << r.roofline.bound;
+            << csv_number(r.occupancy_achieved) << "," << csv_number(r.simd_efficiency) << "," << r.bound;
         for (const auto& b : bounds) {
-            auto it = r.roofline.cycles.find(b);
-            out << "," << (it == r.roofline.cycles.end() ? std::string() : csv_number(it->second));
+            const double* c = find_in(r.roofline_cycles, b);
+            out << "," << (c ? csv_number(*c) : std::string());
         }
         out << "\n";
     }
 }
 
-void write_table(std::ostream& out, const RunReport& report) {
-    const ChipConfig& chip = *report.config;
+void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numerics) {
+    std::ostream& out = *table;
+    const ChipConfig& chip = config;
     const double clock_hz = chip.clock_hz();
     out << "accelsim " << ACCELSIM_VERSION << " | config " << chip.name << " ("
         << chip.kind << ", " << fixed(chip.clock_mhz, 0)
-        << " MHz, memory " << chip.memory << ") | trace " << report.trace << " | " << report.ops.size()
+        << " MHz, memory " << chip.memory << ") | trace " << trace << " | " << ops
         << " ops\n";
-    const std::size_t unmodelled = report.ops_without_cycle_model();
     if (unmodelled > 0)
-        out << "note: no cycle model ran for " << unmodelled << " of " << report.ops.size()
+        out << "note: no cycle model ran for " << unmodelled << " of " << ops
             << " ops (model \"roofline\"): their cycles are the roofline lower bound, not a "
                "simulation.\n";
-    const Fallback fallback = matrix_fallback(report);
     if (fallback.ops > 0)
         out << "note: " << fallback.ops << " GEMM-like op(s) in " << joined(fallback.dtypes)
             << ", a dtype this chip's matrix unit does not run, ran on the slower " << joined(fallback.units)
             << " unit (the matrix unit's rate for that dtype is 0 in the config).\n";
     out << "\n";
-
-    std::size_t name_w = 2, shape_w = 5, model_w = 5;
-    for (const auto& r : report.ops) {
-        name_w = std::max(name_w, r.op.name.size());
-        shape_w = std::max(shape_w, shape_text(r.op).size());
-        model_w = std::max(model_w, r.model.size());
-    }
-    std::set<std::string> levels;
-    for (const auto& r : report.ops)
-        for (const auto& [level, b] : r.bytes) levels.insert(level);
 
     char line[1024];
     std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", "#",
@@ -264,49 +567,45 @@ void write_table(std::ostream& out, const RunReport& report) {
         out << line;
     }
     out << "\n";
-    std::size_t index = 0;
-    for (const auto& r : report.ops) {
-        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", index++,
-                      static_cast<int>(name_w), r.op.name.c_str(),
-                      std::string(to_string(r.op.kind)).c_str(), static_cast<int>(shape_w),
-                      shape_text(r.op).c_str(), dtype_text(r.op, "-").c_str(),
-                      static_cast<int>(model_w), r.model.c_str(), with_commas(r.cycles).c_str(),
+    rows->rewind();
+    for (std::size_t index = 0; index < ops; ++index) {
+        const OpRow r = get_row(*rows);
+        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", index,
+                      static_cast<int>(name_w), r.name.c_str(), r.kind.c_str(), static_cast<int>(shape_w),
+                      r.shape.c_str(), r.dtype_table.c_str(), static_cast<int>(model_w), r.model.c_str(),
+                      with_commas(r.cycles).c_str(),
                       fixed(static_cast<double>(r.cycles) / clock_hz * 1e6, 2).c_str(),
-                      percent(r.utilization).c_str(), r.roofline.bound.c_str());
+                      percent(r.utilization).c_str(), r.bound.c_str());
         out << line;
         for (const auto& l : levels) {
-            auto it = r.bytes.find(l);
-            const double mb = it == r.bytes.end() ? 0.0 : static_cast<double>(it->second) / 1e6;
+            const std::int64_t* b = find_in(r.bytes, l);
+            const double mb = b ? static_cast<double>(*b) / 1e6 : 0.0;
             std::snprintf(line, sizeof line, "  %12s", fixed(mb, 3).c_str());
             out << line;
         }
         out << "\n";
     }
 
-    const std::uint64_t cycles = report.total_cycles();
-    const double seconds = report.seconds();
-    const double peak_flops = 2.0 * report.matrix_macs_per_cycle * clock_hz;
-    const double achieved = seconds > 0 ? static_cast<double>(report.total_flops()) / seconds : 0;
-    out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(seconds * 1e3, 3) << " ms at "
-        << fixed(chip.clock_mhz, 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(report.total_macs()))
+    const std::uint64_t cycles = total_cycles;
+    const double secs = seconds();
+    const double peak_flops = 2.0 * matrix_macs_per_cycle * clock_hz;
+    const double achieved = secs > 0 ? static_cast<double>(flops) / secs : 0;
+    out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(secs * 1e3, 3) << " ms at "
+        << fixed(chip.clock_mhz, 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(macs))
         << " MACs; " << fixed(achieved / 1e12, 2) << " TFLOP/s achieved";
-    const auto uncounted = std::count_if(report.ops.begin(), report.ops.end(),
-                                         [](const OpReport& r) { return !op_info(r.op.kind).has_flops; });
     if (uncounted > 0)
         out << " (" << uncounted << (uncounted == 1 ? " op" : " ops")
             << " whose program decides its work not counted)";
     if (peak_flops > 0)
         out << " of " << fixed(peak_flops / 1e12, 1) << " peak (" << to_string(chip.default_dtype)
-            << "); MAC utilization " << fixed(report.mac_utilization() * 100, 1) << "%";
+            << "); MAC utilization " << fixed(mac_utilization() * 100, 1) << "%";
     out << "\n";
-    for (const auto& [level, b] : report.total_bytes()) {
+    for (const auto& [level, b] : bytes) {
         out << "        " << level << ": " << fixed(static_cast<double>(b) / 1e6, 3) << " MB";
-        if (seconds > 0) out << ", " << fixed(static_cast<double>(b) / seconds / 1e9, 1) << " GB/s average";
+        if (secs > 0) out << ", " << fixed(static_cast<double>(b) / secs / 1e9, 1) << " GB/s average";
         out << "\n";
     }
 
-    std::map<std::string, std::uint64_t> by_bound;
-    for (const auto& r : report.ops) by_bound[r.roofline.bound] += r.cycles;
     out << "time by bound:";
     for (const auto& [bound, c] : by_bound)
         out << " " << bound << " " << fixed(cycles ? 100.0 * static_cast<double>(c) / static_cast<double>(cycles) : 0, 1)
@@ -318,21 +617,18 @@ void write_table(std::ostream& out, const RunReport& report) {
             << fixed(cycles ? 100.0 * static_cast<double>(fallback.cycles) / static_cast<double>(cycles) : 0, 1)
             << "% of cycles\n";
 
-    std::vector<const OpReport*> sorted;
-    for (const auto& r : report.ops) sorted.push_back(&r);
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const OpReport* a, const OpReport* b) { return a->cycles > b->cycles; });
     out << "top bottlenecks:\n";
-    for (std::size_t i = 0; i < std::min<std::size_t>(5, sorted.size()); ++i) {
-        const OpReport& r = *sorted[i];
-        out << "  " << (i + 1) << ". " << r.op.name << " (" << to_string(r.op.kind) << ") "
-            << with_commas(r.cycles) << " cycles, "
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        const Top& r = top[i];
+        out << "  " << (i + 1) << ". " << r.name << " (" << r.kind << ") " << with_commas(r.cycles) << " cycles, "
             << fixed(cycles ? 100.0 * static_cast<double>(r.cycles) / static_cast<double>(cycles) : 0, 1)
-            << "% of the total, bound by " << r.roofline.bound << "\n";
+            << "% of the total, bound by " << r.bound << "\n";
     }
     // SIMT ops: what limited the warps (IPC, occupancy, divergence, stall reasons).
     bool header_done = false;
-    for (const auto& r : report.ops) {
+    rows->rewind();
+    for (std::size_t index = 0; index < ops; ++index) {
+        const OpRow r = get_row(*rows);
         if (!r.occupancy_achieved && !r.simd_efficiency) continue;
         if (!header_done) {
             std::snprintf(line, sizeof line, "simt ops:\n  %-*s  %7s  %13s  %6s  %9s  %11s  %9s  %8s\n",
@@ -341,34 +637,34 @@ void write_table(std::ostream& out, const RunReport& report) {
             out << line;
             header_done = true;
         }
-        namespace gs = gpu::stat;
-        const auto stat_of = [&](const StatDef& def) { return find_stat(r.stats, def); };
-        const auto stall_share = [&](const StatDef& def) {
-            double slots = 0;
-            for (const StatDef* d : {&gs::slots_issued, &gs::stall_idle, &gs::stall_scoreboard, &gs::stall_pipeline,
-                                     &gs::stall_barrier})
-                slots += stat_of(*d).value_or(0);
-            const auto v = stat_of(def);
-            return v && slots > 0 ? std::optional<double>(*v / slots) : std::nullopt;
-        };
-        const auto ipc = stat_of(gs::ipc);
         const std::string occupancy = percent(r.occupancy_theoretical) + "/" + percent(r.occupancy_achieved);
         std::snprintf(line, sizeof line, "  %-*s  %7s  %13s  %6s  %9s  %11s  %9s  %8s\n", static_cast<int>(name_w),
-                      r.op.name.c_str(), ipc ? fixed(*ipc, 2).c_str() : "-", occupancy.c_str(),
-                      percent(r.simd_efficiency).c_str(), percent(stall_share(gs::stall_idle)).c_str(),
-                      percent(stall_share(gs::stall_scoreboard)).c_str(),
-                      percent(stall_share(gs::stall_pipeline)).c_str(),
-                      percent(stall_share(gs::stall_barrier)).c_str());
+                      r.name.c_str(), r.ipc ? fixed(*r.ipc, 2).c_str() : "-", occupancy.c_str(),
+                      percent(r.simd_efficiency).c_str(), percent(r.stalls[0]).c_str(), percent(r.stalls[1]).c_str(),
+                      percent(r.stalls[2]).c_str(), percent(r.stalls[3]).c_str());
         out << line;
     }
     if (header_done)
         out << "  (stall columns: share of all scheduler-cycles that issued nothing, by reason; memory waits show as scoreboard)\n";
-    if (report.numerics) {
-        const auto& n = *report.numerics;
+    if (numerics) {
+        const auto& n = *numerics;
         out << "numerics: " << (n.passed ? "PASSED" : "FAILED") << ", " << n.checked
             << " values checked against Eigen, max abs err " << n.max_abs_err << ", max rel err "
             << n.max_rel_err << "\n";
     }
 }
 
+namespace {
+// The in-memory report through the same writer the CLI streams with.
+void write_through(const RunReport& report, std::ostream* table, std::ostream* json_out, std::ostream* csv) {
+    ReportWriter w(*report.config, report.trace, report.matrix_macs_per_cycle, report.numerics.has_value(), table,
+                   json_out, csv);
+    for (const auto& r : report.ops) w.add(r);
+    w.finish(report.numerics);
+}
+}  // namespace
+
+void write_json(std::ostream& out, const RunReport& report) { write_through(report, nullptr, &out, nullptr); }
+void write_csv(std::ostream& out, const RunReport& report) { write_through(report, nullptr, nullptr, &out); }
+void write_table(std::ostream& out, const RunReport& report) { write_through(report, &out, nullptr, nullptr); }
 }  // namespace accelsim

@@ -3,6 +3,7 @@
 // "accelsim.report/1", field names are a contract: add freely, rename never) and CSV.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -38,6 +39,28 @@ struct RunReport {
     // MACs over (matrix-unit peak for the default dtype x total cycles).
     double mac_utilization() const;
     std::size_t ops_without_cycle_model() const;
+};
+
+// A run's reports written while it runs: add() each op as it finishes (start and end cycles set),
+// then finish(). Each op's JSON is written at once; only totals, column sets and the five longest
+// ops are kept, and the table's and CSV's rows wait in an anonymous temporary file (their columns
+// depend on every op), so memory does not grow with the op count. The output equals write_json,
+// write_csv and write_table of the whole RunReport (which use this writer) byte for byte, and the
+// JSON equals to_json(report).dump(2). `with_numerics`: finish() will get a numerics summary (a
+// run with validation); its JSON member precedes "ops", so the ops' JSON waits in a temporary file.
+class ReportWriter {
+public:
+    ReportWriter(const ChipConfig& config, std::string trace, double matrix_macs_per_cycle, bool with_numerics,
+                 std::ostream* table, std::ostream* json, std::ostream* csv);
+    ~ReportWriter();
+    ReportWriter(const ReportWriter&) = delete;
+    ReportWriter& operator=(const ReportWriter&) = delete;
+    void add(const OpReport& op);
+    void finish(const std::optional<NumericsSummary>& numerics);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 nlohmann::json to_json(const RunReport& report);

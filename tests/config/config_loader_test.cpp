@@ -596,6 +596,8 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"mxu.macs_per_pe_per_cycle.fp32", num(c.mxu.macs_per_pe_per_cycle.fp32)},
         {"gpu.sms", num(c.gpu.sms)},
         {"gpu.launch_overhead_cycles", num(c.gpu.launch_overhead_cycles)},
+        {"gpu.max_kernel_cycles", num(c.gpu.max_kernel_cycles)},
+        {"gpu.max_kernel_instructions", num(c.gpu.max_kernel_instructions)},
         {"sm.compute_capability", c.sm.compute_capability},
         {"sm.schedulers", num(c.sm.schedulers)},
         {"sm.warp_scheduler", c.sm.warp_scheduler},

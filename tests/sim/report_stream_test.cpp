@@ -1,0 +1,124 @@
+// The streaming report writer (ReportWriter, what the CLI uses) gives the same bytes as the whole
+// report held in memory: its JSON equals nlohmann::json's dump of to_json(report), and fed op by op
+// from the engine (nothing kept) its table, JSON and CSV equal those of the whole RunReport.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "sim/config/config_loader.h"
+#include "sim/engine/engine.h"
+#include "sim/report/report.h"
+#include "sim/trace/trace_reader.h"
+
+using namespace accelsim;
+
+namespace {
+
+const std::string kSource = ACCELSIM_SOURCE_DIR;
+
+struct Case {
+    std::string config, trace;
+    bool validate;
+};
+
+class ReportStreaming : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(ReportStreaming, WritesTheBytesOfTheWholeReport) {
+    const Case& c = GetParam();
+    const ChipConfig chip = load_config(kSource + "/configs/" + c.config + ".json", {});
+    const std::string trace = kSource + "/traces/" + c.trace + ".trace";
+    const std::vector<Op> ops = read_trace(trace, chip.default_dtype);
+    RunOptions options;
+    options.validate = c.validate;
+
+    // The whole report in memory, rendered by nlohmann::json (the reference for the JSON) and by
+    // the writer.
+    const RunReport whole = run_trace(chip, trace, ops, options);
+    std::ostringstream json_whole, csv_whole, table_whole;
+    write_json(json_whole, whole);
+    write_csv(csv_whole, whole);
+    write_table(table_whole, whole);
+    EXPECT_EQ(json_whole.str(), to_json(whole).dump(2) + "\n");
+
+    // Streamed from the engine, no op kept.
+    std::ostringstream json_stream, csv_stream, table_stream;
+    ReportWriter writer(chip, trace, whole.matrix_macs_per_cycle, c.validate, &table_stream, &json_stream, &csv_stream);
+    const RunReport streamed = run_trace(chip, trace, ops, options, [&writer](const OpReport& r) { writer.add(r); });
+    EXPECT_TRUE(streamed.ops.empty());
+    ASSERT_EQ(streamed.numerics.has_value(), c.validate);
+    writer.finish(streamed.numerics);
+    EXPECT_EQ(json_stream.str(), json_whole.str());
+    EXPECT_EQ(csv_stream.str(), csv_whole.str());
+    EXPECT_EQ(table_stream.str(), table_whole.str());
+    EXPECT_FALSE(json_stream.str().empty());
+    EXPECT_NE(table_stream.str().find("top bottlenecks:"), std::string::npos);
+}
+
+// Both chip kinds; with and without numerics (whose summary precedes "ops" in the JSON); SIMT
+// kernels (the "simt ops" table section); roofline-only ops and matrix-unit fallbacks (tiny_mixed
+// on a100 has int8 ops).
+INSTANTIATE_TEST_SUITE_P(Runs, ReportStreaming,
+                         ::testing::Values(Case{"tpu_v4", "tiny_mixed", false}, Case{"tpu_v4", "tiny_mixed", true},
+                                           Case{"systolic_8x8", "tiny_gemm", true},
+                                           Case{"simt_1sm", "simt_teaching", false},
+                                           Case{"a100", "tiny_mixed", true}, Case{"t4", "tiny_conv", false}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                             return info.param.config + "_" + info.param.trace + (info.param.validate ? "_validate" : "");
+                         });
+
+TEST(ReportStreamingEdges, AWriterToldOfNumericsMustGetThem) {
+    const ChipConfig chip = load_config(kSource + "/configs/tpu_v4.json", {});
+    std::ostringstream json;
+    ReportWriter writer(chip, "t.trace", 1.0, true, nullptr, &json, nullptr);
+    EXPECT_THROW(writer.finish(std::nullopt), std::logic_error);
+}
+
+namespace {
+
+// The writers of the whole report against the reference dump and the engine-fed writer.
+void expect_streaming_equals_whole(const ChipConfig& chip, const std::vector<Op>& ops) {
+    const RunReport whole = run_trace(chip, "hand.trace", ops, RunOptions{});
+    std::ostringstream json_whole, csv_whole, table_whole;
+    write_json(json_whole, whole);
+    write_csv(csv_whole, whole);
+    write_table(table_whole, whole);
+    EXPECT_EQ(json_whole.str(), to_json(whole).dump(2) + "\n");
+    std::ostringstream json_stream, csv_stream, table_stream;
+    ReportWriter writer(chip, "hand.trace", whole.matrix_macs_per_cycle, false, &table_stream, &json_stream, &csv_stream);
+    const RunReport streamed = run_trace(chip, "hand.trace", ops, RunOptions{}, [&writer](const OpReport& r) { writer.add(r); });
+    writer.finish(streamed.numerics);
+    EXPECT_EQ(json_stream.str(), json_whole.str());
+    EXPECT_EQ(csv_stream.str(), csv_whole.str());
+    EXPECT_EQ(table_stream.str(), table_whole.str());
+}
+
+}  // namespace
+
+TEST(ReportStreamingEdges, NoOpsGiveAnEmptyOpsArray) {
+    const ChipConfig chip = load_config(kSource + "/configs/tpu_v4.json", {});
+    expect_streaming_equals_whole(chip, {});
+    const RunReport whole = run_trace(chip, "hand.trace", {}, RunOptions{});
+    std::ostringstream json;
+    write_json(json, whole);
+    EXPECT_NE(json.str().find("\n  \"ops\": [],\n"), std::string::npos) << json.str();
+}
+
+TEST(ReportStreamingEdges, NamesThatNeedEscapingAndTiesAmongTheLongestOps) {
+    // Quotes, a backslash, commas and non-ASCII text in names (JSON escapes, CSV quoting); seven
+    // equal ops, so the top five are chosen among ties (the earlier first).
+    const ChipConfig chip = load_config(kSource + "/configs/tpu_v4.json", {});
+    std::vector<Op> ops;
+    const std::vector<std::string> names = {"a \"quoted\" name", "back\\slash", "comma, here", "naïve ünïcode",
+                                            "e", "f", "g"};
+    for (const std::string& name : names) {
+        Op relu;
+        relu.kind = OpKind::relu;
+        relu.name = name;
+        relu.elements = 4096;
+        ops.push_back(relu);
+    }
+    expect_streaming_equals_whole(chip, ops);
+}
