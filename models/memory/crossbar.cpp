@@ -98,6 +98,17 @@ Picoseconds Crossbar::traverse(int requester, int target, std::uint32_t bytes, P
     return book(t, in, slot, t_in, bytes);
 }
 
+Picoseconds Crossbar::enter(int requester, std::uint32_t bytes, Picoseconds arrival) {
+    check_ports(requester, 0);
+    auto& in = input_free_[static_cast<std::size_t>(requester)];
+    const Picoseconds t_in = std::max(arrival, in);
+    stats_.input_wait_ps += t_in - arrival;
+    in = t_in + occupancy_ps(bytes);
+    ++stats_.transfers;
+    stats_.bytes += bytes;
+    return in + latency_ps_;
+}
+
 Crossbar::Start Crossbar::try_start(int requester, int target, std::uint32_t bytes, Picoseconds arrival,
                                     Picoseconds now) {
     check_ports(requester, target);

@@ -54,6 +54,15 @@ public:
     // times to mean what they say (the blocking hierarchy path).
     Picoseconds traverse(int requester, int target, std::uint32_t bytes, Picoseconds arrival);
 
+    // A transfer to the memory controllers of a chip with no L2: the crossbar's outputs are then
+    // the (pseudo-)channels, each port far faster than its channel (the DRAM model limits those),
+    // so only the requester's input port is booked:
+    //   t_in = max(arrival, input free);  input free = t_in + occupancy;  done = input free + latency.
+    // One shared output port instead would cap the whole chip at one port's bandwidth.
+    Picoseconds enter(int requester, std::uint32_t bytes, Picoseconds arrival);
+    // When the requester's input port is free (a transfer arriving earlier waits until then).
+    Picoseconds input_free(int requester) const { return input_free_[static_cast<std::size_t>(requester)]; }
+
     // The same transfer, for a caller that walks time in order (the queued hierarchy engine): the
     // transfer is at the head of its requester's queue at `now` (it arrived at `arrival`). If its
     // input port is free and the target's buffer has room it starts now: ports are booked and

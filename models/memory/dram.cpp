@@ -234,6 +234,14 @@ void validate(const DramParams& p) {
     require(p.timing.tREFI == 0 || p.timing.tREFI > p.timing.tRFC, "timing.tREFI must exceed timing.tRFC");
 }
 
+std::int64_t row_stripe_bytes(const DramParams& p) {
+    // channel_low / bank_xor: unit, bank group and column below the bank, so one row of each
+    // (unit, group) is covered before the next bank; row_bank_col: column, group, bank and unit
+    // all below the row.
+    const std::int64_t rows_of_units = static_cast<std::int64_t>(p.units()) * p.bank_groups * p.row_bytes;
+    return p.address_map == DramAddressMap::row_bank_col ? rows_of_units * p.banks_per_group : rows_of_units;
+}
+
 DramAddressMapper::DramAddressMapper(const DramParams& p)
     : map_(p.address_map),
       burst_bytes_(static_cast<std::uint64_t>(p.burst_bytes())),
@@ -536,12 +544,16 @@ Dram::Dram(const DramParams& params)
     for (int i = 0; i < params_.units(); ++i) controllers_.emplace_back(params_);
     write_buffers_.resize(controllers_.size());
     for (auto& b : write_buffers_) b.reserve(static_cast<std::size_t>(params_.queue_depth));
+    write_slot_free_.assign(controllers_.size(), std::vector<Picoseconds>(static_cast<std::size_t>(params_.queue_depth), 0));
 }
 
 void Dram::drain_unit(std::size_t unit, Picoseconds now) {
-    for (auto burst : write_buffers_[unit]) {
+    std::vector<Picoseconds>& slot_free = write_slot_free_[unit];
+    for (std::size_t j = 0; j < write_buffers_[unit].size(); ++j) {
+        DramController::Burst burst = write_buffers_[unit][j];
         burst.arrival = now;
-        controllers_[unit].serve(burst);
+        // The write leaves its buffer entry when its column command issues.
+        slot_free[j] = controllers_[unit].serve(burst).column_command;
     }
     write_buffers_[unit].clear();
 }
@@ -560,8 +572,15 @@ Picoseconds Dram::access(std::uint64_t address, std::uint32_t bytes, bool write,
         DramController::Burst req{mapper_.map(b * burst), write, at_controller, 0};
         const auto unit = static_cast<std::size_t>(req.where.unit);
         if (write) {
+            // Accepted when its buffer entry is free: the write that held it in the previous batch
+            // has issued. A write stream therefore runs at the rate the DRAM retires writes, with
+            // queue_depth of them absorbed.
+            const Picoseconds accepted =
+                std::max(at_controller, write_slot_free_[unit][write_buffers_[unit].size()]);
+            req.arrival = accepted;
             write_buffers_[unit].push_back(req);
-            if (static_cast<int>(write_buffers_[unit].size()) >= params_.queue_depth) drain_unit(unit, at_controller);
+            done = std::max(done, accepted);
+            if (static_cast<int>(write_buffers_[unit].size()) >= params_.queue_depth) drain_unit(unit, accepted);
         } else {
             done = std::max(done, controllers_[unit].serve(req).data_end);
         }

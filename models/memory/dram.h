@@ -118,6 +118,11 @@ const char* to_string(PagePolicy p);
 // Throws std::invalid_argument naming the offending field.
 void validate(const DramParams& params);
 
+// The address span in which a sequential stream opens one row in every bank of every
+// (pseudo-)channel once under the params' address map: a stream read in pieces of this size (and
+// alignment) opens each of its rows once, however the pieces of several streams interleave.
+std::int64_t row_stripe_bytes(const DramParams& params);
+
 struct DramCoordinates {
     int unit = 0;  // channel * pseudo_channels + pseudo channel
     int bank_group = 0, bank = 0;
@@ -240,9 +245,10 @@ public:
 
     // Blocking access. Reads are served FCFS in call order on their controllers (a blocking call
     // must return its completion, so no later request can overtake it) and return when the last
-    // data beat leaves the device. Writes are posted: they are acknowledged once they reach the
-    // controller and wait in its write buffer, which drains as one batch when queue_depth bursts
-    // have gathered (so the read/write turnaround is paid once per batch).
+    // data beat leaves the device. Writes are posted: they are acknowledged once they have an
+    // entry in the controller's write buffer (queue_depth entries; an entry frees when the write
+    // that held it issues), which drains as one batch when queue_depth bursts have gathered (so
+    // the read/write turnaround is paid once per batch).
     Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
     // Drains every write buffer at time `now` (end of a run, or before reading the counters).
     void drain_writes(Picoseconds now);
@@ -262,6 +268,7 @@ private:
     DramAddressMapper mapper_;
     std::vector<DramController> controllers_;
     std::vector<std::vector<DramController::Burst>> write_buffers_;  // per controller
+    std::vector<std::vector<Picoseconds>> write_slot_free_;           // per controller, per buffer entry
     void drain_unit(std::size_t unit, Picoseconds now);
     FastDivider burst_div_;
     Picoseconds controller_latency_ps_;

@@ -45,7 +45,7 @@ Picoseconds MemoryHierarchy::access(int requester, std::uint64_t address, std::u
             a = piece_end;
         }
     } else {
-        const Picoseconds at_memory = crossbar_.traverse(requester, 0, bytes, arrival);
+        const Picoseconds at_memory = crossbar_.enter(requester, bytes, arrival);
         done = dram_.access(address, bytes, write, at_memory);
     }
     ++requests_;

@@ -47,6 +47,13 @@ public:
     // A request from `requester` (0-based); requests crossing L2 lines are split per line.
     // Returns when the read data is delivered or the write is accepted.
     Picoseconds access(int requester, std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
+    // When a request of `requester` arriving at `arrival` would enter the memory system: after the
+    // requester's earlier requests have left its crossbar port. Callers that issue several
+    // requesters' requests in this order feed the busy-until DRAM channels in time order.
+    Picoseconds entry_time(int requester, Picoseconds arrival) const {
+        const Picoseconds free = crossbar_.input_free(requester);
+        return arrival > free ? arrival : free;
+    }
 
     // Event-driven replay of `traffic` (request i from requester i mod requesters) with the L2's
     // misses and write-backs scheduled by the DRAM controllers' queues (FR-FCFS when configured),

@@ -4,9 +4,10 @@
 //
 // Timing (docs/tpu.md, "Double buffering"): per core, step i's inputs are requested when their
 // buffer is free (the compute of step i-2 has ended; steps 0 and 1 at the op's start), so the
-// transfer of the next tile overlaps the compute of the current one. Compute of step i starts at
-// max(end of compute i-1, inputs of i delivered); it costs the tile's warm cycles when it follows
-// step i-1 back to back and its cold cycles (fill and drain) after an idle gap. A finished output
+// transfer of the next tile overlaps the compute of the current one. Compute of step i ends at
+// max(end of compute i-1 + the tile's warm cycles, inputs of i delivered + its cold cycles): the
+// unit streams tile after tile, and a tile's fill and drain hide behind the previous tile only as
+// far as its data arrived in time. A finished output
 // tile is written back from its compute's end. All cores' transfers go to the memory system in
 // the order of their request times (ties: lower core first, write-backs before reads), so the
 // busy-until DRAM channels see the cores' traffic interleaved as in time.
@@ -22,16 +23,19 @@
 
 namespace accelsim::tpu {
 
-// One core's pipeline for one op: its DMA engine's transfer requests in time order (prefetches of
-// step inputs, write-backs of finished output tiles) and the compute that follows from them.
-// Request times never decrease, so any driver that executes every core's next request in global
-// time order (ties: lower core first) gives the same result.
+// One core's pipeline for one op, as a sequence of events in time: its DMA engine's transfer
+// requests (prefetches of step inputs, write-backs of finished output tiles), each cut into
+// chunk_bytes chunks that enter the memory system one by one, and the compute that follows when
+// a step's last input chunk has arrived. Event times never decrease, so any driver that executes
+// every core's next event in global time order (ties: lower core first) gives the same result,
+// and the chunks of all cores reach the memory system in the order of their entry times (a
+// core's whole transfer never books the DRAM channels ahead of another core's earlier chunks).
 class CorePipeline {
 public:
     CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, memory::Picoseconds start);
-    bool done() const { return next_ >= steps_->size() && writebacks_.empty(); }
-    memory::Picoseconds next_request() const;  // time of the next transfer request
-    void execute_next();                       // performs it (memory accesses at that time)
+    bool done() const { return next_ >= steps_->size() && writebacks_.empty() && chunks_.empty(); }
+    memory::Picoseconds next_request() const;  // time of the next event (request or chunk)
+    void execute_next();                       // performs it
     int core() const { return core_; }
 
     // Results, complete once done().
@@ -41,13 +45,35 @@ public:
     std::int64_t cmem_in = 0, cmem_out = 0;                    // CMEM -> VMEM, VMEM -> CMEM
 
 private:
+    // One chunk of a transfer, waiting for the memory system. step: the step whose inputs it
+    // carries, or -1 for a write-back.
+    struct Chunk {
+        memory::Picoseconds issue;  // the DMA engine issues its first byte (rate limit); it enters after that
+        std::uint64_t address;
+        std::int64_t bytes;
+        MemLevel level;
+        bool write, copy_to_cmem;
+        std::int64_t step;
+    };
+    memory::Picoseconds prefetch_time() const;  // request of step next_'s inputs (~0: not yet known)
+    memory::Picoseconds chunk_time() const;     // entry of the oldest chunk (~0: none)
+    void request_inputs();
+    void request_writeback();
+    // Queues a transfer's pieces; returns how many.
+    std::int64_t queue_pieces(const DmaSegment& segment, bool write, std::int64_t step, memory::Picoseconds request);
+    void execute_chunk();
+    void advance_compute();  // computes every step whose inputs have all arrived, in order
+
     HierarchyModel* model_;
     int core_;
     const std::vector<TileStep>* steps_;
     memory::Picoseconds start_;
-    std::size_t next_ = 0;                     // next step whose inputs are to be fetched
-    std::vector<memory::Picoseconds> compute_end_;
+    std::size_t next_ = 0;                     // next step whose inputs are to be requested
+    std::vector<memory::Picoseconds> compute_end_;  // of the steps computed so far (in order)
+    std::vector<memory::Picoseconds> ready_;        // per step: its inputs have arrived (so far)
+    std::vector<std::int64_t> chunks_left_;         // per step: input chunks not yet arrived
     std::deque<std::pair<memory::Picoseconds, DmaSegment>> writebacks_;  // requested, not yet issued
+    std::deque<Chunk> chunks_;                 // issued by the DMA engine, not yet in the memory system
 };
 
 // The default PipelineDriver (tpu_chip.h): a plain loop executing the earliest request of any core.
@@ -60,13 +86,21 @@ public:
     TpuOpResult run(const Op& op, bool validate, std::int64_t op_index, const Placement& place);
     void set_driver(PipelineDriver driver) { driver_ = std::move(driver); }
 
-    struct Transfer {
-        memory::Picoseconds done = 0;
-        std::int64_t bytes = 0;       // at the segment's level (HBM or CMEM)
-        std::int64_t cmem_copy = 0;   // bytes a write also left in CMEM
-    };
-    // One DMA transfer of core `core` requested at `request` (used by CorePipeline).
-    Transfer transfer(int core, const DmaSegment& segment, bool write, memory::Picoseconds request);
+    // The DMA engine of `core` takes a transfer of `bytes` requested at `request`: when it starts
+    // (after the engine's earlier transfers, at a rate-limited engine), and when it issues the
+    // byte at `offset` of a transfer that started at `start`.
+    memory::Picoseconds dma_start(int core, std::int64_t bytes, memory::Picoseconds request);
+    memory::Picoseconds dma_issue_time(memory::Picoseconds start, std::int64_t offset) const;
+    // The size of the pieces a transfer enters the memory system in: a DRAM row stripe
+    // (memory::row_stripe_bytes), at least a DMA chunk.
+    std::int64_t piece_bytes() const;
+    // When a piece issued at `issue` enters the memory system (HBM: after the core's crossbar port
+    // has sent the pieces before it; CMEM: at once, its port queues).
+    memory::Picoseconds chunk_entry(int core, MemLevel level, memory::Picoseconds issue) const;
+    // One piece into the memory system, chunk by chunk; returns when it has arrived (read: in
+    // VMEM; write: accepted).
+    memory::Picoseconds chunk_access(int core, std::uint64_t address, std::int64_t bytes, MemLevel level, bool write,
+                                     bool copy_to_cmem, memory::Picoseconds issue);
     const TpuChipParams& params() const { return params_; }
 
 private:

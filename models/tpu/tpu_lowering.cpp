@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -18,6 +20,18 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 
 constexpr std::int64_t kAccumulatorBytes = 4;  // int32 or fp32 accumulators
+
+// The estimate ranks tilings; a judge (lower_op), when given, simulates the best kFinalists
+// whose estimates lie within kFinalistWindow of the fastest and keeps the fastest simulated.
+// The estimate cannot see every effect (DRAM row and refresh timing, queueing behind the other
+// cores), and near a threshold, such as a transfer that just keeps up with the compute, a
+// small error flips the ranking.
+constexpr int kFinalists = 4;
+constexpr double kFinalistWindow = 1.25;
+// Ops whose tiles move more bytes than this are not judged: simulating runners-up would multiply
+// the host cost of an op whose own simulation is already long (one memory request per DMA
+// chunk), and over many tiles the estimate's steady state is its most accurate part.
+constexpr std::int64_t kJudgedBytesMax = 32 << 20;
 
 // Candidate sizes for one tile dimension: the whole extent, then halvings rounded up to the
 // granule, down to the granule (or `floor`, whichever is larger).
@@ -94,6 +108,83 @@ double dma_latency_estimate(const TpuChipParams& p) {
     return cycles;
 }
 
+double StepPipeline::lower_bound() const {
+    const double n = static_cast<double>(steps);
+    const double first_ready = first_in + latency;
+    const double lead = static_cast<double>(std::clamp<std::int64_t>(lead_steps, 1, steps) - 1);
+    const double transfers = lead * lead_in + (n - 1 - lead) * step_in;
+    // The first step cold and every later one warm; or every transfer back to back and the last
+    // step cold from its data.
+    return std::max(first_ready + cold + (n - 1) * warm, first_ready + transfers + cold) + output + latency;
+}
+
+double StepPipeline::replayed_cycles() const { return run(steps, 0, 0, nullptr, nullptr); }
+
+double StepPipeline::cycles() const {
+    // The pattern repeats every steps_per_output steps (one write-back each) and every 2 steps
+    // (two buffers): a period of their least common multiple. Once a period repeats the one
+    // before it, shifted in time, the start-up transient is over and every later period repeats
+    // it too; until then the replayed prefix doubles.
+    const std::int64_t period = steps_per_output % 2 == 0 ? steps_per_output : 2 * steps_per_output;
+    const std::int64_t lead = ceil_div(std::max<std::int64_t>(lead_steps, 0), period) * period;
+    for (std::int64_t periods = std::max<std::int64_t>(3, ceil_div(16, period));; periods *= 2) {
+        const std::int64_t simulated = periods * period + lead;
+        if (steps <= simulated + period) return replayed_cycles();
+        // Removing whole periods from the steady state changes neither the start nor the end of
+        // the pipeline: replay the start, the last partial period and the end, and add the
+        // periods left out.
+        const std::int64_t kept = simulated + (steps - simulated) % period;
+        double last = 0;
+        bool periodic = false;
+        const double kept_cycles = run(kept, simulated, period, &last, &periodic);
+        if (periodic) return kept_cycles + static_cast<double>((steps - kept) / period) * last;
+    }
+}
+
+double StepPipeline::run(std::int64_t count, std::int64_t measure_at, std::int64_t period, double* last_period,
+                         bool* periodic) const {
+    std::vector<double> end(static_cast<std::size_t>(count)), dma_after(static_cast<std::size_t>(count));
+    std::deque<double> writebacks;  // requested at the end of an output tile's last step
+    double dma_free = 0, finish = 0;
+    auto transfer = [&](double request, double cycles) {
+        dma_free = std::max(dma_free, request) + cycles;
+        return dma_free + latency;
+    };
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        const double request = i < 2 ? 0.0 : end[u - 2];  // the buffer of step i-2 is free
+        // Write-backs requested earlier (or at the same time) go first, as in CorePipeline.
+        while (!writebacks.empty() && writebacks.front() <= request) {
+            finish = std::max(finish, transfer(writebacks.front(), output));
+            writebacks.pop_front();
+        }
+        const double ready = transfer(request, i == 0 ? first_in : i < lead_steps ? lead_in : step_in);
+        dma_after[u] = dma_free;
+        // As CorePipeline: warm behind the previous step, or cold from the data, whichever is later.
+        end[u] = i == 0 ? ready + cold : std::max(end[u - 1] + warm, ready + cold);
+        finish = std::max(finish, end[u]);
+        if ((i + 1) % steps_per_output == 0 || i + 1 == count) writebacks.push_back(end[u]);
+    }
+    while (!writebacks.empty()) {
+        finish = std::max(finish, transfer(writebacks.front(), output));
+        writebacks.pop_front();
+    }
+    if (last_period != nullptr) {
+        // Periodic when every step of the last period, and the DMA engine behind it, is the same
+        // step of the period before shifted by one period's time.
+        const auto at = static_cast<std::size_t>(measure_at - 1), p = static_cast<std::size_t>(period);
+        const double shift = end[at] - end[at - p];
+        const double tolerance = 1e-12 * end[at];
+        bool same = true;
+        for (std::size_t k = 0; k < p && same; ++k)
+            same = std::abs(end[at - k] - end[at - k - p] - shift) <= tolerance &&
+                   std::abs(dma_after[at - k] - dma_after[at - k - p] - shift) <= tolerance;
+        *last_period = shift;
+        *periodic = same;
+    }
+    return finish;
+}
+
 std::vector<GemmPart> mxu_tile_parts(const GemmShape& tile, const TpuChipParams& p, DType dtype) {
     const double rate = p.mxu.macs_per_pe_per_cycle.of(dtype);
     return split_gemm(tile, p.mxus_per_core, p.mxu.cols, [&](const GemmShape& s) {
@@ -128,6 +219,7 @@ struct GemmTiling {
     double estimate = 0;
     std::int64_t traffic = 0;  // HBM bytes (+ CMEM bytes weighted by the ports' speeds)
     bool cmem_reuse = false;   // re-read tiles come from CMEM
+    StepPipeline pipeline;     // its steps, for the estimate
 };
 
 struct GemmContext {
@@ -203,7 +295,7 @@ struct GemmContext {
     // The best tiling of a core's part (batch, m, n); throws when nothing fits. Estimates within
     // 2% of the fastest count as equal (the estimate ignores DRAM latency and row effects), and
     // among those the least HBM traffic, then the fewest steps, wins.
-    GemmTiling tile(const GemmPart& part) {
+    std::vector<GemmTiling> finalists(const GemmPart& part) {
         std::vector<GemmTiling> fits;
         const std::int64_t vmem = p.vmem_bytes;
         for (std::int64_t nt : candidates(part.n, p.mxu.cols, p.mxu.cols)) {
@@ -233,24 +325,33 @@ struct GemmContext {
                                                               (rb ? b_all * nm : 0);
                             const double hbm_cycles = static_cast<double>(a_traffic + b_traffic) / bpc;
                             const double cmem_cycles = cmem_bpc > 0 ? static_cast<double>(cmem_traffic) / cmem_bpc : 0;
-                            const double d = std::max(hbm_cycles, cmem_cycles) / steps + latency;
-                            const double w = static_cast<double>(c_traffic) / (nb * nm * nn) / bpc;
-                            // Compute-bound: the first tile's transfer (its A tile and a whole B
-                            // tile: nothing is resident yet), then the steps back to back.
-                            // Transfer-bound: the transfers back to back, then the last compute.
-                            // Either way the array fills and drains once and the last write-back
-                            // follows.
-                            const double first =
-                                static_cast<double>(ceil_div(a_pass, nb * nm * nk) + bt * kt * nt * e) / bpc + latency;
-                            const double warm = static_cast<double>(cost.warm);
-                            const double estimate = std::max(first + steps * warm, steps * d + warm) +
-                                                    static_cast<double>(cost.cold - cost.warm) + w;
+                            StepPipeline pipe;
+                            pipe.steps = steps;
+                            pipe.steps_per_output = nk;
+                            pipe.first_in = static_cast<double>(ceil_div(a_pass, nb * nm * nk) + bt * kt * nt * e) / bpc;
+                            pipe.step_in = std::max(hbm_cycles, cmem_cycles) / static_cast<double>(steps);
+                            if (ra && !a_in_cmem) {
+                                // The first n-block reads A from HBM (and leaves a copy in CMEM),
+                                // the later ones from CMEM: its steps carry more HBM bytes.
+                                const std::int64_t lead = nb * nm * nk;
+                                const double a_step = static_cast<double>(a_pass) / static_cast<double>(lead);
+                                const double b_step = static_cast<double>(b_traffic) / static_cast<double>(steps);
+                                const double cmem_b_step = static_cast<double>(rb ? b_all * nm : 0) / static_cast<double>(steps);
+                                const double cmem_rate = cmem_bpc > 0 ? cmem_bpc : bpc;
+                                pipe.lead_steps = lead;
+                                pipe.lead_in = std::max((a_step + b_step) / bpc, (a_step + cmem_b_step) / cmem_rate);
+                                pipe.step_in = std::max(b_step / bpc, (a_step + cmem_b_step) / cmem_rate);
+                            }
+                            pipe.output = static_cast<double>(c_traffic) / static_cast<double>(nb * nm * nn) / bpc;
+                            pipe.latency = latency;
+                            pipe.cold = static_cast<double>(cost.cold);
+                            pipe.warm = static_cast<double>(cost.warm);
                             // Ties go to the tiling that keeps the memory ports least busy: its
                             // HBM bytes plus its CMEM bytes at the CMEM port's relative speed.
                             const auto load = static_cast<std::int64_t>(
                                 static_cast<double>(a_traffic + b_traffic + c_traffic) +
                                 (cmem_bpc > 0 ? static_cast<double>(cmem_traffic) * bpc / cmem_bpc : 0.0));
-                            fits.push_back(GemmTiling{bt, mt, nt, kt, estimate, load, reuse});
+                            fits.push_back(GemmTiling{bt, mt, nt, kt, 0.0, load, reuse, pipe});
                         }
                     }
                 }
@@ -258,11 +359,30 @@ struct GemmContext {
         }
         bool found = !fits.empty();
         GemmTiling best;
+        std::vector<GemmTiling> ranked;  // the best first, then the runners-up
         if (found) {
-            double fastest = fits.front().estimate;
-            for (const GemmTiling& t : fits) fastest = std::min(fastest, t.estimate);
+            // Estimate in order of lower bound, and stop where the bound leaves the 2% window
+            // of the fastest estimate so far: those tilings cannot win.
+            std::vector<double> bound(fits.size());
+            std::vector<std::size_t> order(fits.size());
+            for (std::size_t i = 0; i < fits.size(); ++i) {
+                bound[i] = fits[i].pipeline.lower_bound();
+                order[i] = i;
+            }
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return bound[x] < bound[y]; });
+            double fastest = std::numeric_limits<double>::infinity();
+            std::vector<std::size_t> estimated;
+            for (const std::size_t i : order) {
+                if (bound[i] > 1.02 * fastest) break;
+                fits[i].estimate = fits[i].pipeline.cycles();
+                fastest = std::min(fastest, fits[i].estimate);
+                estimated.push_back(i);
+            }
+            // Candidates in their enumeration order, so that ties resolve as before.
+            std::sort(estimated.begin(), estimated.end());
             bool have = false;
-            for (const GemmTiling& t : fits) {
+            for (const std::size_t i : estimated) {
+                const GemmTiling& t = fits[i];
                 if (t.estimate > 1.02 * fastest) continue;
                 const std::int64_t volume = t.bt * t.mt * t.nt * t.kt;
                 if (!have || t.traffic < best.traffic ||
@@ -271,6 +391,26 @@ struct GemmContext {
                     have = true;
                 }
             }
+            // The runners-up for the judge (lower_op): the next fastest estimates within
+            // kFinalistWindow of the fastest, one per tile shape and CMEM use.
+            ranked.push_back(best);
+            for (const std::size_t i : order) {
+                if (bound[i] > kFinalistWindow * fastest) break;
+                if (fits[i].estimate == 0) fits[i].estimate = fits[i].pipeline.cycles();
+            }
+            std::vector<std::size_t> runners;
+            for (const std::size_t i : order)
+                if (fits[i].estimate > 0 && fits[i].estimate <= kFinalistWindow * fastest) runners.push_back(i);
+            std::stable_sort(runners.begin(), runners.end(),
+                             [&](std::size_t x, std::size_t y) { return fits[x].estimate < fits[y].estimate; });
+            for (const std::size_t i : runners) {
+                if (static_cast<int>(ranked.size()) >= kFinalists) break;
+                const GemmTiling& t = fits[i];
+                bool seen = false;
+                for (const GemmTiling& r : ranked)
+                    seen = seen || (r.bt == t.bt && r.mt == t.mt && r.nt == t.nt && r.kt == t.kt && r.cmem_reuse == t.cmem_reuse);
+                if (!seen) ranked.push_back(t);
+            }
         }
         if (!found) {
             const std::int64_t smallest = gemm_footprint(1, 8, p.mxu.cols, p.mxu.rows, e);
@@ -278,11 +418,12 @@ struct GemmContext {
                                         " bytes per core; the smallest double-buffered tile needs " +
                                         std::to_string(smallest) + ")");
         }
-        return best;
+        return ranked;
     }
 };
 
-OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
+OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place,
+                  const TilingJudge& judge) {
     if (place.input == InputFrom::vmem) throw std::logic_error(op_label(op) + ": a GEMM's input cannot be fused");
     GemmContext ctx{op,
                     p,
@@ -318,9 +459,19 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
         return std::max<std::int64_t>(c.cold, memory) + memory / 16;
     });
     plan.cores.resize(static_cast<std::size_t>(p.cores));
+    std::vector<std::vector<GemmTiling>> finalists;
+    std::size_t choices = kFinalists;
+    for (const GemmPart& part : core_parts) {
+        finalists.push_back(ctx.finalists(part));
+        choices = std::min(choices, finalists.back().size());
+    }
+    const OpPlan base = plan;
+    // The plan with every core on its `choice`-th finalist tiling.
+    auto build = [&](std::size_t choice) {
+    OpPlan plan = base;
     for (std::size_t c = 0; c < core_parts.size(); ++c) {
         const GemmPart& part = core_parts[c];
-        const GemmTiling t = ctx.tile(part);
+        const GemmTiling t = finalists[c][choice];
         const std::int64_t nb = ceil_div(part.batch, t.bt), nm = ceil_div(part.m, t.mt), nn = ceil_div(part.n, t.nt),
                            nk = ceil_div(g.k, t.kt);
         const bool reuse_a = a_level == MemLevel::hbm && GemmContext::reuse_a(t.cmem_reuse, nn, nb * nm * nk);
@@ -379,6 +530,25 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
         }
     }
     return plan;
+    };
+    OpPlan best = build(0);
+    std::int64_t moved = 0;
+    for (const auto& core : best.cores)
+        for (const TileStep& step : core) {
+            for (int i = 0; i < step.in_count; ++i) moved += step.in[static_cast<std::size_t>(i)].bytes;
+            moved += step.out.bytes;
+        }
+    if (!judge || choices < 2 || moved > kJudgedBytesMax) return best;
+    double best_cycles = judge(best);
+    for (std::size_t choice = 1; choice < choices; ++choice) {
+        OpPlan candidate = build(choice);
+        const double cycles = judge(candidate);
+        if (cycles < best_cycles) {  // ties keep the better estimate
+            best = std::move(candidate);
+            best_cycles = cycles;
+        }
+    }
+    return best;
 }
 
 OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
@@ -443,8 +613,9 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
 
 }  // namespace
 
-OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
-    if (is_gemm_like(op.kind)) return lower_gemm(op, p, where, place);
+OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place,
+                const TilingJudge& judge) {
+    if (is_gemm_like(op.kind)) return lower_gemm(op, p, where, place, judge);
     if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
     return lower_vector(op, p, where, place);
 }

@@ -23,6 +23,7 @@
 // DMA-in / compute / DMA-out pipeline on the vector unit.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -114,13 +115,52 @@ struct MxuTileCost {
 std::vector<GemmPart> mxu_tile_parts(const GemmShape& tile, const TpuChipParams& p, DType dtype);
 MxuTileCost mxu_tile_cost(const GemmShape& tile, const TpuChipParams& p, DType dtype);
 
+// The tiling estimate: one core's pipeline of `steps` equal steps under the rules CorePipeline
+// follows (tpu_hierarchy.h): step i's inputs are requested when the compute of step i-2 ends
+// (double buffering), the core's DMA moves one transfer after another at the estimated bandwidth
+// (first_in, step_in, output: cycles of transfer each), data arrives `latency` cycles after its
+// transfer, a step ends `warm` cycles after the previous one or `cold` cycles (fill and drain)
+// after its data arrived, whichever is later, and an output tile is written back after every
+// steps_per_output steps. Late data costs more than the wait: the fill it can no longer hide,
+// which is why short steps on a fast memory can lose to longer ones.
+struct StepPipeline {
+    std::int64_t steps = 1, steps_per_output = 1;
+    double first_in = 0, step_in = 0, output = 0, latency = 0, cold = 0, warm = 0;
+    // Steps 1 .. lead_steps-1 move lead_in cycles of data instead of step_in (an A panel read from
+    // HBM once, then re-read from CMEM by the later steps).
+    std::int64_t lead_steps = 0;
+    double lead_in = 0;
+
+    // Cycles from the op's start to its last write-back, every step replayed.
+    double replayed_cycles() const;
+    // The same figure from the first periods only: once the pipeline is periodic (period: the
+    // write-back pattern, doubled for the two buffers) the rest is extrapolated. Equal to
+    // replayed_cycles() up to rounding; its cost grows with the start-up transient, not the
+    // step count.
+    double cycles() const;
+    // A lower bound of cycles(): the first step cold then every step warm, or every transfer back
+    // to back and the last step cold; used to skip tilings that cannot win.
+    double lower_bound() const;
+
+private:
+    // Replays `count` steps (the last one ends the op); with last_period set, also the cycles of
+    // the `period` steps ending at step measure_at and whether they repeat the period before.
+    double run(std::int64_t count, std::int64_t measure_at, std::int64_t period, double* last_period,
+               bool* periodic) const;
+};
+
 // HBM bytes per core cycle one core can expect (for the tiling estimate only).
 double core_bytes_per_cycle_estimate(const TpuChipParams& p);
 // Unloaded cycles from a DMA request to its first data: DMA latency + crossbar + tRCD + CL.
 double dma_latency_estimate(const TpuChipParams& p);
 
+// Simulated cycles of a candidate plan (HierarchyModel runs it on an idle copy of the chip).
+using TilingJudge = std::function<double(const OpPlan&)>;
+
 // Lowers `op` with its tensors placed as `place` says. Throws std::invalid_argument naming the op
-// when no tiling fits VMEM.
-OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place = {});
+// when no tiling fits VMEM. With a judge, a GEMM's best few tilings by the estimate are simulated
+// and the fastest is kept (docs/tpu.md, "Tiling").
+OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place = {},
+                const TilingJudge& judge = {});
 
 }  // namespace accelsim::tpu

@@ -47,11 +47,11 @@ const StatDef cmem_hbm_bytes_saved{"chip.cmem.hbm_bytes_saved", U::bytes,
                                    "HBM reads replaced by CMEM reads (first input from the previous op, re-read tiles)"};
 const StatDef stall_dma_cycles{"chip.stall.dma_cycles", U::cycles, "sum over cores of compute idle waiting on DMA"};
 const StatDef stall_weight_load_cycles{"chip.stall.weight_load_cycles", U::cycles,
-                                       "sum over cores of MXU fill/weight-load cycles of tiles started from idle"};
+                                       "sum over cores of MXU fill/weight-load cycles not hidden behind the previous tile"};
 const StatDef stall_vector_unit_cycles{"chip.stall.vector_unit_cycles", U::cycles,
                                        "MXU waiting on the vector unit (0: ops run one at a time, fused work is "
                                        "charged to the elementwise op)"};
-const StatDef cold_steps{"chip.cold_steps", U::tiles, "tiles that started on an idle unit"};
+const StatDef cold_steps{"chip.cold_steps", U::tiles, "tiles whose fill and drain were not wholly hidden behind the previous tile"};
 const StatDef tile_batch{"chip.tile.batch", U::elements, "tile batch"};
 const StatDef tile_m{"chip.tile.m", U::elements, "tile rows (vector ops: elements per tile)"};
 const StatDef tile_n{"chip.tile.n", U::elements, "tile columns"};

@@ -23,18 +23,27 @@ TEST(TpuHierarchy, ComputeBoundPipelineExposesOnlyTheFirstLoadAndTheLastWriteBac
     ideal.memory.reset();
     ASSERT_EQ(TpuChip(ideal).run(matmul(1024, 128, 1024), false).cycles, 8574u);
 
-    // With HBM at 2048 B/cycle and the DMA at 1024 B/cycle the lowering picks 16 tiles of
-    // 256 x 128 x 256 (A 128 KiB + B 64 KiB in per step, a 64 KiB output tile after every 4th).
-    // Each tile costs 512 cycles right behind the previous one and 894 from idle (128 + 512 + 254),
-    // so back to back: 894 + 15·512 = 8574, the ideal figure. A step's transfer takes
-    // 192 KiB / 1024 = 192 cycles (256 with a write-back queued on the same DMA engine), always
-    // under the 512 cycles of the step it hides behind, so only two transfers are exposed:
-    //   cycles = first tile's load + 8574 + last output tile's write-back (64 KiB / 1024 = 64).
+    // With HBM at 8192 B/cycle (256 channels), the DMA at 4096 B/cycle and 576 KiB of VMEM
+    // (exactly the footprint of a 256 x 128 x 256 tiling: 2·(256·256 + 256·128)·2 + 256·128·6
+    // bytes; larger tiles, such as 128 x 128 x 1024, which would hold B resident, do not fit) the
+    // lowering picks 16 tiles of 256 x 128 x 256 (A 128 KiB + B 64 KiB in per step, a 64 KiB
+    // output tile after every 4th).
+    // Each tile costs 512 cycles right behind the previous one and 894 from its data (128 + 512 +
+    // 254), so back to back: 894 + 15·512 = 8574, the ideal figure. A tile's fill hides behind
+    // the previous tile when its data is there 894 - 512 = 382 cycles before that tile ends. Its
+    // transfer is requested when the tile two back ends, 512 cycles before, and takes
+    // 192 KiB / 4096 = 48 cycles (64 with a write-back queued ahead of it on the same DMA engine)
+    // plus the DRAM latency, far under 512 - 382 = 130, so only two transfers are exposed:
+    //   cycles = first tile's load + 8574 + last output tile's write-back (64 KiB / 4096 = 16).
     // The first load is the memory system's answer for those two transfers from idle (replayed
     // here on a fresh memory model, chunk by chunk, at the DMA's rate); it must be at least its
-    // 192 KiB at 1024 B/cycle = 192 cycles (measured: 209, the rest is DRAM latency).
-    TpuChipParams p = hierarchy_chip(64);
-    p.dma.bytes_per_cycle = 1024.0;
+    // 192 KiB at 4096 B/cycle = 48 cycles (the rest is DRAM latency).
+    // Refresh is off: an all-bank refresh (tRFC 260 tCK) landing on a transfer would take
+    // 130 cycles of slack at once and expose part of a fill.
+    TpuChipParams p = hierarchy_chip(256);
+    p.dma.bytes_per_cycle = 4096.0;
+    p.vmem_bytes = 589824;
+    p.memory->dram.timing.tREFI = 0;
     const Op op = matmul(1024, 128, 1024);
     // HierarchyModel's bump allocator: A at 0 (2 MiB), B at 2 MiB, C at 3 MiB.
     const OpPlan plan = lower_op(op, p, TensorAddresses{0, 2u << 20, 3u << 20});
@@ -52,20 +61,20 @@ TEST(TpuHierarchy, ComputeBoundPipelineExposesOnlyTheFirstLoadAndTheLastWriteBac
         const memory::Picoseconds start = engine_free;
         for (std::int64_t off = 0; off < s.bytes; off += p.dma.chunk_bytes) {
             const std::int64_t n = std::min(p.dma.chunk_bytes, s.bytes - off);
-            const memory::Picoseconds issue = start + static_cast<memory::Picoseconds>(off) * 1000 / 1024;
+            const memory::Picoseconds issue = start + static_cast<memory::Picoseconds>(off) * 1000 / 4096;
             const memory::Picoseconds arrived =
                 hbm.access(0, s.address + static_cast<std::uint64_t>(off), static_cast<std::uint32_t>(n), false, issue);
-            loaded = std::max({loaded, arrived, issue + static_cast<memory::Picoseconds>(n) * 1000 / 1024});
+            loaded = std::max({loaded, arrived, issue + static_cast<memory::Picoseconds>(n) * 1000 / 4096});
         }
-        engine_free = start + static_cast<memory::Picoseconds>(s.bytes) * 1000 / 1024;
+        engine_free = start + static_cast<memory::Picoseconds>(s.bytes) * 1000 / 4096;
     }
     // The chip waits for the first cycle edge at or after the data lands (ports bill picoseconds).
     const std::uint64_t first_load = (loaded + 999) / 1000;
-    EXPECT_GE(first_load, 192u);
+    EXPECT_GE(first_load, 48u);
 
     TpuChip chip(p);
     const TpuOpResult r = chip.run(op, false);
-    EXPECT_EQ(r.cycles, first_load + 8574 + 64);
+    EXPECT_EQ(r.cycles, first_load + 8574 + 16);
     EXPECT_EQ(stat(r, "chip.cold_steps"), 1.0);                            // only the first tile
     // Waited once, for the load (the stall counter rounds picoseconds to the nearest cycle).
     EXPECT_EQ(stat(r, "chip.stall.dma_cycles"), std::round(static_cast<double>(loaded) / 1000.0));
