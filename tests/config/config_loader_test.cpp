@@ -155,6 +155,15 @@ TEST(ShippedConfigs, SystolicPeaksMatchPublishedFigures) {
     // v5p: 2 cores x 4 MXUs x 16384 PEs x 2 FLOP x 1.751e9 Hz = 459.1e12; int8 twice that.
     EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5p.json"), DType::bf16), 459e12);
     EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5p.json"), DType::int8), 918e12);
+    // Inferentia2: 2 NeuronCores x 1 tensor engine x 16384 PEs x 2 FLOP x 2.8e9 Hz = 183.5e12, the
+    // NKI architecture guide's 92 TFLOPS per tensor engine twice (the chip headline 190 is 3.5% more);
+    // fp32 at 1/4 (23 TFLOPS per engine), int8 at 2x (380 / 190 TOPS per chip).
+    const ChipConfig inf2 = load_config(kConfigDir + "inferentia2.json");
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::bf16), 2 * 92e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::fp16), 2 * 92e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::fp32), 2 * 23e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::int8), 2 * 2 * 92e12);
+    EXPECT_NEAR(mxu_peak_ops(inf2, DType::bf16) / 190e12, 1.0, 0.04);
     EXPECT_EQ(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::bf16), 0);
 }
 
@@ -195,7 +204,9 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
     const std::pair<const char*, double> published[] = {
         {"tpu_v1", 34e9},   {"tpu_v3", 900e9}, {"tpu_v4", 1200e9},
         {"tpu_v5e", 819e9}, {"tpu_v5p", 2765e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
-        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}, {"l4", 300e9}, {"rtx4090", 1008e9}};
+        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}, {"l4", 300e9}, {"rtx4090", 1008e9},
+        // Inferentia2: 16 channels x 128 bit / 8 x 3.203125 Gb/s = 820.0e9 (NKI architecture guide).
+        {"inferentia2", 820e9}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
