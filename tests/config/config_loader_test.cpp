@@ -194,6 +194,12 @@ TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(rtx4090, DType::fp16), 165.2e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(rtx4090, DType::int8), 660.6e12);
     EXPECT_WITHIN_1_PERCENT(2.0 * rtx4090.gpu.sms * rtx4090.sm.fp32_lanes * rtx4090.clock_hz(), 82.6e12);
+    // Jetson AGX Orin: 16 SMs x 2048 x 2 x 1.3e9 = 85.2e12 INT8 (technical brief: 170 sparse = 85
+    // dense), FP16 half that; FP32 16 x 128 x 2 x 1.3e9 = 5.32e12 (brief: 5.3).
+    const ChipConfig orin = load_config(kConfigDir + "jetson_orin.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(orin, DType::int8), 170e12 / 2);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(orin, DType::fp16), 170e12 / 4);
+    EXPECT_WITHIN_1_PERCENT(2.0 * orin.gpu.sms * orin.sm.fp32_lanes * orin.clock_hz(), 5.3e12);
     const ChipConfig t4 = load_config(kConfigDir + "t4.json");
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::fp16), 65e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
@@ -206,7 +212,9 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
         {"tpu_v5e", 819e9}, {"tpu_v5p", 2765e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
         {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}, {"l4", 300e9}, {"rtx4090", 1008e9},
         // Inferentia2: 16 channels x 128 bit / 8 x 3.203125 Gb/s = 820.0e9 (NKI architecture guide).
-        {"inferentia2", 820e9}};
+        {"inferentia2", 820e9},
+        // Jetson AGX Orin: 16 LPDDR5 channels x 16 bit / 8 x 6.4 Gb/s = 204.8e9 (module data sheet).
+        {"jetson_orin", 204.8e9}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
