@@ -200,6 +200,14 @@ TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(orin, DType::int8), 170e12 / 2);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(orin, DType::fp16), 170e12 / 4);
     EXPECT_WITHIN_1_PERCENT(2.0 * orin.gpu.sms * orin.sm.fp32_lanes * orin.clock_hz(), 5.3e12);
+    // B200: 148 SMs x 4096 x 2 x 1.856e9 = 2.250e15 dense FP16/BF16 (DGX B200 datasheet 72 PFLOPS
+    // FP8 sparse / 8 GPUs / 2 / 2; HGX B200 4.5 PFLOPS FP16 sparse), INT8 4.5e15; TF32 148 x 2048 x 2 x
+    // 1.856e9 = 1.125e15 against the published 1.1 (2.2 sparse, rounded), so within 3%.
+    const ChipConfig b200 = load_config(kConfigDir + "b200.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::fp16), 2.25e15);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::bf16), 2.25e15);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::int8), 4.5e15);
+    EXPECT_NEAR(tensor_peak_ops(b200, DType::fp32) / 1.1e15, 1.0, 0.03);
     const ChipConfig t4 = load_config(kConfigDir + "t4.json");
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::fp16), 65e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
@@ -214,7 +222,9 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
         // Inferentia2: 16 channels x 128 bit / 8 x 3.203125 Gb/s = 820.0e9 (NKI architecture guide).
         {"inferentia2", 820e9},
         // Jetson AGX Orin: 16 LPDDR5 channels x 16 bit / 8 x 6.4 Gb/s = 204.8e9 (module data sheet).
-        {"jetson_orin", 204.8e9}};
+        {"jetson_orin", 204.8e9},
+        // B200: 8 HBM3e stacks x 16 channels x 64 bit / 8 x 7.8125 Gb/s = 8.0e12 (DGX B200 datasheet).
+        {"b200", 8e12}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
