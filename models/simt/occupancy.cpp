@@ -34,13 +34,15 @@ std::optional<OccupancyLimits> published_limits(std::string_view arch) {
     if (arch == "sm_75") return make_limits("sm_75", 32, 16, 64, 64, 256, 0);
     if (arch == "sm_80") return make_limits("sm_80", 64, 32, 164, 163, 128, 1024);
     if (arch == "sm_86") return make_limits("sm_86", 48, 16, 100, 99, 128, 1024);
+    if (arch == "sm_87") return make_limits("sm_87", 48, 16, 164, 163, 128, 1024);  // Jetson Orin
     if (arch == "sm_89") return make_limits("sm_89", 48, 24, 100, 99, 128, 1024);
     if (arch == "sm_90") return make_limits("sm_90", 64, 32, 228, 227, 128, 1024);
+    if (arch == "sm_100") return make_limits("sm_100", 64, 32, 228, 227, 128, 1024);  // B200
     return std::nullopt;
 }
 
 const std::vector<std::string>& compute_capability_names() {
-    static const std::vector<std::string> names{"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"};
+    static const std::vector<std::string> names{"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100"};
     return names;
 }
 

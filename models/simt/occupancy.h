@@ -37,7 +37,7 @@ struct OccupancyLimits {
 };
 
 // Limits from the CUDA C++ Programming Guide, "Technical Specifications per Compute Capability",
-// for sm_70, sm_75, sm_80, sm_86, sm_89, sm_90; nullopt for any other name.
+// for sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100; nullopt for any other name.
 std::optional<OccupancyLimits> published_limits(std::string_view arch);
 // The compute capabilities published_limits knows, oldest first.
 const std::vector<std::string>& compute_capability_names();

@@ -155,6 +155,15 @@ TEST(ShippedConfigs, SystolicPeaksMatchPublishedFigures) {
     // v5p: 2 cores x 4 MXUs x 16384 PEs x 2 FLOP x 1.751e9 Hz = 459.1e12; int8 twice that.
     EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5p.json"), DType::bf16), 459e12);
     EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(load_config(kConfigDir + "tpu_v5p.json"), DType::int8), 918e12);
+    // Inferentia2: 2 NeuronCores x 1 tensor engine x 16384 PEs x 2 FLOP x 2.8e9 Hz = 183.5e12, the
+    // NKI architecture guide's 92 TFLOPS per tensor engine twice (the chip headline 190 is 3.5% more);
+    // fp32 at 1/4 (23 TFLOPS per engine), int8 at 2x (380 / 190 TOPS per chip).
+    const ChipConfig inf2 = load_config(kConfigDir + "inferentia2.json");
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::bf16), 2 * 92e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::fp16), 2 * 92e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::fp32), 2 * 23e12);
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::int8), 2 * 2 * 92e12);
+    EXPECT_NEAR(mxu_peak_ops(inf2, DType::bf16) / 190e12, 1.0, 0.04);
     EXPECT_EQ(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::bf16), 0);
 }
 
@@ -185,6 +194,20 @@ TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(rtx4090, DType::fp16), 165.2e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(rtx4090, DType::int8), 660.6e12);
     EXPECT_WITHIN_1_PERCENT(2.0 * rtx4090.gpu.sms * rtx4090.sm.fp32_lanes * rtx4090.clock_hz(), 82.6e12);
+    // Jetson AGX Orin: 16 SMs x 2048 x 2 x 1.3e9 = 85.2e12 INT8 (technical brief: 170 sparse = 85
+    // dense), FP16 half that; FP32 16 x 128 x 2 x 1.3e9 = 5.32e12 (brief: 5.3).
+    const ChipConfig orin = load_config(kConfigDir + "jetson_orin.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(orin, DType::int8), 170e12 / 2);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(orin, DType::fp16), 170e12 / 4);
+    EXPECT_WITHIN_1_PERCENT(2.0 * orin.gpu.sms * orin.sm.fp32_lanes * orin.clock_hz(), 5.3e12);
+    // B200: 148 SMs x 4096 x 2 x 1.856e9 = 2.250e15 dense FP16/BF16 (DGX B200 datasheet 72 PFLOPS
+    // FP8 sparse / 8 GPUs / 2 / 2; HGX B200 4.5 PFLOPS FP16 sparse), INT8 4.5e15; TF32 148 x 2048 x 2 x
+    // 1.856e9 = 1.125e15 against the published 1.1 (2.2 sparse, rounded), so within 3%.
+    const ChipConfig b200 = load_config(kConfigDir + "b200.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::fp16), 2.25e15);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::bf16), 2.25e15);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::int8), 4.5e15);
+    EXPECT_NEAR(tensor_peak_ops(b200, DType::fp32) / 1.1e15, 1.0, 0.03);
     const ChipConfig t4 = load_config(kConfigDir + "t4.json");
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::fp16), 65e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
@@ -195,7 +218,13 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
     const std::pair<const char*, double> published[] = {
         {"tpu_v1", 34e9},   {"tpu_v3", 900e9}, {"tpu_v4", 1200e9},
         {"tpu_v5e", 819e9}, {"tpu_v5p", 2765e9}, {"v100", 900e9},   {"a100", 2039e9}, {"a100_40gb", 1555e9},
-        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}, {"l4", 300e9}, {"rtx4090", 1008e9}};
+        {"h100", 3.35e12},  {"t4", 320e9},     {"a10g", 600e9}, {"l4", 300e9}, {"rtx4090", 1008e9},
+        // Inferentia2: 16 channels x 128 bit / 8 x 3.203125 Gb/s = 820.0e9 (NKI architecture guide).
+        {"inferentia2", 820e9},
+        // Jetson AGX Orin: 16 LPDDR5 channels x 16 bit / 8 x 6.4 Gb/s = 204.8e9 (module data sheet).
+        {"jetson_orin", 204.8e9},
+        // B200: 8 HBM3e stacks x 16 channels x 64 bit / 8 x 7.8125 Gb/s = 8.0e12 (DGX B200 datasheet).
+        {"b200", 8e12}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
