@@ -243,16 +243,40 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     where.c = allocate(op.output_bytes());
     // Runners-up of the tiling estimate are judged on an idle copy of the chip: the same
     // memory system with nothing in flight, driven by the plain loop (the judge's own events are
-    // not part of the simulated run).
-    const TilingJudge judge = [this](const OpPlan& candidate) {
+    // not part of the simulated run). A candidate is judged with its tensors moved to address 0,
+    // so the identical ops of a model's layers share one judgement.
+    const TilingJudge judge = [this, base = where.a](const OpPlan& candidate) {
+        OpPlan moved = candidate;
+        std::uint64_t key = 14695981039346656037ULL;  // FNV-1a over everything the run depends on
+        auto mix = [&key](std::uint64_t v) {
+            for (int i = 0; i < 8; ++i) key = (key ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ULL;
+        };
+        auto move = [&](DmaSegment& s) {
+            s.address -= base;
+            mix(s.address);
+            mix(static_cast<std::uint64_t>(s.bytes));
+            mix(static_cast<std::uint64_t>(s.level) << 1 | static_cast<std::uint64_t>(s.copy_to_cmem));
+        };
+        for (auto& core : moved.cores) {
+            mix(core.size());
+            for (TileStep& step : core) {
+                mix(static_cast<std::uint64_t>(step.in_count));
+                for (int i = 0; i < step.in_count; ++i) move(step.in[static_cast<std::size_t>(i)]);
+                move(step.out);
+                mix(static_cast<std::uint64_t>(step.cold_cycles));
+                mix(static_cast<std::uint64_t>(step.warm_cycles));
+            }
+        }
+        if (const auto it = judged_.find(key); it != judged_.end()) return it->second;
         HierarchyModel idle(params_);
         std::vector<CorePipeline> pipelines;
-        pipelines.reserve(candidate.cores.size());
+        pipelines.reserve(moved.cores.size());
         for (int c = 0; c < params_.cores; ++c)
-            pipelines.emplace_back(idle, c, candidate.cores[static_cast<std::size_t>(c)], 0);
+            pipelines.emplace_back(idle, c, moved.cores[static_cast<std::size_t>(c)], 0);
         run_pipelines_in_time_order(pipelines);
         Picoseconds finish = 0;
         for (const CorePipeline& p : pipelines) finish = std::max(finish, p.end);
+        judged_.emplace(key, static_cast<double>(finish));
         return static_cast<double>(finish);
     };
     const OpPlan plan = lower_op(op, params_, where, place, judge);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -117,6 +118,9 @@ private:
     std::uint64_t next_address_ = 0;               // bump allocator of HBM addresses
     std::uint64_t address_space_ = 0;
     PipelineDriver driver_;
+    // Judged tilings (lower_op): simulated cycles by a digest of the candidate plan moved to
+    // address 0, so the identical ops of a model's layers are judged once.
+    std::unordered_map<std::uint64_t, double> judged_;
 };
 
 }  // namespace accelsim::tpu
