@@ -292,9 +292,10 @@ struct GemmContext {
         return bytes;
     }
 
-    // The best tiling of a core's part (batch, m, n); throws when nothing fits. Estimates within
-    // 2% of the fastest count as equal (the estimate ignores DRAM latency and row effects), and
-    // among those the least HBM traffic, then the fewest steps, wins.
+    // The tilings of a core's part (batch, m, n) for the judge, best first; throws when nothing
+    // fits. Estimates within 2% of the fastest count as equal (the estimate sees neither DRAM rows
+    // nor the other cores' traffic), and among those the least memory-port load, then the
+    // largest tile, is the best; the runners-up follow by estimate.
     std::vector<GemmTiling> finalists(const GemmPart& part) {
         std::vector<GemmTiling> fits;
         const std::int64_t vmem = p.vmem_bytes;
