@@ -19,7 +19,7 @@ constexpr std::uint64_t kAlignment = 4096;
 
 CorePipeline::CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, Picoseconds start)
     : end(start), model_(&model), core_(core), steps_(&steps), start_(start), ready_(steps.size(), start),
-      chunks_left_(steps.size(), 0) {
+      pieces_left_(steps.size(), 0) {
     compute_end_.reserve(steps.size());
 }
 
@@ -35,25 +35,25 @@ Picoseconds CorePipeline::prefetch_time() const {
     return next_ - 2 < compute_end_.size() ? compute_end_[next_ - 2] : kNever;
 }
 
-Picoseconds CorePipeline::chunk_time() const {
-    if (chunks_.empty()) return kNever;
-    return model_->chunk_entry(core_, chunks_.front().level, chunks_.front().issue);
+Picoseconds CorePipeline::piece_time() const {
+    if (pieces_.empty()) return kNever;
+    return model_->piece_entry(core_, pieces_.front().level, pieces_.front().issue);
 }
 
 Picoseconds CorePipeline::next_request() const {
     const Picoseconds prefetch = prefetch_time();
-    Picoseconds t = std::min(prefetch, chunk_time());
+    Picoseconds t = std::min(prefetch, piece_time());
     if (!writebacks_.empty()) t = std::min(t, writebacks_.front().first);
     return t;
 }
 
 void CorePipeline::execute_next() {
-    const Picoseconds prefetch = prefetch_time(), chunk = chunk_time();
-    // Ties: write-backs first, then the prefetch, then the chunks already issued (a request only
-    // queues chunks behind them, so that order changes nothing in the memory system).
-    if (!writebacks_.empty() && writebacks_.front().first <= std::min(prefetch, chunk)) request_writeback();
-    else if (prefetch <= chunk) request_inputs();
-    else execute_chunk();
+    const Picoseconds prefetch = prefetch_time(), piece = piece_time();
+    // Ties: write-backs first, then the prefetch, then the pieces already issued (a request only
+    // queues pieces behind them, so that order changes nothing in the memory system).
+    if (!writebacks_.empty() && writebacks_.front().first <= std::min(prefetch, piece)) request_writeback();
+    else if (prefetch <= piece) request_inputs();
+    else execute_piece();
 }
 
 void CorePipeline::request_writeback() {
@@ -77,7 +77,7 @@ std::int64_t CorePipeline::queue_pieces(const DmaSegment& segment, bool write, s
         const std::uint64_t at = segment.address + static_cast<std::uint64_t>(off);
         const std::int64_t to_boundary = stripe - static_cast<std::int64_t>(at % static_cast<std::uint64_t>(stripe));
         const std::int64_t n = std::min(segment.bytes - off, to_boundary);
-        chunks_.push_back(Chunk{model_->dma_issue_time(start, off), at, n, segment.level, write, segment.copy_to_cmem, step});
+        pieces_.push_back(Piece{model_->dma_issue_time(start, off), at, n, segment.level, write, segment.copy_to_cmem, step});
         off += n;
         ++count;
     }
@@ -91,7 +91,7 @@ void CorePipeline::request_inputs() {
     ready_[index] = request;
     for (int i = 0; i < step.in_count; ++i) {
         const DmaSegment& segment = step.in[static_cast<std::size_t>(i)];
-        chunks_left_[index] += queue_pieces(segment, false, static_cast<std::int64_t>(index), request);
+        pieces_left_[index] += queue_pieces(segment, false, static_cast<std::int64_t>(index), request);
         (segment.level == MemLevel::cmem ? cmem_in : bytes_in) += segment.bytes;
         if (segment.copy_to_cmem) cmem_out += segment.bytes;
         vmem_bytes += segment.bytes;
@@ -99,23 +99,23 @@ void CorePipeline::request_inputs() {
     advance_compute();
 }
 
-void CorePipeline::execute_chunk() {
-    const Chunk c = chunks_.front();
-    chunks_.pop_front();
-    const Picoseconds arrived = model_->chunk_access(core_, c.address, c.bytes, c.level, c.write, c.copy_to_cmem, c.issue);
+void CorePipeline::execute_piece() {
+    const Piece c = pieces_.front();
+    pieces_.pop_front();
+    const Picoseconds arrived = model_->piece_access(core_, c.address, c.bytes, c.level, c.write, c.copy_to_cmem, c.issue);
     if (c.step < 0) {
         end = std::max(end, arrived);
         return;
     }
     const auto index = static_cast<std::size_t>(c.step);
     ready_[index] = std::max(ready_[index], arrived);
-    --chunks_left_[index];
+    --pieces_left_[index];
     advance_compute();
 }
 
 void CorePipeline::advance_compute() {
-    // Steps compute in order, each once all its input chunks have arrived.
-    while (compute_end_.size() < next_ && chunks_left_[compute_end_.size()] == 0) {
+    // Steps compute in order, each once all its input pieces have arrived.
+    while (compute_end_.size() < next_ && pieces_left_[compute_end_.size()] == 0) {
         const std::size_t index = compute_end_.size();
         const double hz = model_->params().clock_hz;
         const TileStep& step = (*steps_)[index];
@@ -202,11 +202,11 @@ Picoseconds HierarchyModel::dma_issue_time(Picoseconds start, std::int64_t offse
     return bpc > 0 ? start + memory::cycles_to_ps(static_cast<double>(offset) / bpc, params_.clock_hz) : start;
 }
 
-Picoseconds HierarchyModel::chunk_entry(int core, MemLevel level, Picoseconds issue) const {
+Picoseconds HierarchyModel::piece_entry(int core, MemLevel level, Picoseconds issue) const {
     return level == MemLevel::cmem ? issue : memory_.entry_time(core, issue);
 }
 
-Picoseconds HierarchyModel::chunk_access(int core, std::uint64_t address, std::int64_t bytes, MemLevel level,
+Picoseconds HierarchyModel::piece_access(int core, std::uint64_t address, std::int64_t bytes, MemLevel level,
                                          bool write, bool copy_to_cmem, Picoseconds issue) {
     if ((level == MemLevel::cmem || copy_to_cmem) && !params_.cmem_enabled())
         throw std::logic_error("tpu: a transfer uses CMEM on a chip without CMEM");
@@ -236,49 +236,50 @@ std::int64_t HierarchyModel::piece_bytes() const {
     return std::max(params_.dma.chunk_bytes, memory::row_stripe_bytes(params_.memory->dram));
 }
 
+double HierarchyModel::judge(const OpPlan& candidate, std::uint64_t base) {
+    // Runners-up of the tiling estimate are judged on an idle copy of the chip: the same memory
+    // system with nothing in flight, driven by the plain loop (the judge's own events are not
+    // part of the simulated run). With the tensors moved to address 0, the identical ops of a
+    // model's layers share one judgement.
+    OpPlan moved = candidate;
+    std::uint64_t key = 14695981039346656037ULL;  // FNV-1a over everything the run depends on
+    auto mix = [&key](std::uint64_t v) {
+        for (int i = 0; i < 8; ++i) key = (key ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ULL;
+    };
+    auto move = [&](DmaSegment& s) {
+        s.address -= base;
+        mix(s.address);
+        mix(static_cast<std::uint64_t>(s.bytes));
+        mix(static_cast<std::uint64_t>(s.level) << 1 | static_cast<std::uint64_t>(s.copy_to_cmem));
+    };
+    for (auto& core : moved.cores) {
+        mix(core.size());
+        for (TileStep& step : core) {
+            mix(static_cast<std::uint64_t>(step.in_count));
+            for (int i = 0; i < step.in_count; ++i) move(step.in[static_cast<std::size_t>(i)]);
+            move(step.out);
+            mix(static_cast<std::uint64_t>(step.cold_cycles));
+            mix(static_cast<std::uint64_t>(step.warm_cycles));
+        }
+    }
+    if (const auto it = judged_.find(key); it != judged_.end()) return it->second;
+    HierarchyModel idle(params_);
+    std::vector<CorePipeline> pipelines;
+    pipelines.reserve(moved.cores.size());
+    for (int c = 0; c < params_.cores; ++c) pipelines.emplace_back(idle, c, moved.cores[static_cast<std::size_t>(c)], 0);
+    run_pipelines_in_time_order(pipelines);
+    Picoseconds finish = 0;
+    for (const CorePipeline& p : pipelines) finish = std::max(finish, p.end);
+    judged_.emplace(key, static_cast<double>(finish));
+    return static_cast<double>(finish);
+}
+
 TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_index, const Placement& place) {
     TensorAddresses where;
     where.a = allocate(op.input_bytes());
     where.b = allocate(std::max(op.weight_bytes(), op.input_bytes() / 2));
     where.c = allocate(op.output_bytes());
-    // Runners-up of the tiling estimate are judged on an idle copy of the chip: the same
-    // memory system with nothing in flight, driven by the plain loop (the judge's own events are
-    // not part of the simulated run). A candidate is judged with its tensors moved to address 0,
-    // so the identical ops of a model's layers share one judgement.
-    const TilingJudge judge = [this, base = where.a](const OpPlan& candidate) {
-        OpPlan moved = candidate;
-        std::uint64_t key = 14695981039346656037ULL;  // FNV-1a over everything the run depends on
-        auto mix = [&key](std::uint64_t v) {
-            for (int i = 0; i < 8; ++i) key = (key ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ULL;
-        };
-        auto move = [&](DmaSegment& s) {
-            s.address -= base;
-            mix(s.address);
-            mix(static_cast<std::uint64_t>(s.bytes));
-            mix(static_cast<std::uint64_t>(s.level) << 1 | static_cast<std::uint64_t>(s.copy_to_cmem));
-        };
-        for (auto& core : moved.cores) {
-            mix(core.size());
-            for (TileStep& step : core) {
-                mix(static_cast<std::uint64_t>(step.in_count));
-                for (int i = 0; i < step.in_count; ++i) move(step.in[static_cast<std::size_t>(i)]);
-                move(step.out);
-                mix(static_cast<std::uint64_t>(step.cold_cycles));
-                mix(static_cast<std::uint64_t>(step.warm_cycles));
-            }
-        }
-        if (const auto it = judged_.find(key); it != judged_.end()) return it->second;
-        HierarchyModel idle(params_);
-        std::vector<CorePipeline> pipelines;
-        pipelines.reserve(moved.cores.size());
-        for (int c = 0; c < params_.cores; ++c)
-            pipelines.emplace_back(idle, c, moved.cores[static_cast<std::size_t>(c)], 0);
-        run_pipelines_in_time_order(pipelines);
-        Picoseconds finish = 0;
-        for (const CorePipeline& p : pipelines) finish = std::max(finish, p.end);
-        judged_.emplace(key, static_cast<double>(finish));
-        return static_cast<double>(finish);
-    };
+    const TilingJudge judge = [this, base = where.a](const OpPlan& candidate) { return this->judge(candidate, base); };
     const OpPlan plan = lower_op(op, params_, where, place, judge);
     const double hz = params_.clock_hz;
     const Picoseconds start = now_;

@@ -8,9 +8,9 @@
 // max(end of compute i-1 + the tile's warm cycles, inputs of i delivered + its cold cycles): the
 // unit streams tile after tile, and a tile's fill and drain hide behind the previous tile only as
 // far as its data arrived in time. A finished output
-// tile is written back from its compute's end. All cores' transfers go to the memory system in
-// the order of their request times (ties: lower core first, write-backs before reads), so the
-// busy-until DRAM channels see the cores' traffic interleaved as in time.
+// tile is written back from its compute's end. Transfers enter the memory system in pieces of a
+// DRAM row stripe, all cores' pieces in the order of their entry times (ties: lower core first),
+// so the busy-until DRAM channels see the cores' traffic interleaved as in time.
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -26,16 +26,17 @@ namespace accelsim::tpu {
 
 // One core's pipeline for one op, as a sequence of events in time: its DMA engine's transfer
 // requests (prefetches of step inputs, write-backs of finished output tiles), each cut into
-// chunk_bytes chunks that enter the memory system one by one, and the compute that follows when
-// a step's last input chunk has arrived. Event times never decrease, so any driver that executes
-// every core's next event in global time order (ties: lower core first) gives the same result,
-// and the chunks of all cores reach the memory system in the order of their entry times (a
-// core's whole transfer never books the DRAM channels ahead of another core's earlier chunks).
+// pieces (HierarchyModel::piece_bytes) that enter the memory system one by one, and the compute
+// that follows when a step's last input piece has arrived. Event times never decrease, so any
+// driver that executes every core's next event in global time order (ties: lower core first)
+// gives the same result, and the pieces of all cores reach the memory system in the order of
+// their entry times (a core's whole transfer never books the DRAM channels ahead of another
+// core's earlier pieces).
 class CorePipeline {
 public:
     CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, memory::Picoseconds start);
-    bool done() const { return next_ >= steps_->size() && writebacks_.empty() && chunks_.empty(); }
-    memory::Picoseconds next_request() const;  // time of the next event (request or chunk)
+    bool done() const { return next_ >= steps_->size() && writebacks_.empty() && pieces_.empty(); }
+    memory::Picoseconds next_request() const;  // time of the next event (request or piece)
     void execute_next();                       // performs it
     int core() const { return core_; }
 
@@ -46,9 +47,9 @@ public:
     std::int64_t cmem_in = 0, cmem_out = 0;                    // CMEM -> VMEM, VMEM -> CMEM
 
 private:
-    // One chunk of a transfer, waiting for the memory system. step: the step whose inputs it
+    // One piece of a transfer, waiting for the memory system. step: the step whose inputs it
     // carries, or -1 for a write-back.
-    struct Chunk {
+    struct Piece {
         memory::Picoseconds issue;  // the DMA engine issues its first byte (rate limit); it enters after that
         std::uint64_t address;
         std::int64_t bytes;
@@ -57,12 +58,12 @@ private:
         std::int64_t step;
     };
     memory::Picoseconds prefetch_time() const;  // request of step next_'s inputs (~0: not yet known)
-    memory::Picoseconds chunk_time() const;     // entry of the oldest chunk (~0: none)
+    memory::Picoseconds piece_time() const;     // entry of the oldest piece (~0: none)
     void request_inputs();
     void request_writeback();
     // Queues a transfer's pieces; returns how many.
     std::int64_t queue_pieces(const DmaSegment& segment, bool write, std::int64_t step, memory::Picoseconds request);
-    void execute_chunk();
+    void execute_piece();
     void advance_compute();  // computes every step whose inputs have all arrived, in order
 
     HierarchyModel* model_;
@@ -72,9 +73,9 @@ private:
     std::size_t next_ = 0;                     // next step whose inputs are to be requested
     std::vector<memory::Picoseconds> compute_end_;  // of the steps computed so far (in order)
     std::vector<memory::Picoseconds> ready_;        // per step: its inputs have arrived (so far)
-    std::vector<std::int64_t> chunks_left_;         // per step: input chunks not yet arrived
+    std::vector<std::int64_t> pieces_left_;         // per step: input pieces not yet arrived
     std::deque<std::pair<memory::Picoseconds, DmaSegment>> writebacks_;  // requested, not yet issued
-    std::deque<Chunk> chunks_;                 // issued by the DMA engine, not yet in the memory system
+    std::deque<Piece> pieces_;                 // issued by the DMA engine, not yet in the memory system
 };
 
 // The default PipelineDriver (tpu_chip.h): a plain loop executing the earliest request of any core.
@@ -97,14 +98,17 @@ public:
     std::int64_t piece_bytes() const;
     // When a piece issued at `issue` enters the memory system (HBM: after the core's crossbar port
     // has sent the pieces before it; CMEM: at once, its port queues).
-    memory::Picoseconds chunk_entry(int core, MemLevel level, memory::Picoseconds issue) const;
+    memory::Picoseconds piece_entry(int core, MemLevel level, memory::Picoseconds issue) const;
     // One piece into the memory system, chunk by chunk; returns when it has arrived (read: in
     // VMEM; write: accepted).
-    memory::Picoseconds chunk_access(int core, std::uint64_t address, std::int64_t bytes, MemLevel level, bool write,
+    memory::Picoseconds piece_access(int core, std::uint64_t address, std::int64_t bytes, MemLevel level, bool write,
                                      bool copy_to_cmem, memory::Picoseconds issue);
     const TpuChipParams& params() const { return params_; }
 
 private:
+    // Simulated time of a candidate plan (lower_op's judge) on an idle copy of the chip, with
+    // its tensors moved down by `base` (remembered in judged_).
+    double judge(const OpPlan& candidate, std::uint64_t base);
     std::uint64_t allocate(std::int64_t bytes);
     // CMEM port: `bytes` offered at `issue`; returns when the last byte has passed.
     memory::Picoseconds cmem_access(std::int64_t bytes, memory::Picoseconds issue);
