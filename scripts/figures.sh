@@ -10,4 +10,4 @@ case "$mode" in
     *) echo "usage: scripts/figures.sh [update|check]" >&2; exit 2 ;;
 esac
 cmake --build build --target accelsim doc_figures >/dev/null
-build/doc_figures --accelsim build/accelsim --root . "--$mode"
+build/validation/doc_figures --accelsim build/accelsim --root . --build-dir build "--$mode"

@@ -12,6 +12,7 @@
 //       runs what the markers need and fails (exit 1), listing each figure that drifted;
 //   doc_figures --accelsim build/accelsim --root . --update
 //       rewrites the documents in place (scripts/figures.sh).
+// The pseudo-run `ctest` (with --build-dir) counts the build's tests per tier label.
 // Host-time figures (seconds of this machine) are measured by hand and carry no marker.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,9 +74,15 @@ std::string shell_quote(const std::string& s) {
 
 class Runs {
 public:
-    Runs(fs::path accelsim, fs::path root, fs::path scratch, std::map<std::string, RunSpec> specs)
-        : accelsim_(std::move(accelsim)), root_(std::move(root)), scratch_(std::move(scratch)),
-          specs_(std::move(specs)) {}
+    Runs(fs::path accelsim, fs::path root, fs::path build, fs::path scratch, std::map<std::string, RunSpec> specs)
+        : accelsim_(std::move(accelsim)), root_(std::move(root)), build_(std::move(build)),
+          scratch_(std::move(scratch)), specs_(std::move(specs)) {
+        specs_.emplace(kTestCounts, RunSpec{{}, {}, {}, "integration"});
+    }
+
+    // The pseudo-run `ctest`: how many tests the build holds per tier label, and in all
+    // (ctest:unit, ctest:integration, ctest:slow, ctest:all), as README's Tests table quotes.
+    static constexpr const char* kTestCounts = "ctest";
 
     const RunSpec& spec(const std::string& name) const {
         const auto it = specs_.find(name);
@@ -89,6 +96,7 @@ public:
         const RunSpec& s = spec(name);
         const fs::path dir = scratch_ / name;
         fs::create_directories(dir);
+        if (name == kTestCounts) return results_.emplace(name, RunResult{count_tests(dir), ""}).first->second;
         std::string cmd = "cd " + shell_quote(root_.string()) + " && ";
         std::vector<std::string> args = s.args;
         if (!s.trace_generator.empty()) {
@@ -120,7 +128,27 @@ public:
     }
 
 private:
-    fs::path accelsim_, root_, scratch_;
+    json count_tests(const fs::path& dir) const {
+        if (build_.empty()) throw Failure("the ctest figures need --build-dir");
+        const fs::path listing = dir / "tests.json";
+        const std::string cmd = "ctest --test-dir " + shell_quote(build_.string()) + " --show-only=json-v1 >" +
+                                shell_quote(listing.string());
+        if (std::system(cmd.c_str()) != 0) throw Failure("cannot list the tests: " + cmd);
+        json counts = {{"all", 0}};
+        const json listed = json::parse(read_text(listing));
+        for (const auto& test : listed.at("tests")) {
+            counts["all"] = counts["all"].get<int>() + 1;
+            for (const auto& property : test.value("properties", json::array()))
+                if (property.at("name") == "LABELS")
+                    for (const auto& label : property.at("value")) {
+                        const std::string l = label.get<std::string>();
+                        counts[l] = counts.value(l, 0) + 1;
+                    }
+        }
+        return counts;
+    }
+
+    fs::path accelsim_, root_, build_, scratch_;
     std::map<std::string, RunSpec> specs_;
     std::map<std::string, RunResult> results_;
 };
@@ -398,20 +426,22 @@ std::map<std::string, RunSpec> read_specs(const fs::path& file) {
 }
 
 int usage() {
-    std::cerr << "usage: doc_figures --accelsim PATH --root DIR (--check | --update) [--tier integration|slow]...\n";
+    std::cerr << "usage: doc_figures --accelsim PATH --root DIR [--build-dir DIR] (--check | --update)"
+                 " [--tier integration|slow]...\n";
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    fs::path accelsim, root;
+    fs::path accelsim, root, build;
     bool check = false, update = false;
     std::set<std::string> tiers;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--accelsim" && i + 1 < argc) accelsim = fs::absolute(argv[++i]);
         else if (a == "--root" && i + 1 < argc) root = fs::absolute(argv[++i]);
+        else if (a == "--build-dir" && i + 1 < argc) build = fs::absolute(argv[++i]);
         else if (a == "--tier" && i + 1 < argc) tiers.insert(argv[++i]);
         else if (a == "--check") check = true;
         else if (a == "--update") update = true;
@@ -422,7 +452,7 @@ int main(int argc, char** argv) {
     try {
         const fs::path scratch = fs::temp_directory_path() / ("accelsim_doc_figures_" + std::to_string(getpid()));
         fs::remove_all(scratch);
-        Runs runs(accelsim, root, scratch, read_specs(root / "docs" / "figures.json"));
+        Runs runs(accelsim, root, build, scratch, read_specs(root / "docs" / "figures.json"));
         std::vector<fs::path> docs = {root / "README.md"};
         for (const auto& e : fs::recursive_directory_iterator(root / "docs"))
             if (e.path().extension() == ".md") docs.push_back(e.path());
