@@ -40,6 +40,7 @@ struct ParamSpec {
     ParamType type = ParamType::integer;
     double min = 0, max = 0;
     bool min_exclusive = false;
+    bool zero_allowed = false;  // 0 (the key's "off" value) is allowed besides [min, max]
     std::vector<std::string> choices;  // ParamType::choice: the enum's names, in its own order
     ParamValue default_value;          // the value a default-constructed P holds
     std::string doc;                   // one line, shown in docs/config.md
@@ -85,6 +86,12 @@ class ParamTable {
                        bool min_exclusive = false) {
         return number_at(std::move(key), [outer, field](P& p) -> double& { return (p.*outer).*field; }, min, max,
                          std::move(doc), min_exclusive);
+    }
+    // The key just added also takes 0, its "off" value (an unlimited rate, a disabled unit), besides
+    // its range: a tiny positive value then cannot pass for "almost off" and make time absurd.
+    ParamTable& or_zero() {
+        specs_.back().zero_allowed = true;
+        return *this;
     }
     // A number that must be > 0.
     template <class C, class = Field<C, double>>

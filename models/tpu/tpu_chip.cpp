@@ -28,16 +28,18 @@ const ParamTable<TpuParams>& tpu_param_table() {
                      "Vector memory (scratchpad) per core in bytes; 0 = none.")
             .integer("cmem_bytes", &TpuParams::cmem_bytes, 0, kTiB,
                      "Common memory shared by the cores of a chip, in bytes; 0 = none.")
-            .number("cmem_bytes_per_cycle", &TpuParams::cmem_bytes_per_cycle, 0, 1e6,
+            .number("cmem_bytes_per_cycle", &TpuParams::cmem_bytes_per_cycle, 1e-3, 1e6,
                     "Bytes per core cycle the CMEM port moves, shared by the cores' DMA engines; CMEM is used "
                     "only when this and tpu.cmem_bytes are > 0.")
+            .or_zero()
             .section("vector", "Vector unit of one core: lanes × sublanes 32-bit ALUs.")
             .integer("vector.lanes", &TpuParams::vector, &VectorUnitParams::lanes, 1, 4096, "Vector lanes per core.")
             .integer("vector.sublanes", &TpuParams::vector, &VectorUnitParams::sublanes, 1, 1024,
                      "Sublanes per lane; elementwise ops per core per cycle = lanes × sublanes.")
             .section("dma", "DMA engine of one core (HBM/CMEM ↔ VMEM).")
-            .number("dma.bytes_per_cycle", &TpuParams::dma, &DmaParams::bytes_per_cycle, 0, 1e6,
+            .number("dma.bytes_per_cycle", &TpuParams::dma, &DmaParams::bytes_per_cycle, 1e-3, 1e6,
                     "Bytes per core cycle one core's DMA can move; 0 = limited only by the memory behind it.")
+            .or_zero()
             .integer("dma.latency_cycles", &TpuParams::dma, &DmaParams::latency_cycles, 0, 1e6,
                      "Fixed cycles added to each DMA transfer (descriptor issue).");
         return t;

@@ -125,6 +125,7 @@ void mount(std::vector<KeySpec>& s, const std::string& prefix, std::string doc, 
         k.min = p.min;
         k.max = p.max;
         k.min_exclusive = p.min_exclusive;
+        k.zero_allowed = p.zero_allowed;
         k.choices = p.choices;
         if (p.type == ParamType::section) k.only_for = only_for;
         if (p.set)
@@ -246,7 +247,8 @@ std::string describe_allowed(const KeySpec& spec) {
     switch (spec.type) {
         case KeyType::integer:
         case KeyType::number:
-            return std::string(spec.type == KeyType::integer ? "integer" : "number") + " in " +
+            return std::string(spec.zero_allowed ? "0, or " : "") +
+                   (spec.type == KeyType::integer ? "integer" : "number") + " in " +
                    (spec.min_exclusive ? "(" : "[") + format_number(spec.min) + ", " +
                    format_number(spec.max) + "]";
         case KeyType::boolean:
@@ -283,6 +285,7 @@ std::string check_value(const KeySpec& spec, const nlohmann::json& value) {
         case KeyType::number: {
             if (!value.is_number()) return wrong_type;
             const double v = value.get<double>();
+            if (spec.zero_allowed && v == 0) return {};
             const bool below = spec.min_exclusive ? v <= spec.min : v < spec.min;
             if (!std::isfinite(v) || below || v > spec.max)
                 return shown + " is out of range" + allowed;

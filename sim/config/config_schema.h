@@ -31,6 +31,7 @@ struct KeySpec {
     // Inclusive range for integer/number keys; min_exclusive makes the lower bound strict (> min).
     double min = 0, max = 0;
     bool min_exclusive = false;
+    bool zero_allowed = false;  // 0 (the key's "off" value) is allowed besides the range
     std::vector<std::string> choices;  // choice values, or the allowed keys of a number_map
     // Filled into the effective config when the key is absent; null = no default (see required).
     nlohmann::json default_value;

@@ -439,6 +439,13 @@ TEST_F(ConfigFiles, RatesThatMakeTimeAbsurdAreRefused) {
     EXPECT_EQ(error_of(a100, {"hbm.data_rate_gbps=1e-9"}),
               "--set: hbm.data_rate_gbps = 1e-09 is out of range (allowed: number in [0.001, 100])");
     EXPECT_EQ(error_of(a100, {"clock_mhz=0.5"}), "--set: clock_mhz = 0.5 is out of range (allowed: number in [1, 10000])");
+    // Rates whose 0 means "unlimited" or "off" take 0 or a sensible range, never "almost 0".
+    const std::string tpu_v4 = std::string(ACCELSIM_SOURCE_DIR) + "/configs/tpu_v4.json";
+    EXPECT_EQ(error_of(tpu_v4, {"tpu.dma.bytes_per_cycle=1e-300"}),
+              "--set: tpu.dma.bytes_per_cycle = 1e-300 is out of range (allowed: 0, or number in [0.001, 1000000])");
+    EXPECT_EQ(error_of(tpu_v4, {"tpu.cmem_bytes_per_cycle=1e-9"}),
+              "--set: tpu.cmem_bytes_per_cycle = 1e-09 is out of range (allowed: 0, or number in [0.001, 1000000])");
+    EXPECT_EQ(error_of(tpu_v4, {"tpu.dma.bytes_per_cycle=0", "tpu.cmem_bytes_per_cycle=0"}), "");
     const std::string huge = write("huge.json", "{\n  \"kind\": \"systolic\",\n  \"clock_mhz\": 1e400\n}\n");
     EXPECT_EQ(error_of(huge), huge + ":3:16: number overflow parsing '1e400' (beyond the range of a double)");
 }
