@@ -26,6 +26,7 @@ public:
     ComputeUnit compute_unit_for(const Op& op) const override;
     double matrix_macs_per_cycle(DType dtype) const override;
     MemoryPeaks memory_peaks() const override;
+    void record_activity() override { chip_->record_activity(); }
 
     const TpuChip& model() const { return *chip_; }
 

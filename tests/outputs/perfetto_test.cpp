@@ -1,0 +1,203 @@
+// --perfetto: the timeline is valid Trace Event JSON (what ui.perfetto.dev loads), no track holds
+// overlapping spans, and its times agree with the report's cycles: each op's span starts at
+// start_cycle / clock and lasts cycles / clock, each unit's spans lie inside their op, and the
+// bandwidth counters integrate to the bytes the report counts at that level.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/report/perfetto.h"
+#include "tests/accelsim_process.h"
+
+using nlohmann::json;
+using namespace accelsim_test;
+
+namespace {
+
+struct Timeline {
+    json report, trace;
+};
+
+Timeline run_with_timeline(const std::string& config, const std::string& trace) {
+    const fs::path dir = scratch_dir();
+    const Result r = run("--config configs/" + config + " --trace traces/" + trace + " -q --json '" +
+                         (dir / "report.json").string() + "' --perfetto '" + (dir / "timeline.json").string() + "'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return {json::parse(slurp(dir / "report.json")), json::parse(slurp(dir / "timeline.json"))};
+}
+
+// The schema Perfetto's JSON importer reads, and the properties the timeline promises.
+void check_trace_event_schema(const json& trace) {
+    ASSERT_TRUE(trace.is_object());
+    ASSERT_TRUE(trace.contains("traceEvents"));
+    ASSERT_TRUE(trace["traceEvents"].is_array());
+    std::map<int, std::string> thread_names;
+    std::map<int, std::vector<std::pair<double, double>>> spans;
+    std::map<std::string, std::vector<double>> counter_times;
+    for (const json& e : trace["traceEvents"]) {
+        ASSERT_TRUE(e.contains("name") && e["name"].is_string()) << e;
+        ASSERT_TRUE(e.contains("ph") && e["ph"].is_string()) << e;
+        ASSERT_TRUE(e.contains("pid") && e["pid"].is_number_integer()) << e;
+        const std::string ph = e["ph"];
+        if (ph == "M") {
+            ASSERT_TRUE(e["args"].is_object()) << e;
+            if (e["name"] == "thread_name") thread_names[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+        } else if (ph == "X") {
+            ASSERT_TRUE(e["ts"].is_number() && e["dur"].is_number() && e["tid"].is_number_integer()) << e;
+            EXPECT_GE(e["dur"].get<double>(), 0.0) << e;
+            EXPECT_GE(e["ts"].get<double>(), 0.0) << e;
+            spans[e["tid"].get<int>()].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+        } else if (ph == "C") {
+            ASSERT_TRUE(e["ts"].is_number() && e["args"].is_object() && e["args"].size() == 1) << e;
+            ASSERT_TRUE(e["args"].begin()->is_number()) << e;
+            counter_times[e["name"].get<std::string>()].push_back(e["ts"].get<double>());
+        } else {
+            ADD_FAILURE() << "unexpected phase " << ph;
+        }
+    }
+    // Every track is named, its spans come in time order and none overlaps the next.
+    for (const auto& [tid, list] : spans) {
+        EXPECT_TRUE(thread_names.count(tid)) << "tid " << tid << " has no thread_name";
+        for (std::size_t i = 1; i < list.size(); ++i) {
+            EXPECT_LE(list[i - 1].first, list[i].first) << thread_names[tid];
+            EXPECT_LE(list[i - 1].second, list[i].first + 1e-9) << thread_names[tid] << ": spans overlap at " << list[i].first;
+        }
+    }
+    std::set<std::string> unique_names;
+    for (const auto& [tid, name] : thread_names) EXPECT_TRUE(unique_names.insert(name).second) << "two tracks named " << name;
+    for (const auto& [name, times] : counter_times)
+        for (std::size_t i = 1; i < times.size(); ++i) EXPECT_LT(times[i - 1], times[i]) << name << " is not monotone";
+}
+
+std::map<std::string, int> tids_by_name(const json& trace) {
+    std::map<std::string, int> tids;
+    for (const json& e : trace["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name") tids[e["args"]["name"].get<std::string>()] = e["tid"].get<int>();
+    return tids;
+}
+
+// Op spans equal the report's cycles; unit spans lie inside the op of the same name.
+void check_times_against_report(const json& report, const json& trace) {
+    const double hz = trace["otherData"]["clock_hz"].get<double>();
+    EXPECT_DOUBLE_EQ(hz, report["config"]["clock_mhz"].get<double>() * 1e6);
+    const int ops_tid = tids_by_name(trace).at("ops");
+    std::vector<json> op_spans;
+    for (const json& e : trace["traceEvents"])
+        if (e["ph"] == "X" && e["tid"] == ops_tid) op_spans.push_back(e);
+    const json& ops = report["ops"];
+    ASSERT_EQ(op_spans.size(), ops.size());
+    std::map<std::string, std::pair<double, double>> window;  // op name -> [ts, ts + dur]
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const json& op = ops[i];
+        const json& span = op_spans[i];
+        EXPECT_EQ(span["name"], op["name"]);
+        const double start_us = op["start_cycle"].get<double>() / hz * 1e6;
+        const double dur_us = op["cycles"].get<double>() / hz * 1e6;
+        EXPECT_NEAR(span["ts"].get<double>(), start_us, 1e-9 * std::max(1.0, start_us)) << op["name"];
+        EXPECT_NEAR(span["dur"].get<double>(), dur_us, 1e-9 * std::max(1.0, start_us + dur_us)) << op["name"];
+        EXPECT_EQ(span["args"]["bound"], op["bound"]);
+        EXPECT_EQ(span["args"]["cycles"], op["cycles"]);
+        EXPECT_EQ(span["args"]["bytes"], op["bytes"]);
+        window[op["name"].get<std::string>()] = {span["ts"].get<double>(), span["ts"].get<double>() + span["dur"].get<double>()};
+    }
+    for (const json& e : trace["traceEvents"]) {
+        if (e["ph"] != "X" || e["tid"] == ops_tid || e["cat"] != "unit") continue;
+        const std::string name = e["name"];
+        const auto it = window.find(e["args"]["op"].get<std::string>());
+        ASSERT_NE(it, window.end()) << "unit span " << name << " names no op";
+        EXPECT_GE(e["ts"].get<double>(), it->second.first - 1e-9) << name;
+        EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), it->second.second + 1e-9) << name;
+    }
+}
+
+// The integral of a bandwidth counter (GB/s, each value held until the next sample) in bytes.
+double integrated_bytes(const json& trace, const std::string& counter) {
+    std::vector<std::pair<double, double>> samples;
+    for (const json& e : trace["traceEvents"])
+        if (e["ph"] == "C" && e["name"] == counter) samples.emplace_back(e["ts"].get<double>(), e["args"]["GB/s"].get<double>());
+    double bytes = 0;
+    for (std::size_t i = 0; i + 1 < samples.size(); ++i)
+        bytes += samples[i].second * 1e9 * (samples[i + 1].first - samples[i].first) * 1e-6;
+    return bytes;
+}
+
+}  // namespace
+
+TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
+    const Timeline t = run_with_timeline("tpu_v4.json", "tiny_mixed.trace");
+    check_trace_event_schema(t.trace);
+    check_times_against_report(t.report, t.trace);
+    // tpu_v4: 2 cores x (4 MXUs, a DMA engine, a vector unit).
+    const auto tids = tids_by_name(t.trace);
+    for (const char* track : {"ops", "core0.mxu0", "core0.mxu3", "core1.mxu0", "core1.mxu3", "core0.dma", "core1.dma",
+                              "core0.vector", "core1.vector"})
+        EXPECT_TRUE(tids.count(track)) << track;
+    EXPECT_FALSE(tids.count("core0.mxu4"));
+    EXPECT_FALSE(tids.count("core2.dma"));
+    // HBM and CMEM counters carry exactly the bytes the report counts there.
+    const json& totals = t.report["totals"]["bytes"];
+    EXPECT_NEAR(integrated_bytes(t.trace, "hbm bandwidth"), totals["hbm"].get<double>(), 1e-6 * totals["hbm"].get<double>());
+    EXPECT_NEAR(integrated_bytes(t.trace, "cmem bandwidth"), totals["cmem"].get<double>(), 1e-6 * totals["cmem"].get<double>());
+}
+
+TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
+    const Timeline t = run_with_timeline("a100.json", "tiny_mixed.trace");
+    check_trace_event_schema(t.trace);
+    check_times_against_report(t.report, t.trace);
+    const auto tids = tids_by_name(t.trace);
+    EXPECT_TRUE(tids.count("kernels"));
+    // Every SM's resident warps lie in 0..64 (an A100 SM holds at most 64 warps), end at 0, and
+    // at least one SM held warps.
+    std::map<std::string, std::vector<double>> warps;
+    for (const json& e : t.trace["traceEvents"])
+        if (e["ph"] == "C" && e["name"].get<std::string>().find(".resident_warps") != std::string::npos)
+            warps[e["name"]].push_back(e["args"]["warps"].get<double>());
+    ASSERT_FALSE(warps.empty());
+    EXPECT_TRUE(warps.count("sm0.resident_warps"));
+    for (const auto& [name, values] : warps) {
+        for (const double v : values) EXPECT_TRUE(v >= 0 && v <= 64) << name << " " << v;
+        EXPECT_EQ(values.back(), 0.0) << name;
+    }
+    const json& totals = t.report["totals"]["bytes"];
+    EXPECT_NEAR(integrated_bytes(t.trace, "hbm bandwidth"), totals["hbm"].get<double>(), 1e-6 * totals["hbm"].get<double>());
+    EXPECT_NEAR(integrated_bytes(t.trace, "l2 bandwidth"), totals["l2"].get<double>(), 1e-6 * totals["l2"].get<double>());
+}
+
+TEST(Perfetto, IdealMemoryMxuSpansLastEachMxusCycles) {
+    // systolic_8x8: one core, one 8x8 MXU, ideal memory: the MXU's span is the whole op.
+    const Timeline t = run_with_timeline("systolic_8x8.json", "tiny_gemm.trace");
+    check_trace_event_schema(t.trace);
+    check_times_against_report(t.report, t.trace);
+    const int mxu = tids_by_name(t.trace).at("core0.mxu0");
+    std::size_t spans = 0;
+    for (const json& e : t.trace["traceEvents"])
+        if (e["ph"] == "X" && e["tid"] == mxu) ++spans;
+    std::size_t gemms = 0;
+    for (const json& op : t.report["ops"]) gemms += op["model"] == "tpu.ideal";
+    EXPECT_EQ(spans, gemms);
+}
+
+TEST(Perfetto, TimelineChangesNoSimulatedNumberAndIsDeterministic) {
+    const fs::path dir = scratch_dir();
+    const std::string base = "--config configs/tpu_v4.json --trace traces/bert_base_1layer.trace -q --json '";
+    ASSERT_EQ(run(base + (dir / "plain.json").string() + "'").exit_code, 0);
+    ASSERT_EQ(run(base + (dir / "a.json").string() + "' --perfetto '" + (dir / "a.trace.json").string() + "'").exit_code, 0);
+    ASSERT_EQ(run(base + (dir / "b.json").string() + "' --perfetto '" + (dir / "b.trace.json").string() + "'").exit_code, 0);
+    EXPECT_EQ(slurp(dir / "plain.json"), slurp(dir / "a.json"));
+    EXPECT_EQ(slurp(dir / "a.trace.json"), slurp(dir / "b.trace.json"));
+    check_trace_event_schema(json::parse(slurp(dir / "a.trace.json")));
+}
+
+TEST(Perfetto, OverlappingSpansGoToSubTracksInOrderOfStart) {
+    // A: 0-10, B: 2-5 (overlaps A: sub-track 1), C: 5-8 (B has ended: sub-track 1 again, A
+    // still runs), D: 10-12 (A has ended: sub-track 0), E: 3-4 (A and B busy: sub-track 2).
+    const std::vector<accelsim::TimeSpan> spans = {{0, 10}, {2, 5}, {5, 8}, {10, 12}, {3, 4}};
+    EXPECT_EQ(accelsim::assign_sub_tracks(spans), (std::vector<int>{0, 1, 1, 0, 2}));
+}
