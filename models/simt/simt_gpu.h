@@ -48,7 +48,7 @@ struct LaunchOptions {
     // warps (KernelStats::resident_warps), and a non-blocking port's caller hears the end of each
     // window, once the port has served everything before it (to sample its traffic).
     bool record_resident_warps = false;
-    std::function<void(std::uint64_t window_end)> on_window;
+    std::function<void(std::uint64_t window_end)> on_window = nullptr;
 };
 
 struct KernelStats {
