@@ -128,6 +128,13 @@ double integrated_bytes(const json& trace, const std::string& counter) {
     return bytes;
 }
 
+// A level's bandwidth counter carries exactly the bytes the report counts at that level.
+void expect_counter_carries_the_reported_bytes(const Timeline& t, const std::string& level) {
+    const double reported = t.report["totals"]["bytes"][level].get<double>();
+    ASSERT_GT(reported, 0.0) << level;
+    EXPECT_NEAR(integrated_bytes(t.trace, level + " bandwidth"), reported, 1e-6 * reported) << level;
+}
+
 }  // namespace
 
 TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
@@ -141,10 +148,8 @@ TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
         EXPECT_TRUE(tids.count(track)) << track;
     EXPECT_FALSE(tids.count("core0.mxu4"));
     EXPECT_FALSE(tids.count("core2.dma"));
-    // HBM and CMEM counters carry exactly the bytes the report counts there.
-    const json& totals = t.report["totals"]["bytes"];
-    EXPECT_NEAR(integrated_bytes(t.trace, "hbm bandwidth"), totals["hbm"].get<double>(), 1e-6 * totals["hbm"].get<double>());
-    EXPECT_NEAR(integrated_bytes(t.trace, "cmem bandwidth"), totals["cmem"].get<double>(), 1e-6 * totals["cmem"].get<double>());
+    expect_counter_carries_the_reported_bytes(t, "hbm");
+    expect_counter_carries_the_reported_bytes(t, "cmem");
 }
 
 TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
@@ -165,9 +170,8 @@ TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
         for (const double v : values) EXPECT_TRUE(v >= 0 && v <= 64) << name << " " << v;
         EXPECT_EQ(values.back(), 0.0) << name;
     }
-    const json& totals = t.report["totals"]["bytes"];
-    EXPECT_NEAR(integrated_bytes(t.trace, "hbm bandwidth"), totals["hbm"].get<double>(), 1e-6 * totals["hbm"].get<double>());
-    EXPECT_NEAR(integrated_bytes(t.trace, "l2 bandwidth"), totals["l2"].get<double>(), 1e-6 * totals["l2"].get<double>());
+    expect_counter_carries_the_reported_bytes(t, "hbm");
+    expect_counter_carries_the_reported_bytes(t, "l2");
 }
 
 TEST(Perfetto, IdealMemoryMxuSpansLastEachMxusCycles) {
