@@ -128,6 +128,14 @@ double integrated_bytes(const json& trace, const std::string& counter) {
     return bytes;
 }
 
+// A run's timeline, checked against the schema and its report's cycles.
+Timeline checked_timeline(const std::string& config, const std::string& trace) {
+    Timeline t = run_with_timeline(config, trace);
+    check_trace_event_schema(t.trace);
+    check_times_against_report(t.report, t.trace);
+    return t;
+}
+
 // A level's bandwidth counter carries exactly the bytes the report counts at that level.
 void expect_counter_carries_the_reported_bytes(const Timeline& t, const std::string& level) {
     const double reported = t.report["totals"]["bytes"][level].get<double>();
@@ -138,9 +146,7 @@ void expect_counter_carries_the_reported_bytes(const Timeline& t, const std::str
 }  // namespace
 
 TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
-    const Timeline t = run_with_timeline("tpu_v4.json", "tiny_mixed.trace");
-    check_trace_event_schema(t.trace);
-    check_times_against_report(t.report, t.trace);
+    const Timeline t = checked_timeline("tpu_v4.json", "tiny_mixed.trace");
     // tpu_v4: 2 cores x (4 MXUs, a DMA engine, a vector unit).
     const auto tids = tids_by_name(t.trace);
     for (const char* track : {"ops", "core0.mxu0", "core0.mxu3", "core1.mxu0", "core1.mxu3", "core0.dma", "core1.dma",
@@ -153,9 +159,7 @@ TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
 }
 
 TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
-    const Timeline t = run_with_timeline("a100.json", "tiny_mixed.trace");
-    check_trace_event_schema(t.trace);
-    check_times_against_report(t.report, t.trace);
+    const Timeline t = checked_timeline("a100.json", "tiny_mixed.trace");
     const auto tids = tids_by_name(t.trace);
     EXPECT_TRUE(tids.count("kernels"));
     // Every SM's resident warps lie in 0..64 (an A100 SM holds at most 64 warps), end at 0, and
@@ -176,9 +180,7 @@ TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
 
 TEST(Perfetto, IdealMemoryMxuSpansLastEachMxusCycles) {
     // systolic_8x8: one core, one 8x8 MXU, ideal memory: the MXU's span is the whole op.
-    const Timeline t = run_with_timeline("systolic_8x8.json", "tiny_gemm.trace");
-    check_trace_event_schema(t.trace);
-    check_times_against_report(t.report, t.trace);
+    const Timeline t = checked_timeline("systolic_8x8.json", "tiny_gemm.trace");
     const int mxu = tids_by_name(t.trace).at("core0.mxu0");
     std::size_t spans = 0;
     for (const json& e : t.trace["traceEvents"])
