@@ -207,3 +207,14 @@ TEST(Perfetto, OverlappingSpansGoToSubTracksInOrderOfStart) {
     const std::vector<accelsim::TimeSpan> spans = {{0, 10}, {2, 5}, {5, 8}, {10, 12}, {3, 4}};
     EXPECT_EQ(accelsim::assign_sub_tracks(spans), (std::vector<int>{0, 1, 1, 0, 2}));
 }
+
+TEST(Perfetto, AnOutputNamingTheTraceIsRefusedBeforeTheRun) {
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "t.trace";
+    write_file(trace, "# accelsim-trace 1\nmatmul a m=8 n=8 k=8\n");
+    const Result r = run("--config configs/systolic_8x8.json --trace '" + trace.string() + "' -q --perfetto '" +
+                         trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "--perfetto")) << r.err;
+    EXPECT_EQ(slurp(trace), "# accelsim-trace 1\nmatmul a m=8 n=8 k=8\n");
+}
