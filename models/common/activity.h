@@ -16,8 +16,8 @@ struct ActivitySpan {
     double start = 0, end = 0;
 };
 
-// Bytes that crossed a memory level ("hbm", "l2", "cmem") between start and end, spread evenly
-// (the timeline's bandwidth counters sum them per interval).
+// Bytes that crossed a memory level ("hbm", "l2", "cmem") between start and end, spread evenly,
+// or done at one instant (start == end). The timeline's bandwidth counters sum them per interval.
 struct ActivityTransfer {
     std::string level;
     double start = 0, end = 0;

@@ -106,7 +106,7 @@ void CorePipeline::execute_piece() {
     const Piece c = pieces_.front();
     pieces_.pop_front();
     const Picoseconds arrived = model_->piece_access(core_, c.address, c.bytes, c.level, c.write, c.copy_to_cmem, c.issue);
-    if (c.transfer >= 0) model_->recorder()->piece_arrived(c.transfer, c.level, c.copy_to_cmem, c.bytes, c.issue, arrived);
+    if (c.transfer >= 0) model_->recorder()->piece_arrived(c.transfer, arrived);
     if (c.step < 0) {
         end = std::max(end, arrived);
         return;
@@ -191,13 +191,14 @@ std::int32_t ActivityRecorder::transfer_started(int core, bool write, Picosecond
     return static_cast<std::int32_t>(transfers_.size() - 1);
 }
 
-void ActivityRecorder::piece_arrived(std::int32_t transfer, MemLevel level, bool copy_to_cmem, std::int64_t bytes,
-                                     Picoseconds issue, Picoseconds arrived) {
+void ActivityRecorder::piece_arrived(std::int32_t transfer, Picoseconds arrived) {
     Transfer& t = transfers_[static_cast<std::size_t>(transfer)];
     t.end = std::max(t.end, arrived);
-    const double from = cycles(issue), to = cycles(arrived), n = static_cast<double>(bytes);
-    out_->transfers.push_back({level == MemLevel::cmem ? "cmem" : "hbm", from, to, n});
-    if (copy_to_cmem && level != MemLevel::cmem) out_->transfers.push_back({"cmem", from, to, n});
+}
+
+void ActivityRecorder::bytes_moved(MemLevel level, std::int64_t bytes, Picoseconds done) {
+    const double at = cycles(done);
+    out_->transfers.push_back({level == MemLevel::cmem ? "cmem" : "hbm", at, at, static_cast<double>(bytes)});
 }
 
 void ActivityRecorder::finish() {
@@ -282,11 +283,17 @@ Picoseconds HierarchyModel::piece_access(int core, std::uint64_t address, std::i
         Picoseconds arrived = 0;
         if (level == MemLevel::cmem) {
             arrived = cmem_access(n, at);
+            if (recorder_) recorder_->bytes_moved(MemLevel::cmem, n, arrived);
         } else {
             arrived = memory_.access(core, address + static_cast<std::uint64_t>(off), n, write, at);
+            if (recorder_) recorder_->bytes_moved(MemLevel::hbm, n, arrived);
             // The same bytes also go to CMEM (an output for the next op, a tile read again
             // later); the chunk is done when both have it.
-            if (copy_to_cmem) arrived = std::max(arrived, cmem_access(n, at));
+            if (copy_to_cmem) {
+                const Picoseconds copied = cmem_access(n, at);
+                if (recorder_) recorder_->bytes_moved(MemLevel::cmem, n, copied);
+                arrived = std::max(arrived, copied);
+            }
         }
         if (bpc > 0) arrived = std::max(arrived, at + memory::cycles_to_ps(static_cast<double>(n) / bpc, params_.clock_hz));
         done = std::max(done, arrived);

@@ -34,15 +34,19 @@ class HierarchyModel;
 // Records one op's run for timelines (models/common/activity.h), in cycles from the op's start:
 // each step's compute on the MXUs (an MXU with a smaller share of the tile, by the MXU model's
 // cycles of its part, is busy for that share of the step) or the vector unit, each DMA transfer
-// from the engine starting it to its last piece arriving, and every piece's bytes at its level.
+// from the engine starting it to its last piece arriving, and every DMA chunk's bytes at its level
+// when it is done there.
 class ActivityRecorder {
 public:
     ActivityRecorder(OpActivity& out, const TpuChipParams& params, const Op& op, bool on_mxus, memory::Picoseconds start);
     void compute(int core, const TileStep& step, memory::Picoseconds begin, memory::Picoseconds end);
     // A transfer's first piece is issued at `start`; returns its number for piece_arrived.
     std::int32_t transfer_started(int core, bool write, memory::Picoseconds start);
-    void piece_arrived(std::int32_t transfer, MemLevel level, bool copy_to_cmem, std::int64_t bytes,
-                       memory::Picoseconds issue, memory::Picoseconds arrived);
+    void piece_arrived(std::int32_t transfer, memory::Picoseconds arrived);
+    // One DMA chunk's bytes done at HBM or CMEM at `done`: counted there, at that instant (a
+    // chunk's wait in the queues is not bandwidth, so spreading it over its wait would show
+    // more bytes per second than the level can move).
+    void bytes_moved(MemLevel level, std::int64_t bytes, memory::Picoseconds done);
     // Emits the DMA spans (their ends are known once every piece has arrived).
     void finish();
 

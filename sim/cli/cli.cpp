@@ -173,7 +173,7 @@ int run_simulation(int argc, char* argv[]) {
     std::optional<PerfettoTimeline> timeline;
     if (perfetto_file) {
         chip->record_activity();
-        timeline.emplace(config, trace_path);
+        timeline.emplace(config, trace_path, chip->memory_peaks().bytes_per_cycle);
     }
     std::optional<RooflinePlot> roofline_plot;
     if (!roofline_plot_path.empty()) roofline_plot.emplace(*chip, config);

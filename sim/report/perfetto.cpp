@@ -68,8 +68,10 @@ std::vector<int> assign_sub_tracks(const std::vector<TimeSpan>& spans) {
     return lane;
 }
 
-PerfettoTimeline::PerfettoTimeline(const ChipConfig& config, std::string trace)
-    : chip_name_(config.name), trace_(std::move(trace)), clock_hz_(config.clock_hz()) {}
+PerfettoTimeline::PerfettoTimeline(const ChipConfig& config, std::string trace,
+                                   std::map<std::string, double> peak_bytes_per_cycle)
+    : chip_name_(config.name), trace_(std::move(trace)), clock_hz_(config.clock_hz()),
+      peak_bytes_per_cycle_(std::move(peak_bytes_per_cycle)) {}
 
 void PerfettoTimeline::add(const OpReport& r) {
     OpSpan s;
@@ -125,6 +127,15 @@ json PerfettoTimeline::to_json() const {
                     if (overlap > 0) bytes[static_cast<std::size_t>(b)] += t.bytes * overlap / (to - from);
                 }
             }
+            // Bytes done in an interval beyond what the level can move in it were moving in the
+            // interval before (a chunk is counted when it is done, not while it moves).
+            if (const auto peak = peak_bytes_per_cycle_.find(level); peak != peak_bytes_per_cycle_.end() && peak->second > 0)
+                for (int b = bins - 1; b > 0; --b) {
+                    const double capacity = peak->second * width;
+                    if (bytes[static_cast<std::size_t>(b)] <= capacity) continue;
+                    bytes[static_cast<std::size_t>(b - 1)] += bytes[static_cast<std::size_t>(b)] - capacity;
+                    bytes[static_cast<std::size_t>(b)] = capacity;
+                }
             const double seconds_per_bin = width / clock_hz_;
             for (int b = 0; b < bins; ++b)
                 counters[level].emplace_back(start + b * width, bytes[static_cast<std::size_t>(b)] / seconds_per_bin / 1e9);

@@ -9,7 +9,9 @@
 // sub-tracks "NAME #2", "NAME #3", ..., each span to the first sub-track free at its start, in
 // order of start (ties: end, then recording order), so the split is deterministic. Counters: the
 // bandwidth of each memory level the chip recorded (GB/s, over up to kBandwidthBinsPerOp equal
-// intervals per op) and each GPU SM's resident warps. Times are microseconds (cycles / clock).
+// intervals per op; bytes the chip counted when they were done there, and what would exceed the
+// level's peak in an interval moved to the interval before, when those bytes were on their way)
+// and each GPU SM's resident warps. Times are microseconds (cycles / clock).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,7 +32,9 @@ inline constexpr int kBandwidthBinsPerOp = 64;
 
 class PerfettoTimeline {
 public:
-    PerfettoTimeline(const ChipConfig& config, std::string trace);
+    // `peak_bytes_per_cycle`: each memory level's peak (ChipModel::memory_peaks), the most its
+    // bandwidth counter may show.
+    PerfettoTimeline(const ChipConfig& config, std::string trace, std::map<std::string, double> peak_bytes_per_cycle);
     // An op as it finished (start and end cycles set); keeps what the timeline shows.
     void add(const OpReport& op);
     nlohmann::json to_json() const;
@@ -49,6 +53,7 @@ private:
 
     std::string chip_name_, trace_;
     double clock_hz_;
+    std::map<std::string, double> peak_bytes_per_cycle_;
     std::vector<OpSpan> ops_;
 };
 

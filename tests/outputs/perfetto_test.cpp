@@ -143,6 +143,21 @@ void expect_counter_carries_the_reported_bytes(const Timeline& t, const std::str
     EXPECT_NEAR(integrated_bytes(t.trace, level + " bandwidth"), reported, 1e-6 * reported) << level;
 }
 
+// No interval of a level's bandwidth counter exceeds the level's peak, but an op's first (bytes
+// done there may have moved before the op started: they are not moved into the op before).
+void expect_counter_within_peak(const Timeline& t, const std::string& level, double peak_gb_per_s) {
+    std::set<double> op_starts;
+    for (const json& e : t.trace["traceEvents"])
+        if (e["ph"] == "X" && e["cat"] == "op") op_starts.insert(e["ts"].get<double>());
+    std::size_t samples = 0;
+    for (const json& e : t.trace["traceEvents"]) {
+        if (e["ph"] != "C" || e["name"] != level + " bandwidth" || op_starts.count(e["ts"].get<double>())) continue;
+        EXPECT_LE(e["args"]["GB/s"].get<double>(), peak_gb_per_s * (1 + 1e-9)) << level << " at " << e["ts"];
+        ++samples;
+    }
+    EXPECT_GT(samples, 0u) << level;
+}
+
 }  // namespace
 
 TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
@@ -156,6 +171,9 @@ TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
     EXPECT_FALSE(tids.count("core2.dma"));
     expect_counter_carries_the_reported_bytes(t, "hbm");
     expect_counter_carries_the_reported_bytes(t, "cmem");
+    // HBM: 32 channels x 16 bytes x 2.34375 GT/s; CMEM: 2286 bytes per cycle at 1.05 GHz.
+    expect_counter_within_peak(t, "hbm", 32 * 16 * 2.34375);
+    expect_counter_within_peak(t, "cmem", 2286 * 1.05);
 }
 
 TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
@@ -176,6 +194,8 @@ TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
     }
     expect_counter_carries_the_reported_bytes(t, "hbm");
     expect_counter_carries_the_reported_bytes(t, "l2");
+    // HBM2e: 40 channels x 16 bytes x 3.1859375 GT/s.
+    expect_counter_within_peak(t, "hbm", 40 * 16 * 3.1859375);
 }
 
 TEST(Perfetto, IdealMemoryMxuSpansLastEachMxusCycles) {
