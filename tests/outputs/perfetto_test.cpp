@@ -238,3 +238,37 @@ TEST(Perfetto, AnOutputNamingTheTraceIsRefusedBeforeTheRun) {
     EXPECT_TRUE(contains(r.err, "--perfetto")) << r.err;
     EXPECT_EQ(slurp(trace), "# accelsim-trace 1\nmatmul a m=8 n=8 k=8\n");
 }
+
+TEST(Perfetto, TpuUnitSpansAddUpToTheCoresBusyCycles) {
+    // Per op and core, the vector unit's spans, and per tile step the longest MXU span, add up to
+    // the core's busy cycles in the report (chip.coreC.vpu / mxu.busy_cycles, which round each
+    // step to whole cycles: within half a cycle per step).
+    const Timeline t = checked_timeline("tpu_v4.json", "bert_base_1layer.trace");
+    const double hz = t.trace["otherData"]["clock_hz"].get<double>();
+    std::map<int, std::string> track;
+    for (const json& e : t.trace["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name") track[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    std::size_t compared = 0;
+    for (const json& op : t.report["ops"]) {
+        for (const std::string core : {"0", "1"}) {
+            const json& stats = op["stats"];
+            const bool mxu = stats.contains("chip.core" + core + ".mxu.busy_cycles");
+            const std::string stat = "chip.core" + core + (mxu ? ".mxu.busy_cycles" : ".vpu.busy_cycles");
+            if (!stats.contains(stat)) continue;
+            std::map<double, double> step_cycles;  // step start -> its longest unit span, in cycles
+            for (const json& e : t.trace["traceEvents"]) {
+                if (e["ph"] != "X" || e["cat"] != "unit" || e["args"]["op"] != op["name"]) continue;
+                const std::string& name = track.at(e["tid"].get<int>());
+                if (name.rfind("core" + core + (mxu ? ".mxu" : ".vector"), 0) != 0) continue;
+                double& longest = step_cycles[e["ts"].get<double>()];
+                longest = std::max(longest, e["dur"].get<double>() * 1e-6 * hz);
+            }
+            double sum = 0;
+            for (const auto& [start, cycles] : step_cycles) sum += cycles;
+            const double steps = stats["chip.core" + core + ".steps"]["value"].get<double>();
+            EXPECT_NEAR(sum, stats[stat]["value"].get<double>(), 0.5 * steps + 1e-6) << op["name"] << " core " << core;
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, 2 * t.report["ops"].size());
+}
