@@ -179,7 +179,15 @@ TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
 TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
     const Timeline t = checked_timeline("a100.json", "tiny_mixed.trace");
     const auto tids = tids_by_name(t.trace);
-    EXPECT_TRUE(tids.count("kernels"));
+    ASSERT_TRUE(tids.count("kernels"));
+    // Each op's launch overhead and kernels fill its cycles exactly (one launch after the other).
+    const double hz = t.trace["otherData"]["clock_hz"].get<double>();
+    for (const json& op : t.report["ops"]) {
+        double microseconds = 0;
+        for (const json& e : t.trace["traceEvents"])
+            if (e["ph"] == "X" && e["tid"] == tids.at("kernels") && e["args"]["op"] == op["name"]) microseconds += e["dur"].get<double>();
+        EXPECT_NEAR(microseconds * 1e-6 * hz, op["cycles"].get<double>(), 1e-6 * op["cycles"].get<double>()) << op["name"];
+    }
     // Every SM's resident warps lie in 0..64 (an A100 SM holds at most 64 warps), end at 0, and
     // at least one SM held warps.
     std::map<std::string, std::vector<double>> warps;
