@@ -5,10 +5,12 @@
 // roofline nor the reports: they ask the chip for its peaks.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/common/activity.h"
 #include "models/common/dtype.h"
 #include "models/common/op.h"
 #include "models/common/roofline.h"
@@ -33,6 +35,8 @@ struct OpReport {
     Roofline roofline;
     std::vector<StatValue> stats;  // model-specific counters
     std::optional<NumericsSummary> numerics;  // with validation, for ops whose data was checked
+    // What the chip's units did, when the chip records activity (ChipModel::record_activity).
+    std::shared_ptr<const OpActivity> activity;
 };
 
 // What simulating one op will cost the host, estimated before any op runs: the engine refuses a
@@ -69,6 +73,9 @@ public:
         (void)op;
         return {};
     }
+    // From now on, attach to each OpReport what the chip's units did (timelines). A chip that
+    // cannot record leaves OpReport::activity empty; the timeline then shows the op alone.
+    virtual void record_activity() {}
     // Its stats travel with each op's result (OpReport::stats: name, unit, description, value).
 };
 

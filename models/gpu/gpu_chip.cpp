@@ -128,6 +128,11 @@ OpReport GpuChip::run_lowered(const Op& op) {
         double then_cycles = 0, then_issued = 0;
         for (const LoweredLaunch& next : lowered->then) {
             const OpReport more = launch_and_report(op, *next.kernel, next.dims, next.args, memory);
+            if (r.activity && more.activity) {
+                auto both = std::make_shared<OpActivity>(*r.activity);
+                both->append(*more.activity, static_cast<double>(r.cycles));
+                r.activity = std::move(both);
+            }
             r.cycles += more.cycles;
             for (const auto& [level, bytes] : more.bytes) r.bytes[level] += bytes;
             for (const auto& [key, cycles] : more.roofline.cycles) r.roofline.cycles[key] += cycles;
@@ -180,12 +185,48 @@ OpReport GpuChip::run_lowered(const Op& op) {
     return r;
 }
 
+std::shared_ptr<const OpActivity> GpuChip::launch_activity(
+    const std::string& kernel_name, std::uint64_t overhead, const simt::KernelStats& k,
+    const std::vector<std::pair<std::uint64_t, HierarchyTraffic>>& windows) const {
+    auto a = std::make_shared<OpActivity>();
+    const double start = static_cast<double>(overhead), end = start + static_cast<double>(k.cycles);
+    if (overhead > 0) a->spans.push_back({"kernels", "launch overhead", 0.0, start});
+    a->spans.push_back({"kernels", kernel_name, start, end});
+    for (std::size_t sm = 0; sm < k.resident_warps.size(); ++sm)
+        for (const simt::ResidentWarps& w : k.resident_warps[sm])
+            a->samples.push_back({"sm" + std::to_string(sm) + ".resident_warps", start + static_cast<double>(w.cycle),
+                                  static_cast<double>(w.warps)});
+    // Bytes that reached the L2 and the HBM in each window; a window ending after the kernel (the
+    // last one, which served what was left) is cut at its end.
+    HierarchyTraffic before;
+    double from = start;
+    for (const auto& [window_end, traffic] : windows) {
+        const double to = std::min(end, start + static_cast<double>(std::min<std::uint64_t>(window_end, k.cycles)));
+        const double l2 = static_cast<double>(traffic.l2_bytes() - before.l2_bytes());
+        const double hbm = static_cast<double>(traffic.hbm_bytes() - before.hbm_bytes());
+        if (params_.memory && params_.memory->l2 && l2 > 0) a->transfers.push_back({"l2", from, std::max(from, to), l2});
+        if (hbm > 0) a->transfers.push_back({"hbm", from, std::max(from, to), hbm});
+        before = traffic;
+        from = std::max(from, to);
+    }
+    return a;
+}
+
 OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
                                      const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory) {
     std::unique_ptr<simt::GlobalMemoryPort> port = make_memory_port();
+    simt::LaunchOptions options = launch_options(kernel, options_.validate);
+    const auto* hierarchy_port = dynamic_cast<const HierarchyMemoryPort*>(port.get());
+    std::vector<std::pair<std::uint64_t, HierarchyTraffic>> windows;  // timelines: traffic so far at each window's end
+    if (record_activity_) {
+        options.record_resident_warps = true;
+        if (hierarchy_port)
+            options.on_window = [&windows, hierarchy_port](std::uint64_t end) {
+                windows.emplace_back(end, hierarchy_port->traffic());
+            };
+    }
     try {
-        last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(),
-                             launch_options(kernel, options_.validate));
+        last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(), options);
     } catch (const simt::KernelTimeout& e) {  // the watchdog: the run failed, the input may be fine
         throw std::runtime_error(op_where(op) + ": " + e.what() +
                                  " (raise the limits with --set gpu.max_kernel_cycles=N or --set "
@@ -276,6 +317,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     if (hbm_per_cycle > 0)
         r.stats.push_back(stat_value(stat::hbm_bytes_per_cycle,
                                       static_cast<double>(traffic.hbm_bytes()) / static_cast<double>(k.cycles)));
+    if (record_activity_) r.activity = launch_activity(kernel.name, overhead, k, windows);
     return r;
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/common/chip_model.h"
+#include "models/gpu/hierarchy_port.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/simt/simt_gpu.h"
 
@@ -62,6 +63,7 @@ public:
     ComputeUnit compute_unit_for(const Op& op) const override;
     double matrix_macs_per_cycle(DType dtype) const override;
     MemoryPeaks memory_peaks() const override;
+    void record_activity() override { record_activity_ = true; }
 
     // The global-memory port of one launch: a fresh (cold) HierarchyMemoryPort, or a
     // FixedLatencyMemory of ideal_latency_cycles for ideal memory.
@@ -77,6 +79,11 @@ private:
     OpReport run_kernel(const Op& op);
     OpReport run_lowered(const Op& op);  // every op but `kernel`, through lowering.h
     const simt::Kernel& kernel_for(const Op& op);
+    // Timelines: the launch's spans, each SM's resident warps and the L2 / HBM bytes of each
+    // memory window (traffic counted up to the window's end).
+    std::shared_ptr<const OpActivity> launch_activity(
+        const std::string& kernel_name, std::uint64_t overhead, const simt::KernelStats& k,
+        const std::vector<std::pair<std::uint64_t, HierarchyTraffic>>& windows) const;
     // Launches and turns last_ into the op's report (bounds from the run's own counts).
     OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
                                const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory);
@@ -85,6 +92,7 @@ private:
     GpuChipOptions options_;
     std::map<std::string, simt::Kernel> kernels_;  // assembled once per file
     simt::KernelStats last_;
+    bool record_activity_ = false;
 };
 
 }  // namespace accelsim::gpu

@@ -52,6 +52,12 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
         s.theoretical = sms.front()->occupancy();
         s.issue_order = sms.front()->issue_order();
     }
+    for (const SmCore* sm : sms)
+        if (!sm->resident_warps_log().empty()) {
+            s.resident_warps.clear();
+            for (const SmCore* each : sms) s.resident_warps.push_back(each->resident_warps_log());
+            break;
+        }
     s.ipc = s.cycles ? static_cast<double>(s.issued) / static_cast<double>(s.cycles) : 0.0;
     const double slots = static_cast<double>(sms.size()) * params.sm.sub_partitions * static_cast<double>(s.cycles);
     s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
@@ -97,7 +103,8 @@ void run_window(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, st
 // later when nothing (no SM, no request in the port) can change state before: then the cycles in
 // between are idle for everybody and skipping them changes nothing.
 void run_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, GlobalMemoryPort& port,
-                 std::uint64_t max_window) {
+                 const LaunchOptions& options) {
+    const std::uint64_t max_window = options.max_window_cycles;
     const std::uint64_t window = max_window > 0 ? std::min(max_window, port.lookahead_cycles()) : port.lookahead_cycles();
     std::vector<SectorAnswer> answers;
     std::vector<char> stopped;
@@ -117,9 +124,11 @@ void run_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, G
         run_window(sms, dispatcher, end, stopped);
         port.advance(end, answers);
         deliver_answers(answers, sms);
+        if (options.on_window) options.on_window(end);
     }
     port.advance(kNone, answers);  // the last stores (and loads of warps that have exited)
     deliver_answers(answers, sms);
+    if (options.on_window) options.on_window(kNone);
 }
 
 }  // namespace
@@ -138,12 +147,13 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
     std::vector<SmCore*> sms;
     for (int i = 0; i < params.sms; ++i) {
         owned.push_back(std::make_unique<SmCore>(params.sm, i, executor, *port));
+        if (options.record_resident_warps) owned.back()->record_resident_warps();
         sms.push_back(owned.back().get());
     }
     BlockDispatcher dispatcher(dims.grid);
     dispatcher.initial_fill(sms);
     if (port->lookahead_cycles() > 0) {
-        run_windows(sms, dispatcher, *port, options.max_window_cycles);
+        run_windows(sms, dispatcher, *port, options);
         return collect_stats(sms, executor, params);
     }
     if (options.sm_quantum_cycles > 0) {

@@ -18,6 +18,7 @@
 // completes (exact when the SMs share nothing but the dispatcher: FixedLatencyMemory).
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/simt/execution.h"
@@ -43,6 +44,11 @@ struct LaunchOptions {
     // Any window up to the lookahead gives identical results (tests run 1, the cycle-by-cycle
     // reference, against the default).
     std::uint64_t max_window_cycles = 0;
+    // Timelines only (both off by default, costing nothing then): every SM logs its resident
+    // warps (KernelStats::resident_warps), and a non-blocking port's caller hears the end of each
+    // window, once the port has served everything before it (to sample its traffic).
+    bool record_resident_warps = false;
+    std::function<void(std::uint64_t window_end)> on_window = nullptr;
 };
 
 struct KernelStats {
@@ -64,6 +70,7 @@ struct KernelStats {
     std::uint64_t l1_merges = 0;        // of the misses: waited for a fill in flight, sent nothing
     std::uint64_t blocks = 0;
     std::vector<IssueRecord> issue_order;  // SM 0, when params.sm.record_issue_order
+    std::vector<std::vector<ResidentWarps>> resident_warps;  // per SM, with LaunchOptions::record_resident_warps
 };
 
 // memory: where global sectors go; nullptr = a FixedLatencyMemory of params.sm.global_latency.

@@ -78,6 +78,12 @@ void SmCore::add_block(std::uint32_t block_id) {
     ++resident_blocks_;
     resident_warps_ += warps_per_block_;
     std::fill(sp_blocked_until_.begin(), sp_blocked_until_.end(), 0);
+    if (record_resident_warps_) log_resident_warps();
+}
+
+void SmCore::log_resident_warps() {
+    if (!resident_warps_log_.empty() && resident_warps_log_.back().cycle == now_) resident_warps_log_.back().warps = resident_warps_;
+    else resident_warps_log_.push_back({now_, resident_warps_});
 }
 
 Stall SmCore::try_issue(int sp, std::uint64_t& next_change) {
@@ -290,6 +296,7 @@ void SmCore::finish_warp(int slot) {
     Block& block = blocks_[static_cast<std::size_t>(w.block_slot)];
     --block.live_warps;
     --resident_warps_;
+    if (record_resident_warps_) log_resident_warps();
     if (block.live_warps == 0) {
         block.resident = false;
         --resident_blocks_;

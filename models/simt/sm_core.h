@@ -78,6 +78,12 @@ struct SmStats {
     std::uint64_t last_memory_cycle = 0;   // last store accepted / load back
 };
 
+// Resident warps of an SM from `cycle` on (timelines).
+struct ResidentWarps {
+    std::uint64_t cycle = 0;
+    int warps = 0;
+};
+
 class SmCore {
 public:
     SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, GlobalMemoryPort& memory);
@@ -111,8 +117,14 @@ public:
     void set_now(std::uint64_t cycle) { now_ = cycle; }
     SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
+    // Timelines: from now on, log (cycle, resident warps) whenever a block arrives or a warp
+    // leaves (a few entries per block, nothing per cycle). Several changes in one cycle keep the
+    // last value.
+    void record_resident_warps() { record_resident_warps_ = true; }
+    const std::vector<ResidentWarps>& resident_warps_log() const { return resident_warps_log_; }
 
 private:
+    void log_resident_warps();
     // What the issue check reads lies together: the instruction at the warp's pc (kept here so
     // the check does not chase the warp's SIMT stack) and when its operands are ready. Register
     // ready times are rows of one array for all slots, not an allocation per warp.
@@ -205,6 +217,8 @@ private:
     std::array<std::uint32_t, 32> sectors_{};
     SmStats stats_;
     std::vector<IssueRecord> issue_order_;
+    bool record_resident_warps_ = false;
+    std::vector<ResidentWarps> resident_warps_log_;
 };
 
 }  // namespace accelsim::simt

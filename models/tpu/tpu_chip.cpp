@@ -86,10 +86,12 @@ TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
     TpuOpResult r;
     const InputFrom input = next_input_from_;
     next_input_from_ = InputFrom::hbm;
+    std::shared_ptr<OpActivity> activity = record_activity_ ? std::make_shared<OpActivity>() : nullptr;
     if (params_.ideal_memory) {
         // Ideal memory covers the MXU alone: GEMMs in a dtype the MXU runs. Everything else keeps
         // its roofline row (empty model), as the engine reports ops no cycle model covers.
-        if (is_gemm_like(op.kind) && params_.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0) r = run_gemm_ideal(op, validate, index);
+        if (is_gemm_like(op.kind) && params_.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0)
+            r = run_gemm_ideal(op, validate, index, activity.get());
     } else if (params_.vmem_bytes > 0) {
         // A hierarchy chip stages every tile in VMEM; with none (tpu.vmem_bytes = 0) there is no
         // lowering and every op keeps its roofline row.
@@ -106,8 +108,11 @@ TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
             place.output = OutputTo::hbm_and_cmem;
             next_input_from_ = InputFrom::cmem;
         }
+        hierarchy_->set_activity(activity.get());
         r = hierarchy_->run(op, validate, index, place);
+        hierarchy_->set_activity(nullptr);
     }
+    r.activity = std::move(activity);
     return r;
 }
 
@@ -144,7 +149,7 @@ SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
     return cost;
 }
 
-TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t index) {
+TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t index, OpActivity* activity) {
     const GemmShape g = op.as_gemm();
     const double rate = params_.mxu.macs_per_pe_per_cycle.of(op.dtype);
     const MxuParams& mxu = params_.mxu;
@@ -208,6 +213,10 @@ TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t in
         const int core = static_cast<int>(u) / params_.mxus_per_core, unit = static_cast<int>(u) % params_.mxus_per_core;
         r.stats.push_back(stat_value(stat::mxu_unit_busy_cycles, {std::to_string(core), std::to_string(unit)},
                                      double(stats.cycles)));
+        // Every MXU starts its part with the op and works for its own cycles.
+        if (activity)
+            activity->spans.push_back({"core" + std::to_string(core) + ".mxu" + std::to_string(unit), op.name, 0.0,
+                                       double(stats.cycles)});
         if (stats.cycles > slowest) {
             slowest = stats.cycles;
             compute = stats.compute_cycles;

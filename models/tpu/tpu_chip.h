@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/common/chip_model.h"
+#include "models/common/activity.h"
 #include "models/common/op.h"
 #include "models/common/stats.h"
 #include "models/tpu/tpu_lowering.h"
@@ -47,6 +48,7 @@ struct TpuOpResult {
     std::int64_t hbm_bytes_not_read = 0, hbm_bytes_not_written = 0, cmem_compulsory_bytes = 0;
     std::vector<StatValue> stats;
     std::optional<NumericsCheck> numerics;      // with validate, for ops whose data was checked
+    std::shared_ptr<OpActivity> activity;       // with record_activity(): what the units did
 };
 
 class TpuChip {
@@ -73,10 +75,12 @@ public:
     // Hierarchy chips: who runs the cores' pipelines (default: the plain loop). No effect on
     // ideal-memory chips.
     void set_pipeline_driver(PipelineDriver driver);
+    // From now on, each TpuOpResult carries what the MXUs, vector units and DMA engines did.
+    void record_activity() { record_activity_ = true; }
     int units() const { return params_.cores * params_.mxus_per_core; }
 
 private:
-    TpuOpResult run_gemm_ideal(const Op& op, bool validate, std::int64_t index);
+    TpuOpResult run_gemm_ideal(const Op& op, bool validate, std::int64_t index, OpActivity* activity);
 
     TpuChipParams params_;
     std::int64_t op_index_ = 0;
@@ -85,6 +89,7 @@ private:
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>, MxuStats> timing_cache_;
     // Where the previous op left its output for this one (decided when it ran, from its `next`).
     InputFrom next_input_from_ = InputFrom::hbm;
+    bool record_activity_ = false;
 };
 
 // Timing shape of a GEMM on an MXU whose rate for the dtype is `rate` MACs per PE per cycle:

@@ -75,6 +75,7 @@ OpReport TpuChipModel::run(const Op& op, const Op* next) {
     r.bytes = result.bytes.empty() ? r.roofline.bytes : result.bytes;
     r.utilization = result.utilization;
     r.stats = std::move(result.stats);
+    r.activity = std::move(result.activity);
     if (result.numerics) {
         NumericsSummary n;
         n.checked = result.numerics->checked;

@@ -27,6 +27,7 @@ public:
     double matrix_macs_per_cycle(DType dtype) const override;
     MemoryPeaks memory_peaks() const override;
     SimulationCost simulation_cost(const Op& op) const override;
+    void record_activity() override { chip_->record_activity(); }
 
     const TpuChip& model() const { return *chip_; }
 

@@ -71,13 +71,16 @@ std::int64_t CorePipeline::queue_pieces(const DmaSegment& segment, bool write, s
     // once, as a lone stream would (finer interleaving would make the cores' streams evict each
     // other's rows on every chunk, which a real controller's reordering avoids).
     const Picoseconds start = model_->dma_start(core_, segment.bytes, request);
+    ActivityRecorder* recorder = model_->recorder();
+    const std::int32_t transfer = recorder ? recorder->transfer_started(core_, write, start) : -1;
     const std::int64_t stripe = model_->piece_bytes();
     std::int64_t count = 0;
     for (std::int64_t off = 0; off < segment.bytes;) {
         const std::uint64_t at = segment.address + static_cast<std::uint64_t>(off);
         const std::int64_t to_boundary = stripe - static_cast<std::int64_t>(at % static_cast<std::uint64_t>(stripe));
         const std::int64_t n = std::min(segment.bytes - off, to_boundary);
-        pieces_.push_back(Piece{model_->dma_issue_time(start, off), at, n, segment.level, write, segment.copy_to_cmem, step});
+        pieces_.push_back(
+            Piece{model_->dma_issue_time(start, off), at, n, segment.level, write, segment.copy_to_cmem, step, transfer});
         off += n;
         ++count;
     }
@@ -103,6 +106,7 @@ void CorePipeline::execute_piece() {
     const Piece c = pieces_.front();
     pieces_.pop_front();
     const Picoseconds arrived = model_->piece_access(core_, c.address, c.bytes, c.level, c.write, c.copy_to_cmem, c.issue);
+    if (c.transfer >= 0) model_->recorder()->piece_arrived(c.transfer, arrived);
     if (c.step < 0) {
         end = std::max(end, arrived);
         return;
@@ -141,8 +145,67 @@ void CorePipeline::advance_compute() {
             static_cast<std::int64_t>(std::llround(static_cast<double>(compute_start - previous_end) * hz * 1e-12));
         compute_end_.push_back(finish);
         end = std::max(end, finish);
+        if (ActivityRecorder* recorder = model_->recorder()) recorder->compute(core_, step, compute_start, finish);
         if (step.out.bytes > 0) writebacks_.emplace_back(finish, step.out);
     }
+}
+
+ActivityRecorder::ActivityRecorder(OpActivity& out, const TpuChipParams& params, const Op& op, bool on_mxus,
+                                   Picoseconds start)
+    : out_(&out), params_(&params), op_name_(op.name), dtype_(op.dtype), on_mxus_(on_mxus), start_(start) {}
+
+double ActivityRecorder::cycles(Picoseconds t) const {
+    return static_cast<double>(t - start_) * params_->clock_hz * 1e-12;
+}
+
+const std::vector<double>& ActivityRecorder::mxu_shares(const TileStep& step) {
+    const auto key = std::make_tuple(step.bt, step.mt, step.nt, step.kt);
+    auto it = shares_.find(key);
+    if (it != shares_.end()) return it->second;
+    const double rate = params_->mxu.macs_per_pe_per_cycle.of(dtype_);
+    std::vector<double> shares;
+    double slowest = 0;
+    for (const GemmPart& part : mxu_tile_parts(GemmShape{step.bt, step.mt, step.nt, step.kt}, *params_, dtype_)) {
+        const auto c = static_cast<double>(mxu_gemm_timing(params_->mxu, mxu_timing_shape(part.shape(step.kt), rate), dtype_).cycles);
+        shares.push_back(c);
+        slowest = std::max(slowest, c);
+    }
+    for (double& share : shares) share = slowest > 0 ? share / slowest : 1.0;
+    return shares_.emplace(key, std::move(shares)).first->second;
+}
+
+void ActivityRecorder::compute(int core, const TileStep& step, Picoseconds begin, Picoseconds end) {
+    const std::string prefix = "core" + std::to_string(core) + ".";
+    const double from = cycles(begin), to = cycles(end);
+    if (!on_mxus_) {
+        out_->spans.push_back({prefix + "vector", op_name_, from, to});
+        return;
+    }
+    const std::vector<double>& shares = mxu_shares(step);
+    for (std::size_t u = 0; u < shares.size(); ++u)
+        out_->spans.push_back({prefix + "mxu" + std::to_string(u), op_name_, from, from + (to - from) * shares[u]});
+}
+
+std::int32_t ActivityRecorder::transfer_started(int core, bool write, Picoseconds start) {
+    transfers_.push_back({core, write, start, start});
+    return static_cast<std::int32_t>(transfers_.size() - 1);
+}
+
+void ActivityRecorder::piece_arrived(std::int32_t transfer, Picoseconds arrived) {
+    Transfer& t = transfers_[static_cast<std::size_t>(transfer)];
+    t.end = std::max(t.end, arrived);
+}
+
+void ActivityRecorder::bytes_moved(MemLevel level, std::int64_t bytes, Picoseconds done) {
+    const double at = cycles(done);
+    out_->transfers.push_back({level == MemLevel::cmem ? "cmem" : "hbm", at, at, static_cast<double>(bytes)});
+}
+
+void ActivityRecorder::finish() {
+    for (const Transfer& t : transfers_)
+        out_->spans.push_back({"core" + std::to_string(t.core) + ".dma", op_name_ + (t.write ? " write-back" : " load"),
+                               cycles(t.start), cycles(t.end)});
+    transfers_.clear();
 }
 
 void run_pipelines_in_time_order(std::vector<CorePipeline>& pipelines) {
@@ -220,11 +283,17 @@ Picoseconds HierarchyModel::piece_access(int core, std::uint64_t address, std::i
         Picoseconds arrived = 0;
         if (level == MemLevel::cmem) {
             arrived = cmem_access(n, at);
+            if (recorder_) recorder_->bytes_moved(MemLevel::cmem, n, arrived);
         } else {
             arrived = memory_.access(core, address + static_cast<std::uint64_t>(off), n, write, at);
+            if (recorder_) recorder_->bytes_moved(MemLevel::hbm, n, arrived);
             // The same bytes also go to CMEM (an output for the next op, a tile read again
             // later); the chunk is done when both have it.
-            if (copy_to_cmem) arrived = std::max(arrived, cmem_access(n, at));
+            if (copy_to_cmem) {
+                const Picoseconds copied = cmem_access(n, at);
+                if (recorder_) recorder_->bytes_moved(MemLevel::cmem, n, copied);
+                arrived = std::max(arrived, copied);
+            }
         }
         if (bpc > 0) arrived = std::max(arrived, at + memory::cycles_to_ps(static_cast<double>(n) / bpc, params_.clock_hz));
         done = std::max(done, arrived);
@@ -285,11 +354,16 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     const Picoseconds start = now_;
     const int cores = params_.cores;
 
+    if (activity_) recorder_ = std::make_unique<ActivityRecorder>(*activity_, params_, op, plan.unit == "mxu", start);
     std::vector<CorePipeline> pipelines;
     pipelines.reserve(static_cast<std::size_t>(cores));
     for (int c = 0; c < cores; ++c) pipelines.emplace_back(*this, c, plan.cores[static_cast<std::size_t>(c)], start);
     if (driver_) driver_(pipelines);
     else run_pipelines_in_time_order(pipelines);
+    if (recorder_) {
+        recorder_->finish();
+        recorder_.reset();
+    }
     for (const CorePipeline& p : pipelines)
         if (!p.done()) throw std::logic_error("tpu: a core pipeline did not finish");
     const std::vector<CorePipeline>& state = pipelines;

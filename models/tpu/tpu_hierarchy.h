@@ -14,15 +14,61 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "models/common/activity.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/tpu/tpu_chip.h"
 #include "models/tpu/tpu_lowering.h"
 
 namespace accelsim::tpu {
+
+class HierarchyModel;
+
+// Records one op's run for timelines (models/common/activity.h), in cycles from the op's start:
+// each step's compute on the MXUs (an MXU with a smaller share of the tile, by the MXU model's
+// cycles of its part, is busy for that share of the step) or the vector unit, each DMA transfer
+// from the engine starting it to its last piece arriving, and every DMA chunk's bytes at its level
+// when it is done there.
+class ActivityRecorder {
+public:
+    ActivityRecorder(OpActivity& out, const TpuChipParams& params, const Op& op, bool on_mxus, memory::Picoseconds start);
+    void compute(int core, const TileStep& step, memory::Picoseconds begin, memory::Picoseconds end);
+    // A transfer's first piece is issued at `start`; returns its number for piece_arrived.
+    std::int32_t transfer_started(int core, bool write, memory::Picoseconds start);
+    void piece_arrived(std::int32_t transfer, memory::Picoseconds arrived);
+    // One DMA chunk's bytes done at HBM or CMEM at `done`: counted there, at that instant (a
+    // chunk's wait in the queues is not bandwidth, so spreading it over its wait would show
+    // more bytes per second than the level can move).
+    void bytes_moved(MemLevel level, std::int64_t bytes, memory::Picoseconds done);
+    // Emits the DMA spans (their ends are known once every piece has arrived).
+    void finish();
+
+private:
+    double cycles(memory::Picoseconds t) const;
+    const std::vector<double>& mxu_shares(const TileStep& step);
+
+    struct Transfer {
+        int core;
+        bool write;
+        memory::Picoseconds start, end;
+    };
+    OpActivity* out_;
+    const TpuChipParams* params_;
+    std::string op_name_;
+    DType dtype_;
+    bool on_mxus_;
+    memory::Picoseconds start_;
+    std::vector<Transfer> transfers_;
+    // Per tile shape (b, m, n, k): each MXU's part's cycles over the slowest part's.
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::vector<double>> shares_;
+};
 
 // One core's pipeline for one op, as a sequence of events in time: its DMA engine's transfer
 // requests (prefetches of step inputs, write-backs of finished output tiles), each cut into
@@ -56,6 +102,7 @@ private:
         MemLevel level;
         bool write, copy_to_cmem;
         std::int64_t step;
+        std::int32_t transfer;  // its transfer in the activity record, -1 when not recording
     };
     memory::Picoseconds prefetch_time() const;  // request of step next_'s inputs (~0: not yet known)
     memory::Picoseconds piece_time() const;     // entry of the oldest piece (~0: none)
@@ -87,6 +134,9 @@ public:
     // place: where the op's first input comes from and its output goes (TpuChip decides).
     TpuOpResult run(const Op& op, bool validate, std::int64_t op_index, const Placement& place);
     void set_driver(PipelineDriver driver) { driver_ = std::move(driver); }
+    // Records the units' activity of the ops run while `out` is set (nullptr: off, the default).
+    void set_activity(OpActivity* out) { activity_ = out; }
+    ActivityRecorder* recorder() const { return recorder_.get(); }
 
     // The DMA engine of `core` takes a transfer of `bytes` requested at `request`: when it starts
     // (after the engine's earlier transfers, at a rate-limited engine), and when it issues the
@@ -122,6 +172,8 @@ private:
     std::uint64_t next_address_ = 0;               // bump allocator of HBM addresses
     std::uint64_t address_space_ = 0;
     PipelineDriver driver_;
+    OpActivity* activity_ = nullptr;
+    std::unique_ptr<ActivityRecorder> recorder_;  // during run() while activity_ is set
     // Judged tilings (lower_op): simulated cycles by a digest of the candidate plan moved to
     // address 0, so the identical ops of a model's layers are judged once.
     std::unordered_map<std::uint64_t, double> judged_;

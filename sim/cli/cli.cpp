@@ -22,8 +22,12 @@
 #include "sim/input_error.h"
 #include "sim/membench/membench_command.h"
 #include "sim/occupancy/occupancy_command.h"
+#include "sim/output/gnuplot.h"
 #include "sim/output/output_file.h"
+#include "sim/report/perfetto.h"
 #include "sim/report/report.h"
+#include "sim/report/roofline_plot.h"
+#include "sim/report/scalesim_reports.h"
 #include "sim/sweep/sweep_command.h"
 #include "sim/trace/trace_reader.h"
 #include "sim/tracegen/trace_command.h"
@@ -101,6 +105,7 @@ void refuse_stray_arguments(const po::parsed_options& parsed, const std::string&
 
 int run_simulation(int argc, char* argv[]) {
     std::string config_path, trace_path, trace_format = "auto", json_path, csv_path;
+    std::string perfetto_path, roofline_plot_path, scalesim_dir;
     std::vector<std::string> sets;
     VcdRequest vcd;
     const SimulationLimits default_limits;
@@ -115,6 +120,10 @@ int run_simulation(int argc, char* argv[]) {
         ("set", po::value(&sets)->composing(), "override a config value: key.path=value (repeatable)")
         ("json", po::value(&json_path), "write the report as JSON to FILE")
         ("csv", po::value(&csv_path), "write one CSV row per operator to FILE")
+        ("perfetto", po::value(&perfetto_path), "write a timeline (Chrome Trace Event JSON, opens in ui.perfetto.dev) to FILE")
+        ("plot-roofline", po::value(&roofline_plot_path), "draw every op on the chip's roofline into FILE.svg or FILE.png (gnuplot)")
+        ("scalesim-reports", po::value(&scalesim_dir),
+         "write SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv into DIR (systolic chips)")
         ("vcd", po::value(&vcd.path), "write a waveform (VCD) of one GEMM on one MXU (systolic chips)")
         ("vcd-op", po::value(&vcd.op_name), "op for --vcd (default: the first matmul/bmm/conv2d)")
         ("vcd-cycles", po::value(&vcd.cycles), "cycle window FIRST:LAST for --vcd (default 0:63)")
@@ -158,24 +167,70 @@ int run_simulation(int argc, char* argv[]) {
 
     // Outputs are opened before the run so a bad path fails fast; they replace their files only
     // once complete.
-    check_outputs_are_distinct({{"--json", json_path}, {"--csv", csv_path}, {"--vcd", vcd.path}},
+    const std::string scalesim_compute = scalesim_dir.empty() ? "" : scalesim_dir + "/COMPUTE_REPORT.csv";
+    const std::string scalesim_bandwidth = scalesim_dir.empty() ? "" : scalesim_dir + "/BANDWIDTH_REPORT.csv";
+    const std::string scalesim_detail = scalesim_dir.empty() ? "" : scalesim_dir + "/DETAILED_ACCESS_REPORT.csv";
+    check_outputs_are_distinct({{"--json", json_path}, {"--csv", csv_path}, {"--vcd", vcd.path}, {"--perfetto", perfetto_path},
+                                {"--plot-roofline", roofline_plot_path}, {"--scalesim-reports", scalesim_compute},
+                                {"--scalesim-reports", scalesim_bandwidth}, {"--scalesim-reports", scalesim_detail}},
                                {{"--config", config_path}, {"--trace", trace_path}});
-    std::optional<OutputFile> json_file, csv_file;
+    std::optional<ScaleSimReports> scalesim;
+    if (!scalesim_dir.empty()) scalesim.emplace(config);  // refuses a non-systolic chip before the run
+    if (!roofline_plot_path.empty()) {
+        (void)gnuplot_terminal("--plot-roofline", roofline_plot_path);  // the extension, before the run
+        if (!gnuplot_installed()) throw InputError(std::string("--plot-roofline: ") + kGnuplotMissing);
+    }
+    if (!scalesim_dir.empty()) create_output_directory("--scalesim-reports", scalesim_dir);
+    std::optional<OutputFile> json_file, csv_file, perfetto_file, compute_file, bandwidth_file, detail_file;
     if (!json_path.empty()) json_file.emplace("--json", json_path);
     if (!csv_path.empty()) csv_file.emplace("--csv", csv_path);
+    if (!perfetto_path.empty()) perfetto_file.emplace("--perfetto", perfetto_path);
+    if (scalesim) {
+        compute_file.emplace("--scalesim-reports", scalesim_compute);
+        bandwidth_file.emplace("--scalesim-reports", scalesim_bandwidth);
+        detail_file.emplace("--scalesim-reports", scalesim_detail);
+    }
 
     if (!vcd.path.empty()) write_vcd(config, ops, vcd);
     // Reports stream: each op is written as it finishes and not kept (docs/reliability.md, "Memory
-    // per op"); the table and the files are completed after the last op.
+    // per op"); the table and the files are completed after the last op. The timeline, the
+    // roofline plot and the SCALE-Sim reports keep a little of each op, only when asked for.
     const std::unique_ptr<ChipModel> chip = make_chip(config, run_options);
+    std::optional<PerfettoTimeline> timeline;
+    if (perfetto_file) {
+        chip->record_activity();
+        timeline.emplace(config, trace_path, chip->memory_peaks().bytes_per_cycle);
+    }
+    std::optional<RooflinePlot> roofline_plot;
+    if (!roofline_plot_path.empty()) roofline_plot.emplace(*chip, config);
     ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
                         vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
                         csv_file ? &csv_file->stream() : nullptr);
-    const RunReport report =
-        run_trace(*chip, config, trace_path, ops, run_options, [&writer](const OpReport& r) { writer.add(r); });
+    const RunReport report = run_trace(*chip, config, trace_path, ops, run_options, [&](const OpReport& r) {
+        writer.add(r);
+        if (timeline) timeline->add(r);
+        if (roofline_plot) roofline_plot->add(r);
+        if (scalesim) scalesim->add(r);
+    });
     writer.finish(report.numerics);
     if (json_file) json_file->commit();
     if (csv_file) csv_file->commit();
+    if (timeline) {
+        timeline->write(perfetto_file->stream());
+        perfetto_file->commit();
+    }
+    if (scalesim) {
+        compute_file->stream() << scalesim->compute_report();
+        bandwidth_file->stream() << scalesim->bandwidth_report();
+        detail_file->stream() << scalesim->detailed_access_report();
+        compute_file->commit();
+        bandwidth_file->commit();
+        detail_file->commit();
+    }
+    if (roofline_plot) {
+        if (const std::string problem = run_gnuplot(roofline_plot->script(roofline_plot_path)); !problem.empty())
+            throw InputError("--plot-roofline " + roofline_plot_path + ": " + problem);
+    }
     if (report.numerics && !report.numerics->passed) {
         std::cerr << "accelsim: numerics check FAILED (max abs err " << report.numerics->max_abs_err
                   << ")\n";

@@ -12,6 +12,12 @@ namespace accelsim {
 
 namespace fs = std::filesystem;
 
+void create_output_directory(const std::string& option, const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) throw InputError(option + " " + dir + ": cannot create the folder" + (ec ? " (" + ec.message() + ")" : ""));
+}
+
 OutputFile::OutputFile(std::string option, std::string path) : option_(std::move(option)), path_(std::move(path)) {
     std::error_code ec;
     const auto status = fs::status(path_, ec);

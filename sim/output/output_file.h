@@ -29,6 +29,10 @@ private:
     bool committed_ = false;
 };
 
+// Creates `dir` (and its parents) for an option's files unless it exists; throws InputError naming
+// the option and the folder when it cannot (a file of that name, no permission).
+void create_output_directory(const std::string& option, const std::string& dir);
+
 struct NamedPath {
     std::string option;  // "--json", "--config", ...
     std::string path;

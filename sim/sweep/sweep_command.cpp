@@ -13,6 +13,7 @@
 #include "sim/input_error.h"
 #include "sim/sweep/sweep_files.h"
 #include "sim/sweep/sweep_plan.h"
+#include "sim/output/gnuplot.h"
 #include "sim/sweep/sweep_plot.h"
 #include "sim/sweep/sweep_results.h"
 #include "sim/sweep/sweep_runner.h"

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "sim/input_error.h"
+#include "sim/output/gnuplot.h"
 #include "sim/sweep/sweep_files.h"
 
 namespace accelsim {
@@ -26,26 +27,6 @@ bool numeric(const std::string& text, double& value) {
     char* end = nullptr;
     value = std::strtod(text.c_str(), &end);
     return end == text.c_str() + text.size();
-}
-
-// A gnuplot double-quoted literal; `markup` escapes enhanced-text characters (for titles and
-// labels, where "mxu_rows" would otherwise print a subscript), not for file names.
-std::string gp_string(const std::string& text, bool markup = true) {
-    std::string q = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') q += '\\';
-        if (markup && (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~'))
-            q += "\\\\";
-        q += c;
-    }
-    return q + "\"";
-}
-
-std::string terminal_for(const std::string& output) {
-    const std::string ext = fs::path(output).extension().string();
-    if (ext == ".svg") return "set terminal svg size 960,640 dynamic enhanced font \"sans,12\" background \"white\"";
-    if (ext == ".png") return "set terminal pngcairo size 1280,854 enhanced font \"sans,11\" background \"white\"";
-    throw InputError("sweep plot: -o " + output + ": the file name must end in .svg or .png");
 }
 
 // Maps the values of a column to positions: numbers as themselves, anything else to 0, 1, 2, ...
@@ -62,7 +43,7 @@ struct AxisMap {
         if (!categorical) return "";
         std::string t = std::string("set ") + axis + "tics (";
         for (std::size_t i = 0; i < categories.size(); ++i)
-            t += (i ? ", " : "") + gp_string(categories[i]) + " " + std::to_string(i);
+            t += (i ? ", " : "") + gnuplot_quote(categories[i]) + " " + std::to_string(i);
         return t + ")\nset " + axis + "range [-0.5:" + std::to_string(categories.size()) + "-0.5]\n";
     }
 };
@@ -143,11 +124,11 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
     const std::size_t xc = table.column(o.x, file), yc = table.column(o.y, file);
 
     std::ostringstream s;
-    s << terminal_for(o.output) << "\n"
-      << "set output " << gp_string(o.output, false) << "\n"
+    s << gnuplot_terminal("sweep plot: -o", o.output) << "\n"
+      << "set output " << gnuplot_quote(o.output, false) << "\n"
       << "set grid\nset key outside right top\n"
-      << "set xlabel " << gp_string(o.x) << "\n";
-    if (!o.title.empty()) s << "set title " << gp_string(o.title) << "\n";
+      << "set xlabel " << gnuplot_quote(o.x) << "\n";
+    if (!o.title.empty()) s << "set title " << gnuplot_quote(o.title) << "\n";
     if (o.logx) s << "set logscale x\n";
     if (o.logy) s << "set logscale y\n";
 
@@ -182,8 +163,8 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
             const auto it = cells.find(key);
             if (it == cells.end() || z < it->second) cells[key] = z;
         }
-        s << "set ylabel " << gp_string(o.y) << "\n" << xm.tics("x") << ym.tics("y")
-          << "set cblabel " << gp_string(o.z) << "\nset palette rgbformulae 33,13,10\nunset grid\n"
+        s << "set ylabel " << gnuplot_quote(o.y) << "\n" << xm.tics("x") << ym.tics("y")
+          << "set cblabel " << gnuplot_quote(o.z) << "\nset palette rgbformulae 33,13,10\nunset grid\n"
           << "$cells << EOD\n";
         for (const auto& [xy, z] : cells) s << number(xy.first) << " " << number(xy.second) << " " << number(z) << "\n";
         s << "EOD\n"
@@ -192,7 +173,7 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
         return s.str();
     }
 
-    s << "set ylabel " << gp_string(o.y) << "\n";
+    s << "set ylabel " << gnuplot_quote(o.y) << "\n";
     const AxisMap xm = axis_map(ok, xc);
     s << xm.tics("x");
     // Series: one per value of --color, in order of first appearance.
@@ -224,7 +205,7 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
         for (const auto& [x, y] : points) s << number(x) << " " << number(y) << "\n";
         s << "EOD\n";
         plot += std::string(i ? ", \\\n     " : "") + "$s" + std::to_string(i) + " using 1:2 with " +
-                (o.scatter ? "points" : "linespoints") + " pointtype 7 pointsize 0.8 title " + gp_string(series_names[i]);
+                (o.scatter ? "points" : "linespoints") + " pointtype 7 pointsize 0.8 title " + gnuplot_quote(series_names[i]);
     }
     if (o.pareto) {
         std::sort(front.begin(), front.end());
@@ -235,20 +216,6 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
     }
     s << plot << "\n";
     return s.str();
-}
-
-std::string run_gnuplot(const std::string& script) {
-    // The script goes in on stdin; gnuplot's own messages go to our stderr.
-    FILE* pipe = ::popen("gnuplot", "w");
-    if (!pipe) return std::string("cannot start gnuplot: ") + std::strerror(errno);
-    const bool written = std::fwrite(script.data(), 1, script.size(), pipe) == script.size();
-    const int status = ::pclose(pipe);
-    if (status == -1) return std::string("cannot run gnuplot: ") + std::strerror(errno);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return "gnuplot is not installed (Debian package gnuplot-nox; scripts/build.sh installs it)";
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !written)
-        return "gnuplot failed (exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
-    return "";
 }
 
 }  // namespace accelsim

@@ -32,7 +32,4 @@ CsvTable read_csv(const std::string& path);
 // finished points, or non-numeric metrics.
 std::string gnuplot_script(const SweepPlotOptions& options, const CsvTable& table);
 
-// Runs gnuplot on the script; returns an empty string or the reason it failed.
-std::string run_gnuplot(const std::string& script);
-
 }  // namespace accelsim
