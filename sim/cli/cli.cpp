@@ -24,6 +24,7 @@
 #include "sim/output/output_file.h"
 #include "sim/report/report.h"
 #include "sim/sweep/sweep_command.h"
+#include "sim/trace/import_command.h"
 #include "sim/trace/trace_reader.h"
 #include "sim/tracegen/trace_command.h"
 
@@ -40,6 +41,7 @@ constexpr int kExitBadInput = 2;
 const char* kUsage =
     "usage: accelsim --config FILE --trace FILE [options]\n"
     "       accelsim trace bert|resnet50|gpt2 [options]     generate a trace (see 'accelsim trace --help')\n"
+    "       accelsim import onnx|pytorch FILE [--dim N=V] [-o OUT]   a model as a trace (docs/import.md)\n"
     "       accelsim membench --config FILE --pattern P      drive the memory hierarchy alone\n"
     "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
     "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
@@ -90,15 +92,18 @@ void refuse_stray_arguments(const po::parsed_options& parsed, const std::string&
 
 int run_simulation(int argc, char* argv[]) {
     std::string config_path, trace_path, trace_format = "auto", json_path, csv_path;
-    std::vector<std::string> sets;
+    std::vector<std::string> sets, dims;
     VcdRequest vcd;
     po::options_description options("options");
     options.add_options()
         ("help,h", "print this help")
         ("version", "print the version")
         ("config,c", po::value(&config_path), "chip config (configs/*.json)")
-        ("trace,t", po::value(&trace_path), "operator trace (.trace, or SCALE-Sim topology .csv)")
-        ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim (auto: by extension)")
+        ("trace,t", po::value(&trace_path),
+         "operator trace (.trace), SCALE-Sim topology (.csv), ONNX model (.onnx) or PyTorch profiler trace (.json, .json.gz)")
+        ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim | onnx | pytorch (auto: by extension)")
+        ("dim", po::value(&dims)->composing(), "ONNX: bind a symbolic dimension, NAME=N (repeatable)")
+        ("strict", "ONNX, PyTorch: an operator with no accelsim mapping is an error, not a report line")
         ("set", po::value(&sets)->composing(), "override a config value: key.path=value (repeatable)")
         ("json", po::value(&json_path), "write the report as JSON to FILE")
         ("csv", po::value(&csv_path), "write one CSV row per operator to FILE")
@@ -125,7 +130,9 @@ int run_simulation(int argc, char* argv[]) {
         throw po::error("both --config and --trace are required (see accelsim --help)");
 
     const ChipConfig config = load_config(config_path, sets);
-    const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, parse_trace_format(trace_format));
+    const LoadedTrace trace = load_trace(trace_path, config.default_dtype, parse_trace_format(trace_format),
+                                         parse_import_options(dims, vm.count("strict") > 0));
+    const std::vector<Op>& ops = trace.ops;
     RunOptions run_options;
     run_options.validate = vm.count("validate") > 0;
     run_options.systemc = true;  // this process runs exactly one simulation
@@ -145,6 +152,7 @@ int run_simulation(int argc, char* argv[]) {
     ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
                         vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
                         csv_file ? &csv_file->stream() : nullptr);
+    if (trace.import) writer.set_import(trace.import->to_json(), trace.import->text());
     const RunReport report =
         run_trace(*chip, config, trace_path, ops, run_options, [&writer](const OpReport& r) { writer.add(r); });
     writer.finish(report.numerics);
@@ -190,6 +198,7 @@ int cli_main(int argc, char* argv[]) {
 namespace {
 std::vector<Subcommand> subcommands() {
     return {{"trace", run_trace_command},
+            {"import", run_import_command},
             {"membench", run_membench_command},
             {"occupancy", run_occupancy_command},
             {"compare", run_compare_command},
