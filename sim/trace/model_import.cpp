@@ -93,6 +93,12 @@ std::string numpy_matmul(const std::vector<std::int64_t>& a, const std::vector<s
     return "";
 }
 
+std::string conv_channels_problem(std::int64_t channels, std::int64_t weight_channels, std::int64_t groups) {
+    if (groups > 0 && weight_channels * groups == channels) return "";
+    return "weight has " + std::to_string(weight_channels) + " input channels per group, input has " +
+           std::to_string(channels) + " channels in " + std::to_string(groups) + " group(s)";
+}
+
 void finish_imported_ops(ImportedModel& model, bool strict) {
     const std::string& file = model.summary.file;
     if (strict && !model.summary.unmapped.empty())

@@ -61,6 +61,10 @@ ImportedModel import_pytorch_profile(const std::string& path, DType default_dtyp
 std::string numpy_matmul(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b, OpKind& kind,
                          GemmShape& gemm);
 
+// "" when a convolution's weight, with weight_channels input channels per group, fits an input of
+// channels in groups; else the problem, naming all three.
+std::string conv_channels_problem(std::int64_t channels, std::int64_t weight_channels, std::int64_t groups);
+
 // Checks each op's shape and the running totals as the trace reader does, fills file and line
 // (line: the 1-based position of the source node or event) and makes names unique and one word.
 void finish_imported_ops(ImportedModel& model, bool strict);

@@ -743,9 +743,8 @@ private:
         c.dilation_w = dilation[1];
         c.pad_h = pad[0];
         c.pad_w = pad[1];
-        if (c.groups <= 0 || (*w)[1] * c.groups != c.c)
-            fail(path_, node_label(n, i) + ": weight has " + std::to_string((*w)[1]) + " input channels per group, " +
-                            "input has " + std::to_string(c.c) + " channels in " + std::to_string(c.groups) + " group(s)");
+        if (const std::string problem = conv_channels_problem(c.c, (*w)[1], c.groups); !problem.empty())
+            fail(path_, node_label(n, i) + ": " + problem);
         push(std::move(op), i);
         return true;
     }

@@ -479,9 +479,8 @@ private:
         c.pad_w = pick(padding, two_d ? 1 : 0, 0);
         c.dilation_h = two_d ? pick(dilation, 0, 1) : 1;
         c.dilation_w = pick(dilation, two_d ? 1 : 0, 1);
-        if (c.groups <= 0 || (*w)[1] * c.groups != c.c)
-            fail(path_, where(e) + ": weight has " + std::to_string((*w)[1]) + " input channels per group, input has " +
-                            std::to_string(c.c) + " channels in " + std::to_string(c.groups) + " group(s)");
+        if (const std::string problem = conv_channels_problem(c.c, (*w)[1], c.groups); !problem.empty())
+            fail(path_, where(e) + ": " + problem);
         ops_.push_back(std::move(op));
         return true;
     }

@@ -4,7 +4,6 @@
 
 #include <sstream>
 
-#include "models/common/op_table.h"
 #include "sim/trace/model_import.h"
 #include "sim/tracegen/trace_writer.h"
 #include "tests/onnx_test_models.h"
@@ -19,17 +18,6 @@ std::string save(const OnnxBuilder& model, const std::string& name) {
     return test::write_file(name, model.bytes());
 }
 
-// "kind shape" in trace syntax, e.g. "matmul m=16 n=64 k=64".
-std::vector<std::string> lines(const std::vector<Op>& ops) {
-    std::vector<std::string> out;
-    for (const Op& op : ops) {
-        std::ostringstream s;
-        s << to_string(op.kind) << ' ';
-        write_shape(s, op);
-        out.push_back(s.str());
-    }
-    return out;
-}
 
 std::int64_t total_macs(const std::vector<Op>& ops) {
     std::int64_t macs = 0;
@@ -84,7 +72,7 @@ const std::vector<std::string> kEncoderNames = {
 
 TEST(OnnxImport, FusedEncoderLayerOpsAndMacs) {
     const ImportedModel m = import_onnx(save(accelsim_test::bert_layer(true), "fused.onnx"), DType::bf16, dims(2, 8));
-    EXPECT_EQ(lines(m.ops), kEncoderOps);
+    EXPECT_EQ(test::op_lines(m.ops), kEncoderOps);
     std::vector<std::string> names;
     for (const Op& op : m.ops) names.push_back(op.name);
     EXPECT_EQ(names, kEncoderNames);
@@ -109,7 +97,7 @@ TEST(OnnxImport, FusedEncoderLayerOpsAndMacs) {
 TEST(OnnxImport, DecomposedEncoderLayerGivesTheSameOpsAsTheFusedOne) {
     const ImportedModel m =
         import_onnx(save(accelsim_test::bert_layer(false), "decomposed.onnx"), DType::bf16, dims(2, 8));
-    EXPECT_EQ(lines(m.ops), kEncoderOps);
+    EXPECT_EQ(test::op_lines(m.ops), kEncoderOps);
     std::vector<std::string> names;
     for (const Op& op : m.ops) names.push_back(op.name);
     EXPECT_EQ(names, kEncoderNames);  // a pattern's op takes the name of its last node
@@ -133,7 +121,7 @@ TEST(OnnxImport, Opset18ReductionsWithAxesInputs) {
     const ImportedModel m = import_onnx(
         save(accelsim_test::bert_layer(false, onnx::TensorProto_DataType_FLOAT, true), "opset18.onnx"), DType::bf16,
         dims(2, 8));
-    EXPECT_EQ(lines(m.ops), kEncoderOps);
+    EXPECT_EQ(test::op_lines(m.ops), kEncoderOps);
     EXPECT_EQ(m.summary.patterns.size(), 2u);
 }
 
@@ -156,7 +144,7 @@ TEST(OnnxImport, SmallCnnConvolutionsPoolsAndGemm) {
     ImportOptions o;
     o.dims = {{"batch", 1}};
     const ImportedModel m = import_onnx(save(accelsim_test::small_cnn(), "cnn.onnx"), DType::int8, o);
-    EXPECT_EQ(lines(m.ops), (std::vector<std::string>{
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{
                                 "conv2d n=1 h=64 w=64 c=3 k=16 r=3 s=3 stride=1 pad=1",
                                 "relu n=65536",
                                 "relu n=65536",
@@ -198,7 +186,7 @@ TEST(OnnxImport, GemmTransposesMatMulVectorsAndBroadcastBatches) {
     b.node("MatMul", {"x", "y"}, {"bx"});  // batch [3,1] x [4] broadcast to [3,4]: bmm b=12
     b.output("bx");
     const ImportedModel m = import_onnx(save(b, "misc.onnx"), DType::fp16, {});
-    EXPECT_EQ(lines(m.ops), (std::vector<std::string>{"matmul m=8 n=16 k=32", "matmul m=1 n=8 k=16",
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{"matmul m=8 n=16 k=32", "matmul m=1 n=8 k=16",
                                                       "bmm b=12 m=5 n=2 k=7"}));
 }
 
@@ -237,7 +225,7 @@ OnnxBuilder model_with_unmapped_ops() {
 TEST(OnnxImport, UnmappedOpsAreCountedAndStrictRejectsThem) {
     const std::string path = save(model_with_unmapped_ops(), "unmapped.onnx");
     const ImportedModel m = import_onnx(path, DType::bf16, {});
-    EXPECT_EQ(lines(m.ops), (std::vector<std::string>{"matmul m=4 n=8 k=8"}));
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{"matmul m=4 n=8 k=8"}));
     EXPECT_EQ(m.summary.unmapped,
               (std::map<std::string, std::int64_t>{{"TopK", 2}, {"com.example:FancyAttention", 1}}));
     EXPECT_NE(m.summary.text().find("UNMAPPED (not simulated): TopK x2, com.example:FancyAttention x1"),
@@ -274,7 +262,7 @@ TEST(OnnxImport, WrittenTraceReadsBackAsTheSameOps) {
         const ImportedModel direct =
             import_onnx(save(accelsim_test::bert_layer(false), "decomposed.onnx"), d, dims(2, 8));
         ASSERT_EQ(back.size(), direct.ops.size());
-        EXPECT_EQ(lines(back), lines(direct.ops));
+        EXPECT_EQ(test::op_lines(back), test::op_lines(direct.ops));
         for (std::size_t i = 0; i < back.size(); ++i) {
             EXPECT_EQ(back[i].name, direct.ops[i].name);
             EXPECT_EQ(back[i].dtype, direct.ops[i].dtype);

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/common/op_table.h"
 #include "sim/trace/model_import.h"
 #include "trace_test_util.h"
 
@@ -17,16 +16,6 @@ namespace {
 
 const std::string kFixture = std::string(ACCELSIM_SOURCE_DIR) + "/tests/trace/fixtures/bert_layer_profile.json";
 
-std::vector<std::string> lines(const std::vector<Op>& ops) {
-    std::vector<std::string> out;
-    for (const Op& op : ops) {
-        std::ostringstream s;
-        s << to_string(op.kind) << ' ';
-        write_shape(s, op);
-        out.push_back(s.str());
-    }
-    return out;
-}
 
 std::string import_error(const std::string& path) {
     try {
@@ -54,7 +43,7 @@ std::string import_error(const std::string& path) {
 // MACs: 128 + 196,608 + 16,384 + 65,536 + 524,288 + 221,184 = 1,024,128.
 TEST(PyTorchImport, InnermostEventsOfTheFixture) {
     const ImportedModel m = import_pytorch_profile(kFixture, DType::bf16, {});
-    EXPECT_EQ(lines(m.ops), (std::vector<std::string>{
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{
                                 "matmul m=4 n=4 k=8",
                                 "matmul m=16 n=64 k=64",
                                 "matmul m=16 n=64 k=64",
@@ -114,7 +103,7 @@ TEST(PyTorchImport, GzipCompressedTraceGivesTheSameOps) {
     const LoadedTrace gz = load_trace(path, DType::bf16, TraceFormat::automatic, {});
     ASSERT_TRUE(gz.import.has_value());
     EXPECT_EQ(gz.import->format, "pytorch");
-    EXPECT_EQ(lines(gz.ops), lines(import_pytorch_profile(kFixture, DType::bf16, {}).ops));
+    EXPECT_EQ(test::op_lines(gz.ops), test::op_lines(import_pytorch_profile(kFixture, DType::bf16, {}).ops));
     // Truncated gzip data is an error naming the file.
     std::ifstream zin(path, std::ios::binary);
     const std::string zipped((std::istreambuf_iterator<char>(zin)), std::istreambuf_iterator<char>());
