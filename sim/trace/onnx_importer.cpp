@@ -2,14 +2,9 @@
 // newer opsets) -> one accelsim Op per compute node, with the decomposed LayerNorm and erf-GELU
 // patterns fused into one op each. docs/import.md gives the mapping table and its approximations.
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -188,11 +183,7 @@ public:
 private:
     // ---- reading -------------------------------------------------------------------------------
     void load() {
-        std::error_code ec;
-        if (std::filesystem::is_directory(path_, ec)) fail(path_, "cannot open: is a directory, not an ONNX file");
-        std::ifstream in(path_, std::ios::binary);
-        if (!in) fail(path_, std::string("cannot open: ") + std::strerror(errno));
-        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string bytes = trace_detail::read_file(path_);
         if (bytes.empty()) fail(path_, "not an ONNX model: the file is empty");
         if (!model_.ParseFromString(bytes))
             fail(path_, "not an ONNX model, or a truncated one: its bytes do not parse as an ONNX ModelProto");

@@ -5,9 +5,6 @@
 // Inputs". docs/import.md gives the mapping.
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <set>
 
@@ -16,6 +13,7 @@
 #include "models/common/op_checks.h"
 #include "sim/input_error.h"
 #include "sim/trace/model_import.h"
+#include "sim/trace/trace_text_util.h"
 
 namespace accelsim {
 
@@ -122,22 +120,34 @@ struct Event {
     bool contains_recognized = false;
 };
 
+// The file's text, gunzipped when it starts with gzip's magic bytes 1f 8b (the .gz ending is not
+// needed). Truncated or damaged gzip data is an error naming the file.
 std::string read_maybe_gzip(const std::string& path) {
-    {
-        std::ifstream probe(path, std::ios::binary);
-        if (!probe) fail(path, std::string("cannot open: ") + std::strerror(errno));
-    }
-    // gzread passes uncompressed files through unchanged, so one reader serves .json and .json.gz.
-    gzFile in = gzopen(path.c_str(), "rb");
-    if (!in) fail(path, "cannot open");
+    const std::string raw = trace_detail::read_file(path);  // missing, a directory or a device: one message
+    if (raw.size() < 2 || static_cast<unsigned char>(raw[0]) != 0x1f || static_cast<unsigned char>(raw[1]) != 0x8b)
+        return raw;
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) fail(path, "cannot start gzip decompression");
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+    z.avail_in = static_cast<uInt>(raw.size());
     std::string text;
     char buffer[1 << 16];
-    int n = 0;
-    while ((n = gzread(in, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
     int code = Z_OK;
-    const std::string error = n < 0 ? gzerror(in, &code) : "";
-    gzclose(in);
-    if (n < 0) fail(path, "cannot read (damaged or truncated gzip data?): " + error);
+    while (code != Z_STREAM_END) {
+        z.next_out = reinterpret_cast<Bytef*>(buffer);
+        z.avail_out = sizeof buffer;
+        code = inflate(&z, Z_NO_FLUSH);
+        text.append(buffer, sizeof buffer - z.avail_out);
+        if (code == Z_STREAM_END && z.avail_in > 0) code = inflateReset(&z);  // another gzip member follows
+        if (code != Z_OK && code != Z_STREAM_END) break;
+        if (code == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+            code = Z_BUF_ERROR;  // input ended inside the stream
+            break;
+        }
+    }
+    const std::string message = z.msg ? z.msg : "the data ends before the gzip stream does";
+    inflateEnd(&z);
+    if (code != Z_STREAM_END) fail(path, "cannot read (damaged or truncated gzip data): " + message);
     return text;
 }
 

@@ -248,6 +248,7 @@ TEST(OnnxImport, BadFilesGiveOneErrorNamingTheFile) {
     EXPECT_EQ(import_error(empty), empty + ": not an ONNX model: the file is empty");
     const std::string missing = (test::temp_folder() / "missing.onnx").string();
     EXPECT_EQ(import_error(missing), missing + ": cannot open: No such file or directory");
+    EXPECT_EQ(import_error("/dev/zero"), "/dev/zero: cannot open: not a regular file");  // would never end
 }
 
 TEST(OnnxImport, WrittenTraceReadsBackAsTheSameOps) {
