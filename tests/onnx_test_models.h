@@ -97,25 +97,31 @@ private:
     std::int32_t elem_;
 };
 
-// Hidden 64, 4 heads of 16, FFN 256; input x [batch, seq, 64]. Exported as PyTorch does: MatMul
+// The layer's sizes: hidden 64, 4 heads of 16, FFN 256 by default (BERT-base: 768, 12, 3072).
+struct EncoderSizes {
+    std::int64_t hidden = 64, heads = 4, ffn = 256;
+};
+
+// Input x [batch, seq, hidden]. Exported as PyTorch does: MatMul
 // then Add for each Linear, Reshape/Transpose for the heads, scores scaled by a Div.
 // fused: LayerNormalization (opset 17) and Gelu (opset 20, unknown to ONNX 1.12), model opset 20.
 // decomposed: LayerNorm as ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add and GELU as
 // Div, Erf, Add, Mul, Mul, model opset 17 (ReduceMean with its axes attribute), or with
 // axes_as_input opset 18, where ReduceMean takes its axes as a second input (unknown to ONNX 1.12).
 inline OnnxBuilder bert_layer(bool fused, std::int32_t elem_type = onnx::TensorProto_DataType_FLOAT,
-                              bool axes_as_input = false) {
+                              bool axes_as_input = false, EncoderSizes size = {}) {
     OnnxBuilder b(fused ? 20 : axes_as_input ? 18 : 17, elem_type);
     using B = OnnxBuilder;
-    b.input("x", {std::string("batch"), std::string("seq"), std::int64_t{64}});
-    for (const char* w : {"Wq", "Wk", "Wv", "Wo"}) b.weight(w, {64, 64});
-    for (const char* w : {"bq", "bk", "bv", "bo", "b2", "ln1_g", "ln1_b", "ln2_g", "ln2_b"}) b.weight(w, {64});
-    b.weight("W1", {64, 256});
-    b.weight("b1", {256});
-    b.weight("W2", {256, 64});
-    b.ints("heads_shape", {0, 0, 4, 16});
-    b.ints("merged_shape", {0, 0, 64});
-    b.scalar("sqrt_head", 4.0f);
+    const std::int64_t d = size.hidden, head = size.hidden / size.heads;
+    b.input("x", {std::string("batch"), std::string("seq"), d});
+    for (const char* w : {"Wq", "Wk", "Wv", "Wo"}) b.weight(w, {d, d});
+    for (const char* w : {"bq", "bk", "bv", "bo", "b2", "ln1_g", "ln1_b", "ln2_g", "ln2_b"}) b.weight(w, {d});
+    b.weight("W1", {d, size.ffn});
+    b.weight("b1", {size.ffn});
+    b.weight("W2", {size.ffn, d});
+    b.ints("heads_shape", {0, 0, size.heads, head});
+    b.ints("merged_shape", {0, 0, d});
+    b.scalar("sqrt_head", 4.0f);  // its value does not matter to the importer
     const auto linear = [&](const std::string& in, const std::string& w, const std::string& bias, const std::string& out) {
         b.node("MatMul", {in, w}, {out + "_mm"}, out + ".matmul");
         b.node("Add", {out + "_mm", bias}, {out}, out + ".bias");

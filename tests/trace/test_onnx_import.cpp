@@ -125,6 +125,57 @@ TEST(OnnxImport, Opset18ReductionsWithAxesInputs) {
     EXPECT_EQ(m.summary.patterns.size(), 2u);
 }
 
+TEST(OnnxImport, BertBaseSizedLayerHasTheGeneratorsMacCount) {
+    // At BERT-base's sizes (hidden 768, 12 heads, FFN 3072), batch 1, seq 128, one layer has the
+    // MACs `accelsim trace bert` gives each of its layers (docs/trace-format.md: 12 T d^2 + 2 T^2 d
+    // = 905,969,664 + 25,165,824 = 931,135,488), though the export keeps Q, K and V apart.
+    const ImportedModel m = import_onnx(
+        save(accelsim_test::bert_layer(true, onnx::TensorProto_DataType_FLOAT, false, {768, 12, 3072}), "base.onnx"),
+        DType::bf16, dims(1, 128));
+    EXPECT_EQ(total_macs(m.ops), 931135488);
+    EXPECT_EQ(test::op_lines(m.ops)[6], "bmm b=12 m=128 n=128 k=64");
+    EXPECT_EQ(test::op_lines(m.ops)[8], "softmax rows=1536 cols=128");
+}
+
+TEST(OnnxImport, ConvPaddingModesOneDimensionalConvAndOldSoftmax) {
+    OnnxBuilder b(11);  // Softmax before opset 13 flattens from its axis
+    using B = OnnxBuilder;
+    b.input("img", {std::int64_t{1}, std::int64_t{4}, std::int64_t{10}, std::int64_t{10}});
+    b.weight("w3", {4, 4, 3, 3});
+    b.weight("w2", {4, 4, 2, 2});
+    b.weight("w1d", {8, 4, 5});
+    // VALID 3x3/2: out floor((10 - 3)/2) + 1 = 4, pad 0.
+    auto* valid = b.node("Conv", {"img", "w3"}, {"valid"});
+    B::attr(valid, "auto_pad", std::string("VALID"));
+    B::attr(valid, "strides", std::vector<std::int64_t>{2, 2});
+    // SAME_LOWER 2x2/1: total pad 1, which no symmetric pad matches (pad 0 gives 9, pad 1 gives 11):
+    // the importer pads 1 and notes the difference.
+    B::attr(b.node("Conv", {"img", "w2"}, {"same_lower"}), "auto_pad", std::string("SAME_LOWER"));
+    // Explicit asymmetric pads (top 0, left 1, bottom 2, right 1), 3x3/1: heights 10 + 2 - 2 = 10,
+    // widths 10 + 2 - 2 = 10; symmetric 1 and 1 give the same.
+    B::attr(b.node("Conv", {"img", "w3"}, {"asym"}), "pads", std::vector<std::int64_t>{0, 1, 2, 1});
+    // 1-D: [1, 4, 40] * [8, 4, 5], stride 5: a conv2d of height 1, out floor(35/5) + 1 = 8.
+    b.input("seq", {std::int64_t{1}, std::int64_t{4}, std::int64_t{40}});
+    B::attr(b.node("Conv", {"seq", "w1d"}, {"conv1d"}), "strides", std::vector<std::int64_t>{5});
+    // Softmax-11 over axis 1 of [1, 4, 4, 4]: 1 row of 4*4*4 = 64.
+    B::attr(b.node("Softmax", {"valid"}, {"sm"}), "axis", std::int64_t{1});
+    b.output("sm");
+    const ImportedModel m = import_onnx(save(b, "pads.onnx"), DType::bf16, {});
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{
+                                         "conv2d n=1 h=10 w=10 c=4 k=4 r=3 s=3 stride=2 pad=0",
+                                         "conv2d n=1 h=10 w=10 c=4 k=4 r=2 s=2 stride=1 pad=1",
+                                         "conv2d n=1 h=10 w=10 c=4 k=4 r=3 s=3 stride=1 pad=1",
+                                         "conv2d n=1 h=1 w=40 c=4 k=8 r=1 s=5 stride_h=1 stride_w=5 pad=0",
+                                         "softmax rows=1 cols=64",
+                                     }));
+    EXPECT_EQ(m.ops[3].conv.out_w(), 8);
+    bool noted = false;
+    for (const std::string& n : m.summary.notes)
+        noted = noted || n.find("'same_lower' (Conv): asymmetric padding 1 has no symmetric equal; output 11 instead of 10") !=
+                             std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
 TEST(OnnxImport, Fp16ModelKeepsItsDtype) {
     const ImportedModel m = import_onnx(
         save(accelsim_test::bert_layer(true, onnx::TensorProto_DataType_FLOAT16), "fp16.onnx"), DType::bf16, dims(1, 4));
