@@ -42,13 +42,14 @@ public:
         t->set_data_type(elem_);
         t->add_float_data(value);
     }
-    // An int64 vector constant (Reshape shapes, axes).
+    // An int64 vector constant (Reshape shapes, axes), in raw_data as torch.onnx writes them
+    // (little-endian, as on the x86 and ARM machines this runs on).
     void ints(const std::string& name, const std::vector<std::int64_t>& values) {
         auto* t = graph()->add_initializer();
         t->set_name(name);
         t->set_data_type(onnx::TensorProto_DataType_INT64);
         t->add_dims(static_cast<std::int64_t>(values.size()));
-        for (const auto v : values) t->add_int64_data(v);
+        t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(std::int64_t)));
     }
     onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs, const std::string& name = "") {

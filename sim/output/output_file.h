@@ -29,6 +29,11 @@ private:
     bool committed_ = false;
 };
 
+// Writes text whole to path through an OutputFile (option names it in errors), or to
+// standard_output when path is empty.
+void write_text_output(const std::string& option, const std::string& path, const std::string& text,
+                       std::ostream& standard_output);
+
 struct NamedPath {
     std::string option;  // "--json", "--config", ...
     std::string path;

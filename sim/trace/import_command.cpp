@@ -77,13 +77,7 @@ int run_import_command(const std::vector<std::string>& args, std::ostream& out, 
                 << "Ops without dtype= take the config's default dtype (their tensors are fp32 in the source).";
         std::ostringstream text;
         write_trace(text, trace.ops, comment.str(), DType::fp32);
-        if (!output.empty()) {
-            OutputFile file("-o", output);
-            file.stream() << text.str();
-            file.commit();
-        } else {
-            out << text.str();
-        }
+        write_text_output("-o", output, text.str(), out);
         return 0;
     } catch (const po::error& e) {
         err << "accelsim import: " << e.what() << "\n" << usage;

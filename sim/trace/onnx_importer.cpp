@@ -136,30 +136,14 @@ std::string string_attribute(const onnx::NodeProto& node, const std::string& nam
     return a ? a->s() : fallback;
 }
 
-// The integer values of a constant tensor (int64 or int32), if it holds any.
+// The values of an int64 constant tensor (axes, shapes: int64 in every ONNX version), from
+// int64_data or, as exporters write them, little-endian raw_data.
 std::optional<std::vector<std::int64_t>> tensor_ints(const onnx::TensorProto& t) {
-    std::vector<std::int64_t> v;
-    if (t.data_type() == onnx::TensorProto_DataType_INT64) {
-        if (t.int64_data_size() > 0) return std::vector<std::int64_t>(t.int64_data().begin(), t.int64_data().end());
-        const std::string& raw = t.raw_data();
-        for (std::size_t i = 0; i + 8 <= raw.size(); i += 8) {
-            std::int64_t x;
-            std::memcpy(&x, raw.data() + i, 8);
-            v.push_back(x);
-        }
-        return v;
-    }
-    if (t.data_type() == onnx::TensorProto_DataType_INT32) {
-        if (t.int32_data_size() > 0) return std::vector<std::int64_t>(t.int32_data().begin(), t.int32_data().end());
-        const std::string& raw = t.raw_data();
-        for (std::size_t i = 0; i + 4 <= raw.size(); i += 4) {
-            std::int32_t x;
-            std::memcpy(&x, raw.data() + i, 4);
-            v.push_back(x);
-        }
-        return v;
-    }
-    return std::nullopt;
+    if (t.data_type() != onnx::TensorProto_DataType_INT64) return std::nullopt;
+    if (t.int64_data_size() > 0) return std::vector<std::int64_t>(t.int64_data().begin(), t.int64_data().end());
+    std::vector<std::int64_t> v(t.raw_data().size() / sizeof(std::int64_t));
+    if (!v.empty()) std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(std::int64_t));
+    return v;
 }
 
 class OnnxImporter {
