@@ -35,6 +35,16 @@ struct OpReport {
     std::optional<NumericsSummary> numerics;  // with validation, for ops whose data was checked
 };
 
+// What simulating one op will cost the host, estimated before any op runs: the engine refuses a
+// run whose estimate exceeds its limits at once (sim/engine), instead of failing with bad_alloc
+// after minutes or running for hours. Zero: nothing the chip needs to bound.
+struct SimulationCost {
+    double memory_bytes = 0;   // host memory the op's simulation holds at its peak
+    double traffic_bytes = 0;  // bytes the memory models move request by request (their host cost)
+    double stepped_pe_cycles = 0;  // PE-cycles a clock-by-clock array model steps (its host cost)
+    std::string detail;        // what the estimate counts, for the message ("1.2e7 tile steps")
+};
+
 class ChipModel {
 public:
     virtual ~ChipModel() = default;
@@ -53,6 +63,12 @@ public:
     virtual double matrix_macs_per_cycle(DType dtype) const = 0;
     // Memory levels, their peaks and the compulsory path of an op's bytes.
     virtual MemoryPeaks memory_peaks() const = 0;
+    // The host cost of simulating `op` (with the chip's own validate setting). The default: none
+    // worth bounding.
+    virtual SimulationCost simulation_cost(const Op& op) const {
+        (void)op;
+        return {};
+    }
     // Its stats travel with each op's result (OpReport::stats: name, unit, description, value).
 };
 

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "models/tpu/gemm_split.h"
+#include "models/tpu/tpu_lowering.h"
 #include "models/tpu/tpu_hierarchy.h"
 #include "models/tpu/tpu_stats.h"
 
@@ -105,6 +107,39 @@ TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
         r = hierarchy_->run(op, validate, index, place);
     }
     return r;
+}
+
+SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
+    SimulationCost cost;
+    const bool on_mxu = is_gemm_like(op.kind) && params_.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0;
+    if (validate && is_gemm_like(op.kind)) {
+        // Operands as floats plus their per-unit copies, results and the reference as doubles.
+        const GemmShape g = op.as_gemm();
+        const double operands = static_cast<double>(g.batch) * static_cast<double>(g.m * g.k + g.k * g.n);
+        cost.memory_bytes += 8 * operands + 16 * static_cast<double>(g.batch) * static_cast<double>(g.m * g.n);
+    }
+    if (params_.ideal_memory) {
+        if (on_mxu && params_.mxu.mode == MxuMode::stepped) {
+            // Every unit's part, stepped once per distinct shape (timing only) or always
+            // (validate): at least the slowest part, at most all of them.
+            const double rate = params_.mxu.macs_per_pe_per_cycle.of(op.dtype);
+            const double cycles = static_cast<double>(
+                mxu_gemm_timing(params_.mxu, mxu_timing_shape(op.as_gemm(), rate), op.dtype).cycles);
+            cost.stepped_pe_cycles = cycles * params_.mxu.rows * params_.mxu.cols;
+        }
+        return cost;
+    }
+    if (params_.vmem_bytes == 0) return cost;  // roofline rows only
+    const PlanSize size = plan_size(op, params_);
+    // A step as the plan holds it, plus the pipeline's per-step records (tpu_hierarchy.h).
+    constexpr double kHostBytesPerStep = sizeof(TileStep) + 3 * sizeof(std::int64_t);
+    cost.memory_bytes += size.steps * kHostBytesPerStep;
+    cost.traffic_bytes = size.dma_bytes;
+    std::ostringstream detail;
+    detail.precision(3);
+    detail << size.steps << " tile steps";
+    cost.detail = detail.str();  // "1.4e+06 tile steps"
+    return cost;
 }
 
 TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t index) {

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/common/chip_model.h"
 #include "models/common/op.h"
 #include "models/common/stats.h"
 #include "models/tpu/tpu_lowering.h"
@@ -62,6 +63,11 @@ public:
     // into the next op keeps it in VMEM; with CMEM a copy stays there for the next op to read).
     // Throws std::invalid_argument naming the op when it cannot be lowered (a tile that cannot fit).
     TpuOpResult run(const Op& op, bool validate, const Op* next = nullptr);
+
+    // The host cost of running `op` (ChipModel::simulation_cost): the hierarchy's plan size
+    // (plan_size: its steps held in memory, its DMA bytes through the memory model), a stepped
+    // MXU's PE-cycles, and with validate the operands and results held for the check.
+    SimulationCost simulation_cost(const Op& op, bool validate) const;
 
     const TpuChipParams& params() const { return params_; }
     // Hierarchy chips: who runs the cores' pipelines (default: the plain loop). No effect on

@@ -46,6 +46,14 @@ MemoryPeaks TpuChipModel::memory_peaks() const {
     return m;
 }
 
+SimulationCost TpuChipModel::simulation_cost(const Op& op) const {
+    try {
+        return chip_->simulation_cost(op, options_.validate);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(op_location(op) + e.what());  // as run() says it
+    }
+}
+
 OpReport TpuChipModel::run(const Op& op, const Op* next) {
     TpuOpResult result;
     try {

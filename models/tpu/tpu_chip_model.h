@@ -26,6 +26,7 @@ public:
     ComputeUnit compute_unit_for(const Op& op) const override;
     double matrix_macs_per_cycle(DType dtype) const override;
     MemoryPeaks memory_peaks() const override;
+    SimulationCost simulation_cost(const Op& op) const override;
 
     const TpuChip& model() const { return *chip_; }
 

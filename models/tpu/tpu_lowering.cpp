@@ -423,23 +423,42 @@ struct GemmContext {
     }
 };
 
+GemmContext gemm_context(const Op& op, const TpuChipParams& p, const Placement& place) {
+    return GemmContext{op,
+                       p,
+                       op.as_gemm(),
+                       bytes_of(op.dtype),
+                       p.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0,
+                       core_bytes_per_cycle_estimate(p),
+                       dma_latency_estimate(p),
+                       place.input == InputFrom::cmem,
+                       place.output == OutputTo::vmem,
+                       // Re-reads through CMEM when the op's tensors fit it (and any output copy).
+                       p.cmem_enabled() && op.input_bytes() + op.weight_bytes() + op.output_bytes() <= p.cmem_bytes,
+                       p.cmem_enabled() ? p.cmem_bytes_per_cycle / p.cores : 0.0,
+                       {},
+                       {}};
+}
+
+// Cores: compute of the part on the core's MXUs against its compulsory bytes at the core's
+// share of HBM, whichever is larger.
+std::vector<GemmPart> gemm_core_parts(GemmContext& ctx) {
+    const TpuChipParams& p = ctx.p;
+    const std::int64_t e = ctx.e;
+    return split_gemm(ctx.g, p.cores, p.mxu.cols, [&](const GemmShape& s) {
+        const MxuTileCost c = ctx.tile_cost(s.batch, s.m, s.n, s.k);
+        const double bytes = static_cast<double>(ctx.a_bytes(s.batch, s.m) + (s.k * s.n + s.m * s.n) * s.batch * e);
+        // The traffic term breaks ties between equally compute-bound splits in favour of less
+        // HBM traffic (splitting N reads each weight once; splitting M reads them on every core).
+        const auto memory = static_cast<std::int64_t>(bytes / ctx.bpc);
+        return std::max<std::int64_t>(c.cold, memory) + memory / 16;
+    });
+}
+
 OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place,
                   const TilingJudge& judge) {
     if (place.input == InputFrom::vmem) throw std::logic_error(op_label(op) + ": a GEMM's input cannot be fused");
-    GemmContext ctx{op,
-                    p,
-                    op.as_gemm(),
-                    bytes_of(op.dtype),
-                    p.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0,
-                    core_bytes_per_cycle_estimate(p),
-                    dma_latency_estimate(p),
-                    place.input == InputFrom::cmem,
-                    place.output == OutputTo::vmem,
-                    // Re-reads through CMEM when the op's tensors fit it (and any output copy).
-                    p.cmem_enabled() && op.input_bytes() + op.weight_bytes() + op.output_bytes() <= p.cmem_bytes,
-                    p.cmem_enabled() ? p.cmem_bytes_per_cycle / p.cores : 0.0,
-                    {},
-                    {}};
+    GemmContext ctx = gemm_context(op, p, place);
     const GemmShape& g = ctx.g;
     const std::int64_t e = ctx.e;
     OpPlan plan;
@@ -449,16 +468,7 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
     if (place.input == InputFrom::cmem) plan.hbm_read_saved = plan.cmem_read = op.input_bytes();
     if (place.output == OutputTo::vmem) plan.hbm_write_saved = op.output_bytes();
     if (place.output == OutputTo::hbm_and_cmem) plan.cmem_written = op.output_bytes();
-    // Cores: compute of the part on the core's MXUs against its compulsory bytes at the core's
-    // share of HBM, whichever is larger.
-    const std::vector<GemmPart> core_parts = split_gemm(g, p.cores, p.mxu.cols, [&](const GemmShape& s) {
-        const MxuTileCost c = ctx.tile_cost(s.batch, s.m, s.n, s.k);
-        const double bytes = static_cast<double>(ctx.a_bytes(s.batch, s.m) + (s.k * s.n + s.m * s.n) * s.batch * e);
-        // The traffic term breaks ties between equally compute-bound splits in favour of less
-        // HBM traffic (splitting N reads each weight once; splitting M reads them on every core).
-        const auto memory = static_cast<std::int64_t>(bytes / ctx.bpc);
-        return std::max<std::int64_t>(c.cold, memory) + memory / 16;
-    });
+    const std::vector<GemmPart> core_parts = gemm_core_parts(ctx);
     plan.cores.resize(static_cast<std::size_t>(p.cores));
     std::vector<std::vector<GemmTiling>> finalists;
     std::size_t choices = kFinalists;
@@ -552,6 +562,42 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
     return best;
 }
 
+// How a vector op is cut: rows (elements that must stay together: a softmax or layernorm row, or
+// one element) split over the cores in whole vector registers, each core's share in tiles of
+// tile_rows[c] rows.
+struct VectorTiling {
+    std::int64_t row = 1;                      // elements per row
+    std::int64_t per_element = 0;              // VMEM bytes per element of a tile (double-buffered)
+    std::int64_t extra = 0;                    // VMEM bytes of per-column parameters (gamma, beta)
+    std::vector<std::int64_t> begin, size;     // per core: first row, rows
+    std::vector<std::int64_t> tile_rows;       // per core
+};
+
+VectorTiling vector_tiling(const Op& op, const TpuChipParams& p) {
+    VectorTiling t;
+    const std::int64_t e = bytes_of(op.dtype);
+    const OpKindInfo& info = op_info(op.kind);
+    const bool by_rows = info.layout == OpLayout::rows_cols;
+    t.row = by_rows ? op.cols : 1;
+    const std::int64_t rows = by_rows ? op.rows : op.elements;
+    const std::int64_t vreg = p.vector.element_ops_per_cycle();
+    t.per_element = 2 * (info.vector_inputs + 1) * e;
+    t.extra = info.params_per_column * op.cols * e;
+    const std::int64_t fit_rows = (p.vmem_bytes - t.extra) / (t.per_element * t.row);
+    if (fit_rows < 1)
+        throw std::invalid_argument(op_label(op) + ": one row of " + std::to_string(t.row) +
+                                    " elements does not fit VMEM twice over (" + std::to_string(p.vmem_bytes) +
+                                    " bytes per core)");
+    // Elementwise ops split in whole vector registers so every core's work is register aligned.
+    split_range(rows, p.cores, by_rows ? 1 : vreg, t.begin, t.size);
+    for (const std::int64_t size : t.size) {
+        // Aim for ~16 steps per core so DMA overlaps compute, in whole vector registers.
+        const std::int64_t tile_rows = std::max<std::int64_t>(ceil_div(size, 16), ceil_div(vreg, t.row));
+        t.tile_rows.push_back(std::min({tile_rows, fit_rows, size}));
+    }
+    return t;
+}
+
 OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
     const bool input_in_vmem = place.input == InputFrom::vmem;
     if (place.output == OutputTo::vmem) throw std::logic_error(op_label(op) + ": only GEMM outputs are fused");
@@ -560,38 +606,25 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
     const std::int64_t e = bytes_of(op.dtype);
     const OpKindInfo& info = op_info(op.kind);
     const bool by_rows = info.layout == OpLayout::rows_cols;
-    const std::int64_t row = by_rows ? op.cols : 1;  // elements that must stay together
-    const std::int64_t rows = by_rows ? op.rows : op.elements;
     const std::int64_t inputs = info.vector_inputs;
     const std::int64_t ops = op.vector_ops_per_element();
     const std::int64_t reductions = by_rows ? 2 : 0;  // softmax: max, sum; layernorm: mean, variance
     const std::int64_t vreg = p.vector.element_ops_per_cycle();
     plan.element_ops = op.vector_elements() * ops;
-    // Bytes of VMEM per element of a tile: inputs and output, double-buffered.
-    const std::int64_t per_element = 2 * (inputs + 1) * e;
-    const std::int64_t extra = info.params_per_column * op.cols * e;  // layernorm's gamma, beta
-    const std::int64_t fit_rows = (p.vmem_bytes - extra) / (per_element * row);
-    if (fit_rows < 1)
-        throw std::invalid_argument(op_label(op) + ": one row of " + std::to_string(row) +
-                                    " elements does not fit VMEM twice over (" + std::to_string(p.vmem_bytes) +
-                                    " bytes per core)");
+    const VectorTiling t = vector_tiling(op, p);
+    const std::int64_t row = t.row, extra = t.extra;
     const std::int64_t first_input = op.vector_elements() * e;
     if (place.input != InputFrom::hbm) plan.hbm_read_saved = first_input;
     if (place.input == InputFrom::cmem) plan.cmem_read = first_input;
     if (place.output == OutputTo::hbm_and_cmem) plan.cmem_written = op.output_bytes();
-    std::vector<std::int64_t> begin, size;
-    // Elementwise ops split in whole vector registers so every core's work is register aligned.
-    split_range(rows, p.cores, by_rows ? 1 : vreg, begin, size);
     plan.cores.resize(static_cast<std::size_t>(p.cores));
-    for (std::size_t c = 0; c < begin.size(); ++c) {
-        // Aim for ~16 steps per core so DMA overlaps compute, in whole vector registers.
-        std::int64_t tile_rows = std::max<std::int64_t>(ceil_div(size[c], 16), ceil_div(vreg, row));
-        tile_rows = std::min({tile_rows, fit_rows, size[c]});
+    for (std::size_t c = 0; c < t.begin.size(); ++c) {
+        const std::int64_t tile_rows = t.tile_rows[c];
         plan.tile = TileShape{1, tile_rows * row, 0, 0};
-        plan.vmem_footprint = std::max(plan.vmem_footprint, tile_rows * row * per_element + extra);
+        plan.vmem_footprint = std::max(plan.vmem_footprint, tile_rows * row * t.per_element + extra);
         std::vector<TileStep>& steps = plan.cores[c];
-        for (std::int64_t r0 = begin[c]; r0 < begin[c] + size[c]; r0 += tile_rows) {
-            const std::int64_t rt = std::min(tile_rows, begin[c] + size[c] - r0);
+        for (std::int64_t r0 = t.begin[c]; r0 < t.begin[c] + t.size[c]; r0 += tile_rows) {
+            const std::int64_t rt = std::min(tile_rows, t.begin[c] + t.size[c] - r0);
             const std::int64_t elems = rt * row;
             const auto offset = static_cast<std::uint64_t>(r0 * row * e);
             TileStep s;
@@ -601,7 +634,7 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
                 s.in[s.in_count++] = {where.a + offset, elems * e,
                                       place.input == InputFrom::cmem ? MemLevel::cmem : MemLevel::hbm, false};
             if (inputs == 2) s.in[s.in_count++] = {where.b + offset, elems * e};
-            if (extra > 0 && r0 == begin[c]) s.in[s.in_count++] = {where.b, extra};
+            if (extra > 0 && r0 == t.begin[c]) s.in[s.in_count++] = {where.b, extra};
             s.out = {where.c + offset, elems * e, MemLevel::hbm, place.output == OutputTo::hbm_and_cmem};
             s.cold_cycles = s.warm_cycles =
                 ceil_div(elems * ops, vreg) + reductions * p.vector.reduction_latency_cycles();
@@ -612,6 +645,52 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
     return plan;
 }
 
+PlanSize vector_plan_size(const Op& op, const TpuChipParams& p, const Placement& place) {
+    const VectorTiling t = vector_tiling(op, p);
+    const std::int64_t e = bytes_of(op.dtype);
+    const std::int64_t inputs_read = op_info(op.kind).vector_inputs - (place.input == InputFrom::vmem ? 1 : 0);
+    PlanSize size;
+    for (std::size_t c = 0; c < t.begin.size(); ++c) {
+        if (t.size[c] == 0) continue;
+        size.steps += static_cast<double>(ceil_div(t.size[c], t.tile_rows[c]));
+        const double elements = static_cast<double>(t.size[c] * t.row);
+        size.dma_bytes += elements * static_cast<double>((inputs_read + 1) * e) + static_cast<double>(t.extra);
+    }
+    return size;
+}
+
+PlanSize gemm_plan_size(const Op& op, const TpuChipParams& p, const Placement& place) {
+    GemmContext ctx = gemm_context(op, p, place);
+    const GemmShape& g = ctx.g;
+    const std::int64_t e = ctx.e;
+    PlanSize size;
+    for (const GemmPart& part : gemm_core_parts(ctx)) {
+        const GemmTiling t = ctx.finalists(part).front();
+        const std::int64_t nb = ceil_div(part.batch, t.bt), nm = ceil_div(part.m, t.mt), nn = ceil_div(part.n, t.nt),
+                           nk = ceil_div(g.k, t.kt);
+        size.steps += static_cast<double>(nb * nm * nn * nk);
+        // A: one pass over the part's (batch, m, k) tiles per n-block (a single tile stays in VMEM).
+        double a_pass = static_cast<double>(part.batch * part.m * g.k * e);
+        if (op.kind == OpKind::conv2d) {
+            // The plan's tiles: per m-block, nb batch tiles (the last one short) times nk k-blocks
+            // (the last one short), each its rounded share of the m-block's input rows.
+            a_pass = 0;
+            const std::int64_t b_last = part.batch - (nb - 1) * t.bt, k_last = g.k - (nk - 1) * t.kt;
+            for (std::int64_t m0 = part.m0; m0 < part.m0 + part.m; m0 += t.mt) {
+                const std::int64_t mt = std::min(t.mt, part.m0 + part.m - m0);
+                for (const auto& [bt, b_count] : {std::pair{t.bt, nb - 1}, std::pair{b_last, std::int64_t{1}}})
+                    for (const auto& [kt, k_count] : {std::pair{t.kt, nk - 1}, std::pair{k_last, std::int64_t{1}}})
+                        a_pass += static_cast<double>(b_count * k_count * ctx.conv_a_tile_bytes(bt, m0, mt, kt));
+            }
+        }
+        size.dma_bytes += a_pass * static_cast<double>(nb * nm * nk == 1 ? 1 : nn);
+        // B: once per (batch, n) block when K is one k-block (it stays resident), else per m-block.
+        size.dma_bytes += static_cast<double>(part.batch * g.k * part.n * e * (nk == 1 ? 1 : nm));
+        if (place.output != OutputTo::vmem) size.dma_bytes += static_cast<double>(part.batch * part.m * part.n * e);
+    }
+    return size;
+}
+
 }  // namespace
 
 OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place,
@@ -619,6 +698,12 @@ OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& whe
     if (is_gemm_like(op.kind)) return lower_gemm(op, p, where, place, judge);
     if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
     return lower_vector(op, p, where, place);
+}
+
+PlanSize plan_size(const Op& op, const TpuChipParams& p, const Placement& place) {
+    if (is_gemm_like(op.kind)) return gemm_plan_size(op, p, place);
+    if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
+    return vector_plan_size(op, p, place);
 }
 
 }  // namespace accelsim::tpu

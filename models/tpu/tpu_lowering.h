@@ -163,4 +163,13 @@ using TilingJudge = std::function<double(const OpPlan&)>;
 OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place = {},
                 const TilingJudge& judge = {});
 
+// What simulating lower_op's plan will cost the host, computed from the tiling without building
+// the plan: its tile steps (all cores) and the bytes its DMA engines move (HBM and CMEM). The
+// tiling is the estimate's best (the judge, which may pick a runner-up, only runs on ops whose
+// tiles move at most 32 MiB). Throws as lower_op does.
+struct PlanSize {
+    double steps = 0, dma_bytes = 0;
+};
+PlanSize plan_size(const Op& op, const TpuChipParams& p, const Placement& place = {});
+
 }  // namespace accelsim::tpu

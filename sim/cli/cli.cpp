@@ -1,5 +1,6 @@
 #include "sim/cli/cli.h"
 
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <iostream>
@@ -59,7 +60,17 @@ std::string limits_help() {
            "(default " + std::to_string(simt::kDefaultMaxKernelCycles) + ") or gpu.max_kernel_instructions warp instructions (default " +
            std::to_string(simt::kDefaultMaxKernelInstructions) + ") is\n"
            "stopped with exit 1, naming its running warps and their PCs; raise them with\n"
-           "--set gpu.max_kernel_cycles=N (or --set gpu.max_kernel_instructions=N).\n";
+           "--set gpu.max_kernel_cycles=N (or --set gpu.max_kernel_instructions=N).\n"
+           "Before anything runs, every op's host cost is estimated; an op over a limit stops the run with\n"
+           "exit 2, naming the op, the estimate and the option that raises the limit (--max-memory,\n"
+           "--max-traffic, --max-pe-cycles, --validate-max-macs).\n";
+}
+
+// A limit given on the command line: a positive number (1e12 notation allowed).
+double positive_limit(const char* option, double value) {
+    if (!(value > 0) || !std::isfinite(value))
+        throw po::error(std::string("--") + option + " must be a positive number");
+    return value;
 }
 
 struct Subcommand {
@@ -94,6 +105,8 @@ int run_simulation(int argc, char* argv[]) {
     std::string config_path, trace_path, trace_format = "auto", json_path, csv_path;
     std::vector<std::string> sets, dims;
     VcdRequest vcd;
+    const SimulationLimits default_limits;
+    SimulationLimits limits;
     po::options_description options("options");
     options.add_options()
         ("help,h", "print this help")
@@ -112,6 +125,15 @@ int run_simulation(int argc, char* argv[]) {
         ("vcd-cycles", po::value(&vcd.cycles), "cycle window FIRST:LAST for --vcd (default 0:63)")
         ("vcd-pes", po::value(&vcd.pes), "PE rectangle R0:R1,C0:C1 for --vcd (default 0:7,0:7)")
         ("validate", "run real data through the datapaths and check it against Eigen")
+        ("max-memory", po::value(&limits.max_memory_bytes),
+         ("host memory one op's simulation may hold, in bytes (default " +
+          std::to_string(static_cast<long long>(default_limits.max_memory_bytes)) + ")").c_str())
+        ("max-traffic", po::value(&limits.max_traffic_bytes),
+         "bytes the memory model may move for one op (default 2e11: minutes of host time)")
+        ("max-pe-cycles", po::value(&limits.max_stepped_pe_cycles),
+         "PE-cycles a stepped systolic array may simulate for one op (default 1e12)")
+        ("validate-max-macs", po::value(&limits.validate_max_macs),
+         "MACs one op may check against Eigen with --validate (default 1e12)")
         ("quiet,q", "do not print the table");
     po::variables_map vm;
     const po::parsed_options parsed = po::command_line_parser(argc, argv).options(options).run();
@@ -135,6 +157,10 @@ int run_simulation(int argc, char* argv[]) {
     const std::vector<Op>& ops = trace.ops;
     RunOptions run_options;
     run_options.validate = vm.count("validate") > 0;
+    run_options.limits.max_memory_bytes = positive_limit("max-memory", limits.max_memory_bytes);
+    run_options.limits.max_traffic_bytes = positive_limit("max-traffic", limits.max_traffic_bytes);
+    run_options.limits.max_stepped_pe_cycles = positive_limit("max-pe-cycles", limits.max_stepped_pe_cycles);
+    run_options.limits.validate_max_macs = positive_limit("validate-max-macs", limits.validate_max_macs);
     run_options.systemc = true;  // this process runs exactly one simulation
 
     // Outputs are opened before the run so a bad path fails fast; they replace their files only

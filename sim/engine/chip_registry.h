@@ -15,8 +15,19 @@
 
 namespace accelsim {
 
+// How much host a run may use, checked for every op before the first one runs (sim/engine,
+// docs/reliability.md "Limits"). The defaults let every shipped trace run on every shipped
+// config with room to spare: no op of them needs a tenth of any (tests/sim/simulation_limits_test.cpp).
+struct SimulationLimits {
+    double max_memory_bytes = 8e9;                 // host memory one op's simulation may hold
+    double max_traffic_bytes = 200e9;              // bytes the memory models may move for one op
+    double validate_max_macs = 1e12;               // MACs one op's --validate may check
+    double max_stepped_pe_cycles = 1e12;           // PE-cycles a stepped array may simulate for one op
+};
+
 struct RunOptions {
     bool validate = false;  // run real data through the datapaths and compare with Eigen
+    SimulationLimits limits{};  // checked for every op before the first runs
     // Elaborate the chip's SystemC modules (one process per hardware unit) and let the kernel
     // schedule them. SystemC elaborates once per process, so only a process that runs exactly one
     // simulation (the CLI, one compare child) sets this; tests and validation programs that run

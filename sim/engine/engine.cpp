@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/common/op_table.h"
 #include "sim/input_error.h"
 
 namespace accelsim {
@@ -24,6 +25,70 @@ RunReport run_trace(const ChipConfig& config, const std::string& trace_path, con
     return run_trace(*chip, config, trace_path, ops, options, on_op);
 }
 
+namespace {
+
+// "3.07 TB": three significant digits in SI units.
+std::string si(double value, const char* unit) {
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    while (value >= 1000 && i < 6) {
+        value /= 1000;
+        ++i;
+    }
+    std::ostringstream out;
+    out.precision(3);
+    out << value << " " << prefixes[i] << unit;
+    return out.str();
+}
+
+// "8e+12": a count in scientific notation, three significant digits.
+std::string count(double value) {
+    std::ostringstream out;
+    out.precision(3);
+    out << value;
+    return out.str();
+}
+
+std::string op_words(const Op& op) {
+    return op_location(op) + "op '" + op.name + "' (" + std::string(to_string(op.kind)) + " " + shape_text(op) + ")";
+}
+
+}  // namespace
+
+void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options) {
+    const SimulationLimits& limits = options.limits;
+    for (const Op& op : ops) {
+        if (options.validate && static_cast<double>(op.macs()) > limits.validate_max_macs)
+            throw InputError(op_words(op) + ": checking its " + count(static_cast<double>(op.macs())) +
+                             " MACs against Eigen would take too long; the limit is " +
+                             count(limits.validate_max_macs) + " MACs" +
+                             " (--validate-max-macs N raises it; Eigen checks a few G MACs per second)");
+        SimulationCost cost;
+        try {
+            cost = chip.simulation_cost(op);
+        } catch (const std::invalid_argument& e) {  // the op cannot be lowered: bad input
+            throw InputError(e.what());
+        }
+        const std::string detail = cost.detail.empty() ? "" : " (" + cost.detail + ")";
+        if (cost.memory_bytes > limits.max_memory_bytes)
+            throw InputError(op_words(op) + ": simulating it would hold about " + si(cost.memory_bytes, "B") +
+                             " of host memory" + detail + ", more than the limit of " +
+                             si(limits.max_memory_bytes, "B") + " (--max-memory BYTES raises it)");
+        if (cost.traffic_bytes > limits.max_traffic_bytes)
+            throw InputError(op_words(op) + ": simulating it would move about " + si(cost.traffic_bytes, "B") +
+                             " through the memory model" + detail + ", more than the limit of " +
+                             si(limits.max_traffic_bytes, "B") +
+                             " (--max-traffic BYTES raises it; the memory model simulates roughly half a GB "
+                             "per second of host time)");
+        if (cost.stepped_pe_cycles > limits.max_stepped_pe_cycles)
+            throw InputError(op_words(op) + ": stepping its array clock by clock would take about " +
+                             count(cost.stepped_pe_cycles) + " PE-cycles" + detail + ", more than the limit of " +
+                             count(limits.max_stepped_pe_cycles) + " PE-cycles" +
+                             " (--max-pe-cycles N raises it; the stepped array runs 1 to 4 G PE-cycles per second "
+                             "of host time; mxu.mode=fast gives the same cycles in closed form)");
+    }
+}
+
 RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options, const OpReportSink& on_op) {
     RunReport report;
@@ -31,6 +96,8 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     report.trace = trace_path;
     report.matrix_macs_per_cycle = chip.matrix_macs_per_cycle(config.default_dtype);
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
+    // Decided before the first op runs: a run that cannot finish stops at once.
+    check_simulation_limits(chip, ops, options);
     std::uint64_t now = 0;
     if (!on_op) report.ops.reserve(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -13,7 +13,11 @@
 
 namespace accelsim {
 
-// Runs all ops in order. Throws InputError for ops the chip cannot run (the chip's message names
+// Throws InputError naming the op, the estimate and the flag that raises the limit when an op's
+// simulation would exceed options.limits (ChipModel::simulation_cost; MACs checked with validate).
+void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options);
+
+// Runs all ops in order (after check_simulation_limits). Throws InputError for ops the chip cannot run (the chip's message names
 // the op's file and line), and std::runtime_error when a model breaks an invariant (cycles below
 // the roofline bound).
 RunReport run_trace(const ChipConfig& config, const std::string& trace_path,

@@ -1,13 +1,8 @@
-// Memory per op (issue 19): a long trace runs in memory that grows by well under a kilobyte per
+// Memory per op: a long trace runs in memory that grows by well under a kilobyte per
 // op, with the table, CSV and JSON reports written. Each run is a child process whose peak
 // resident set comes from wait4's rusage (ru_maxrss, KiB on Linux); two trace lengths give the
 // growth per op, so the fixed cost (SystemC, the config, the chip) drops out.
 #include <gtest/gtest.h>
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,42 +12,10 @@
 
 #include "tests/accelsim_process.h"
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 using namespace accelsim_test;
 
 namespace {
-
-struct Measured {
-    int exit_code = -1;
-    long max_rss_kib = 0;
-};
-
-// Runs accelsim with `args`, stdout and stderr to files in `dir`; returns its exit code and peak RSS.
-Measured run_measured(const std::vector<std::string>& args, const fs::path& dir) {
-    std::vector<std::string> argv_text = {ACCELSIM_BINARY};
-    argv_text.insert(argv_text.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : argv_text) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-    posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    Measured m;
-    const int spawned = posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&files);
-    if (spawned != 0) return m;
-    int status = 0;
-    struct rusage usage {};
-    if (wait4(pid, &status, 0, &usage) != pid) return m;
-    m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    m.max_rss_kib = usage.ru_maxrss;
-    return m;
-}
 
 // `ops` relu ops of 4096 elements, each its own name.
 fs::path relu_trace(const fs::path& dir, int ops) {
