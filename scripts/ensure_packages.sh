@@ -16,4 +16,5 @@ ensure_packages() {
 
 # What every build of accelsim needs.
 accelsim_build_packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
-                         nlohmann-json3-dev libeigen3-dev libgtest-dev libgmock-dev gnuplot-nox)
+                         nlohmann-json3-dev libeigen3-dev libgtest-dev libgmock-dev gnuplot-nox
+                         libonnx-dev libprotobuf-dev zlib1g-dev)

@@ -29,6 +29,7 @@
 #include "sim/report/roofline_plot.h"
 #include "sim/report/scalesim_reports.h"
 #include "sim/sweep/sweep_command.h"
+#include "sim/trace/import_command.h"
 #include "sim/trace/trace_reader.h"
 #include "sim/tracegen/trace_command.h"
 
@@ -45,6 +46,7 @@ constexpr int kExitBadInput = 2;
 const char* kUsage =
     "usage: accelsim --config FILE --trace FILE [options]\n"
     "       accelsim trace bert|resnet50|gpt2 [options]     generate a trace (see 'accelsim trace --help')\n"
+    "       accelsim import onnx|pytorch FILE [--dim N=V] [-o OUT]   a model as a trace (docs/import.md)\n"
     "       accelsim membench --config FILE --pattern P      drive the memory hierarchy alone\n"
     "       accelsim occupancy --config FILE --threads T --regs R [--smem BYTES]\n"
     "       accelsim compare --trace FILE --config A --config B ...   designs side by side\n"
@@ -106,7 +108,7 @@ void refuse_stray_arguments(const po::parsed_options& parsed, const std::string&
 int run_simulation(int argc, char* argv[]) {
     std::string config_path, trace_path, trace_format = "auto", json_path, csv_path;
     std::string perfetto_path, roofline_plot_path, scalesim_dir;
-    std::vector<std::string> sets;
+    std::vector<std::string> sets, dims;
     VcdRequest vcd;
     const SimulationLimits default_limits;
     SimulationLimits limits;
@@ -115,8 +117,11 @@ int run_simulation(int argc, char* argv[]) {
         ("help,h", "print this help")
         ("version", "print the version")
         ("config,c", po::value(&config_path), "chip config (configs/*.json)")
-        ("trace,t", po::value(&trace_path), "operator trace (.trace, or SCALE-Sim topology .csv)")
-        ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim (auto: by extension)")
+        ("trace,t", po::value(&trace_path),
+         "operator trace (.trace), SCALE-Sim topology (.csv), ONNX model (.onnx) or PyTorch profiler trace (.json, .json.gz)")
+        ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim | onnx | pytorch (auto: by extension)")
+        ("dim", po::value(&dims)->composing(), "ONNX: bind a symbolic dimension, NAME=N (repeatable)")
+        ("strict", "ONNX, PyTorch: an operator with no accelsim mapping is an error, not a report line")
         ("set", po::value(&sets)->composing(), "override a config value: key.path=value (repeatable)")
         ("json", po::value(&json_path), "write the report as JSON to FILE")
         ("csv", po::value(&csv_path), "write one CSV row per operator to FILE")
@@ -156,7 +161,9 @@ int run_simulation(int argc, char* argv[]) {
         throw po::error("both --config and --trace are required (see accelsim --help)");
 
     const ChipConfig config = load_config(config_path, sets);
-    const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, parse_trace_format(trace_format));
+    const LoadedTrace trace = load_trace(trace_path, config.default_dtype, parse_trace_format(trace_format),
+                                         parse_import_options(dims, vm.count("strict") > 0));
+    const std::vector<Op>& ops = trace.ops;
     RunOptions run_options;
     run_options.validate = vm.count("validate") > 0;
     run_options.limits.max_memory_bytes = positive_limit("max-memory", limits.max_memory_bytes);
@@ -206,6 +213,7 @@ int run_simulation(int argc, char* argv[]) {
     ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
                         vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
                         csv_file ? &csv_file->stream() : nullptr);
+    if (trace.import) writer.set_import(trace.import->to_json(), trace.import->text());
     const RunReport report = run_trace(*chip, config, trace_path, ops, run_options, [&](const OpReport& r) {
         writer.add(r);
         if (timeline) timeline->add(r);
@@ -271,6 +279,7 @@ int cli_main(int argc, char* argv[]) {
 namespace {
 std::vector<Subcommand> subcommands() {
     return {{"trace", run_trace_command},
+            {"import", run_import_command},
             {"membench", run_membench_command},
             {"occupancy", run_occupancy_command},
             {"compare", run_compare_command},

@@ -45,7 +45,7 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
         options.add_options()
             ("help,h", "print this help")
             ("trace,t", po::value(&trace_path), "operator trace (.trace, or SCALE-Sim topology .csv)")
-            ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim (auto: by extension)")
+            ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim | onnx | pytorch (auto: by extension)")
             ("config,c", po::value(&config_paths)->composing(), "a design's config (repeat: one per design)")
             ("set", po::value(&sets)->composing(), "override a value in every config: key.path=value")
             ("json", po::value(&json_path), "write the comparison (accelsim.compare/1) to FILE")

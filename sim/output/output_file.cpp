@@ -43,6 +43,17 @@ OutputFile::~OutputFile() {
     fs::remove(temporary_, ignored);
 }
 
+void write_text_output(const std::string& option, const std::string& path, const std::string& text,
+                       std::ostream& standard_output) {
+    if (path.empty()) {
+        standard_output << text;
+        return;
+    }
+    OutputFile file(option, path);
+    file.stream() << text;
+    file.commit();
+}
+
 void OutputFile::commit() {
     file_.flush();
     const bool written = static_cast<bool>(file_);

@@ -33,6 +33,11 @@ private:
 // the option and the folder when it cannot (a file of that name, no permission).
 void create_output_directory(const std::string& option, const std::string& dir);
 
+// Writes text whole to path through an OutputFile (option names it in errors), or to
+// standard_output when path is empty.
+void write_text_output(const std::string& option, const std::string& path, const std::string& text,
+                       std::ostream& standard_output);
+
 struct NamedPath {
     std::string option;  // "--json", "--config", ...
     std::string path;

@@ -158,6 +158,7 @@ json to_json(const RunReport& report) {
     j["config"] = report.config->effective;
     j["config_file"] = report.config->file;
     j["trace"] = report.trace;
+    if (!report.import_summary.is_null()) j["import"] = report.import_summary;
     json ops = json::array();
     for (const auto& r : report.ops) ops.push_back(op_json(r));
     j["ops"] = ops;
@@ -378,6 +379,10 @@ struct ReportWriter::Impl {
     double matrix_macs_per_cycle;
     bool with_numerics;
     std::ostream *table, *json_out, *csv;
+    // What an importer said about the source model (null: the trace was not imported).
+    json import_summary;
+    std::string import_text;
+    bool json_head_written = false;
 
     // JSON: ops go straight to json_out, or to json_spill when the numerics summary must come first.
     std::unique_ptr<SpillFile> json_spill;
@@ -408,10 +413,14 @@ struct ReportWriter::Impl {
         out << (first ? "{\n  " : ",\n  ") << json(key).dump() << ": " << indented(value.dump(2), 2);
         first = false;
     }
+    // Members in key order, as to_json's object prints them. Written at the first op (or at the
+    // end), so set_import can come after construction.
     void json_head(std::ostream& out, const std::optional<NumericsSummary>& numerics) {
+        json_head_written = true;
         bool first = true;
         json_member(out, first, "config", config.effective);
         json_member(out, first, "config_file", config.file);
+        if (!import_summary.is_null()) json_member(out, first, "import", import_summary);
         if (numerics)
             json_member(out, first, "numerics",
                         {{"checked", numerics->checked},
@@ -453,15 +462,21 @@ ReportWriter::ReportWriter(const ChipConfig& config, std::string trace, double m
     : impl_(std::make_unique<Impl>(config, std::move(trace), matrix_macs_per_cycle, with_numerics, table, json_out, csv)) {
     if (json_out) {
         if (with_numerics) impl_->json_spill = std::make_unique<SpillFile>();
-        else impl_->json_head(*json_out, std::nullopt);
     }
     if (table || csv) impl_->rows = std::make_unique<SpillFile>();
 }
 
 ReportWriter::~ReportWriter() = default;
 
+void ReportWriter::set_import(const nlohmann::json& summary, const std::string& table_lines) {
+    if (impl_->ops > 0) throw std::logic_error("ReportWriter: set_import after the first op");
+    impl_->import_summary = summary;
+    impl_->import_text = table_lines;
+}
+
 void ReportWriter::add(const OpReport& r) {
     Impl& w = *impl_;
+    if (w.json_out && !w.json_spill && !w.json_head_written) w.json_head(*w.json_out, std::nullopt);
     ++w.ops;
     w.total_cycles = r.end_cycle;
     w.macs += r.op.macs();
@@ -504,6 +519,8 @@ void ReportWriter::finish(const std::optional<NumericsSummary>& numerics) {
         if (w.json_spill) {
             w.json_head(*w.json_out, numerics);
             w.json_spill->copy_to(*w.json_out);
+        } else if (!w.json_head_written) {
+            w.json_head(*w.json_out, std::nullopt);
         }
         w.json_tail(*w.json_out);
     }
@@ -555,6 +572,7 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << "note: " << fallback.ops << " GEMM-like op(s) in " << joined(fallback.dtypes)
             << ", a dtype this chip's matrix unit does not run, ran on the slower " << joined(fallback.units)
             << " unit (the matrix unit's rate for that dtype is 0 in the config).\n";
+    out << import_text;
     out << "\n";
 
     char line[1024];
@@ -659,6 +677,7 @@ namespace {
 void write_through(const RunReport& report, std::ostream* table, std::ostream* json_out, std::ostream* csv) {
     ReportWriter w(*report.config, report.trace, report.matrix_macs_per_cycle, report.numerics.has_value(), table,
                    json_out, csv);
+    if (!report.import_summary.is_null()) w.set_import(report.import_summary, report.import_text);
     for (const auto& r : report.ops) w.add(r);
     w.finish(report.numerics);
 }

@@ -30,6 +30,10 @@ struct RunReport {
     // The chip's matrix-unit peak for the config's default dtype, MACs per cycle (the engine asks
     // the chip; 0: no matrix unit runs it).
     double matrix_macs_per_cycle = 0;
+    // What an importer (ONNX, PyTorch profiler) said about the source model: JSON member "import"
+    // and lines under the table's header; null and empty for other traces.
+    nlohmann::json import_summary;
+    std::string import_text;
 
     std::uint64_t total_cycles() const;
     double seconds() const;
@@ -55,6 +59,8 @@ public:
     ~ReportWriter();
     ReportWriter(const ReportWriter&) = delete;
     ReportWriter& operator=(const ReportWriter&) = delete;
+    // An importer's summary (JSON member "import") and its lines for the table; before the first add().
+    void set_import(const nlohmann::json& summary, const std::string& table_lines);
     void add(const OpReport& op);
     void finish(const std::optional<NumericsSummary>& numerics);
 

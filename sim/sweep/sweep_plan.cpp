@@ -36,6 +36,8 @@ const char* format_name(TraceFormat f) {
     switch (f) {
         case TraceFormat::accelsim: return "accelsim";
         case TraceFormat::scalesim: return "scalesim";
+        case TraceFormat::onnx: return "onnx";
+        case TraceFormat::pytorch: return "pytorch";
         case TraceFormat::automatic: break;
     }
     return "auto";

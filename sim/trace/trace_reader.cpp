@@ -259,29 +259,56 @@ class TextTraceParser {
     TraceTotals totals_;
 };
 
-bool has_csv_extension(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(),
+// The file name's ending, lower case: ".csv", ".onnx", ".json", ".json.gz", ...
+bool ends_with_lower(const std::string& path, const std::string& suffix) {
+    std::string name = std::filesystem::path(path).filename().string();
+    std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext == ".csv";
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+TraceFormat format_by_extension(const std::string& path) {
+    if (ends_with_lower(path, ".csv")) return TraceFormat::scalesim;
+    if (ends_with_lower(path, ".onnx")) return TraceFormat::onnx;
+    if (ends_with_lower(path, ".json") || ends_with_lower(path, ".json.gz")) return TraceFormat::pytorch;
+    return TraceFormat::accelsim;
 }
 
 }  // namespace
 
 std::vector<Op> read_trace(const std::string& path, DType default_dtype, TraceFormat format) {
-    if (format == TraceFormat::automatic)
-        format = has_csv_extension(path) ? TraceFormat::scalesim : TraceFormat::accelsim;
-    if (format == TraceFormat::scalesim) return read_scalesim_topology(path, default_dtype);
-    return TextTraceParser(path, default_dtype).parse();
+    return load_trace(path, default_dtype, format, ImportOptions{}).ops;
+}
+
+LoadedTrace load_trace(const std::string& path, DType default_dtype, TraceFormat format,
+                       const ImportOptions& import_options) {
+    if (format == TraceFormat::automatic) format = format_by_extension(path);
+    if (format != TraceFormat::onnx && format != TraceFormat::pytorch &&
+        (!import_options.dims.empty() || import_options.strict))
+        throw InputError(path + ": --dim and --strict apply to ONNX and PyTorch imports only");
+    switch (format) {
+        case TraceFormat::scalesim: return {read_scalesim_topology(path, default_dtype), std::nullopt};
+        case TraceFormat::onnx: {
+            ImportedModel model = import_onnx(path, default_dtype, import_options);
+            return {std::move(model.ops), std::move(model.summary)};
+        }
+        case TraceFormat::pytorch: {
+            ImportedModel model = import_pytorch_profile(path, default_dtype, import_options);
+            return {std::move(model.ops), std::move(model.summary)};
+        }
+        default: return {TextTraceParser(path, default_dtype).parse(), std::nullopt};
+    }
 }
 
 TraceFormat parse_trace_format(const std::string& name) {
     if (name == "auto") return TraceFormat::automatic;
     if (name == "accelsim") return TraceFormat::accelsim;
     if (name == "scalesim") return TraceFormat::scalesim;
+    if (name == "onnx") return TraceFormat::onnx;
+    if (name == "pytorch") return TraceFormat::pytorch;
     throw InputError("--trace-format: unknown trace format '" + name + "'" +
-                     did_you_mean(name, {"auto", "accelsim", "scalesim"}) +
-                     " (valid: auto, accelsim, scalesim)");
+                     did_you_mean(name, {"auto", "accelsim", "scalesim", "onnx", "pytorch"}) +
+                     " (valid: auto, accelsim, scalesim, onnx, pytorch)");
 }
 
 }  // namespace accelsim

@@ -11,7 +11,7 @@
 
 namespace accelsim::trace_detail {
 
-std::vector<std::string> read_lines(const std::string& path) {
+std::string read_file(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError(path + ": cannot open: is a directory");
@@ -22,6 +22,11 @@ std::vector<std::string> read_lines(const std::string& path) {
     if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) throw InputError(path + ": cannot read: " + std::strerror(errno));
+    return text;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+    const std::string text = read_file(path);
     // A UTF-8 byte order mark (editors on Windows write one) is not part of the first line.
     std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     // Lines end in "\n", "\r\n" or a lone "\r" (classic Mac OS); a final terminator adds no line.

@@ -9,6 +9,10 @@
 
 namespace accelsim::trace_detail {
 
+// The file's bytes. Throws InputError "PATH: cannot open ..." when the file is missing, a directory,
+// not a regular file (a device could stream forever) or unreadable.
+std::string read_file(const std::string& path);
+
 // The file's lines without line terminators ("\n", "\r\n" or a lone "\r") and without a leading
 // UTF-8 byte order mark; line i is number i+1.
 // Throws InputError "PATH: cannot open ..." when the file is missing, a directory or unreadable.

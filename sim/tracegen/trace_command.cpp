@@ -246,14 +246,7 @@ int run_trace_command(const std::vector<std::string>& args, std::ostream& out, s
                 << "No dtype on the op lines: they take the config's default dtype.";
         std::ostringstream text;
         write_trace(text, g.ops, comment.str(), kGeneratedDtype);
-        if (vm.count("output")) {
-            const std::string path = vm["output"].as<std::string>();
-            OutputFile file("-o", path);
-            file.stream() << text.str();
-            file.commit();
-        } else {
-            out << text.str();
-        }
+        write_text_output("-o", vm.count("output") ? vm["output"].as<std::string>() : "", text.str(), out);
         return 0;
     } catch (const po::unknown_option& e) {
         std::vector<std::string> known;

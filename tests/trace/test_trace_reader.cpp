@@ -151,13 +151,15 @@ TEST(TraceReader, TraceFormatNames) {
     EXPECT_EQ(parse_trace_format("auto"), TraceFormat::automatic);
     EXPECT_EQ(parse_trace_format("accelsim"), TraceFormat::accelsim);
     EXPECT_EQ(parse_trace_format("scalesim"), TraceFormat::scalesim);
+    EXPECT_EQ(parse_trace_format("onnx"), TraceFormat::onnx);
+    EXPECT_EQ(parse_trace_format("pytorch"), TraceFormat::pytorch);
     try {
         parse_trace_format("scalsim");
         FAIL() << "no error";
     } catch (const InputError& e) {
         EXPECT_STREQ(e.what(),
                      "--trace-format: unknown trace format 'scalsim' (did you mean 'scalesim'?) "
-                     "(valid: auto, accelsim, scalesim)");
+                     "(valid: auto, accelsim, scalesim, onnx, pytorch)");
     }
 }
 

@@ -6,7 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include "models/common/op_table.h"
 
 #include "sim/trace/trace_reader.h"
 
@@ -51,6 +55,18 @@ inline std::string read_error(const std::string& name, const std::string& conten
         return message.rfind(folder, 0) == 0 ? message.substr(folder.size()) : message;
     }
     return "no error";
+}
+
+// Each op as "kind shape" in trace syntax, e.g. "matmul m=16 n=64 k=64".
+inline std::vector<std::string> op_lines(const std::vector<Op>& ops) {
+    std::vector<std::string> out;
+    for (const Op& op : ops) {
+        std::ostringstream s;
+        s << to_string(op.kind) << ' ';
+        write_shape(s, op);
+        out.push_back(s.str());
+    }
+    return out;
 }
 
 }  // namespace accelsim::test

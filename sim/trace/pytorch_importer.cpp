@@ -1,0 +1,513 @@
+// PyTorch profiler importer: a Chrome trace from torch.profiler (record_shapes=True), plain or
+// gzip-compressed. Only the innermost recognized aten:: event of each nest on a thread becomes an
+// op (aten::linear holds aten::addmm; counting both would count its work twice); shapes come from
+// "Input Dims", dtypes from "Input type", integer arguments (stride, padding, dim) from "Concrete
+// Inputs". docs/import.md gives the mapping.
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <set>
+
+#include <zlib.h>
+
+#include "models/common/op_checks.h"
+#include "sim/input_error.h"
+#include "sim/trace/model_import.h"
+#include "sim/trace/trace_text_util.h"
+
+namespace accelsim {
+
+namespace {
+
+using json = nlohmann::json;
+using Shape = std::vector<std::int64_t>;
+
+[[noreturn]] void fail(const std::string& file, const std::string& message) { throw InputError(file + ": " + message); }
+
+enum class Handler {
+    mm,           // mm(a, b)
+    addmm,        // addmm(bias, a, b)
+    bmm,          // bmm(a, b)
+    baddbmm,      // baddbmm(bias, a, b)
+    matmul,       // matmul(a, b): numpy rules
+    linear,       // linear(x, weight[N, K], bias)
+    conv,         // the conv family; argument positions in ConvArgs
+    softmax,      // softmax(x, dim, ...)
+    layernorm,    // layer_norm(x, normalized_shape, weight, bias, ...)
+    elementwise,  // the broadcast of all tensor inputs
+    input_pass,   // pools and batch norm: one pass over input 0
+};
+
+struct EventRule {
+    Handler handler;
+    OpKind kind = OpKind::relu;
+};
+
+// Positions of stride, padding, dilation and groups among a conv event's arguments (-1: absent).
+struct ConvArgs {
+    int stride, padding, dilation, groups, transposed;
+};
+
+const std::map<std::string, ConvArgs>& conv_args() {
+    static const std::map<std::string, ConvArgs> args = {
+        {"aten::conv1d", {3, 4, 5, 6, -1}},          {"aten::conv2d", {3, 4, 5, 6, -1}},
+        {"aten::convolution", {3, 4, 5, 8, 6}},      {"aten::_convolution", {3, 4, 5, 8, 6}},
+        {"aten::cudnn_convolution", {3, 2, 4, 5, -1}}, {"aten::mkldnn_convolution", {4, 3, 5, 6, -1}},
+        {"aten::miopen_convolution", {4, 3, 5, 6, -1}},
+    };
+    return args;
+}
+
+const std::map<std::string, EventRule>& event_rules() {
+    static const std::map<std::string, EventRule> rules = [] {
+        std::map<std::string, EventRule> r;
+        r["aten::mm"] = {Handler::mm};
+        r["aten::addmm"] = {Handler::addmm};
+        r["aten::bmm"] = {Handler::bmm};
+        r["aten::baddbmm"] = {Handler::baddbmm};
+        r["aten::matmul"] = {Handler::matmul};
+        r["aten::linear"] = {Handler::linear};
+        for (const auto& [name, args] : conv_args()) r[name] = {Handler::conv};
+        for (const char* n : {"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"})
+            r[n] = {Handler::softmax};
+        for (const char* n : {"aten::layer_norm", "aten::native_layer_norm"}) r[n] = {Handler::layernorm};
+        for (const char* n : {"aten::gelu", "aten::gelu_", "aten::tanh", "aten::tanh_", "aten::sigmoid", "aten::sigmoid_",
+                              "aten::silu", "aten::silu_", "aten::exp", "aten::erf", "aten::sqrt", "aten::rsqrt"})
+            r[n] = {Handler::elementwise, OpKind::gelu};
+        for (const char* n : {"aten::relu", "aten::relu_", "aten::clamp", "aten::clamp_", "aten::clamp_min",
+                              "aten::clamp_min_", "aten::threshold", "aten::hardtanh", "aten::hardtanh_", "aten::neg"})
+            r[n] = {Handler::elementwise, OpKind::relu};
+        for (const char* n : {"aten::add", "aten::add_", "aten::sub", "aten::sub_", "aten::rsub", "aten::where",
+                              "aten::maximum", "aten::minimum", "aten::masked_fill", "aten::masked_fill_"})
+            r[n] = {Handler::elementwise, OpKind::add};
+        for (const char* n : {"aten::mul", "aten::mul_", "aten::div", "aten::div_", "aten::pow"})
+            r[n] = {Handler::elementwise, OpKind::mul};
+        for (const char* n : {"aten::max_pool2d", "aten::max_pool2d_with_indices", "aten::avg_pool2d",
+                              "aten::adaptive_avg_pool2d", "aten::_adaptive_avg_pool2d", "aten::mean", "aten::sum",
+                              "aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm",
+                              "aten::_native_batch_norm_legit_no_training"})
+            r[n] = {Handler::input_pass, OpKind::relu};
+        return r;
+    }();
+    return rules;
+}
+
+// aten:: operators that only reshape, view, copy or allocate: no cost (docs/import.md).
+bool is_shape_only(const std::string& name) {
+    static const std::set<std::string> names = {
+        "aten::view", "aten::reshape", "aten::_reshape_alias", "aten::_unsafe_view", "aten::t", "aten::transpose",
+        "aten::permute", "aten::expand", "aten::contiguous", "aten::clone", "aten::copy_", "aten::to",
+        "aten::_to_copy", "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::as_strided",
+        "aten::select", "aten::slice", "aten::unsqueeze", "aten::squeeze", "aten::flatten", "aten::detach",
+        "aten::detach_", "aten::zeros", "aten::zeros_like", "aten::ones", "aten::ones_like", "aten::fill_",
+        "aten::zero_", "aten::split", "aten::chunk", "aten::cat", "aten::stack", "aten::narrow",
+        "aten::resolve_conj", "aten::resolve_neg", "aten::dropout", "aten::embedding", "aten::index_select",
+        "aten::lift_fresh", "aten::alias", "aten::result_type", "aten::item", "aten::_local_scalar_dense",
+        "aten::scalar_tensor", "aten::arange", "aten::full", "aten::new_empty", "aten::new_zeros", "aten::split_with_sizes",
+        "aten::unbind", "aten::view_as", "aten::type_as", "aten::size", "aten::numpy_T", "aten::set_"};
+    return names.count(name) > 0;
+}
+
+struct Event {
+    std::size_t index;  // position in traceEvents
+    std::string name;
+    std::string thread;  // pid/tid
+    double ts = 0, end = 0;
+    const json* args = nullptr;
+    const EventRule* rule = nullptr;
+    int parent = -1;              // the enclosing aten:: event on the same thread
+    bool inside_recognized = false;
+    bool contains_recognized = false;
+};
+
+// The file's text, gunzipped when it starts with gzip's magic bytes 1f 8b (the .gz ending is not
+// needed). Truncated or damaged gzip data is an error naming the file.
+std::string read_maybe_gzip(const std::string& path) {
+    const std::string raw = trace_detail::read_file(path);  // missing, a directory or a device: one message
+    if (raw.size() < 2 || static_cast<unsigned char>(raw[0]) != 0x1f || static_cast<unsigned char>(raw[1]) != 0x8b)
+        return raw;
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) fail(path, "cannot start gzip decompression");
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+    z.avail_in = static_cast<uInt>(raw.size());
+    std::string text;
+    char buffer[1 << 16];
+    int code = Z_OK;
+    while (code != Z_STREAM_END) {
+        z.next_out = reinterpret_cast<Bytef*>(buffer);
+        z.avail_out = sizeof buffer;
+        code = inflate(&z, Z_NO_FLUSH);
+        text.append(buffer, sizeof buffer - z.avail_out);
+        if (code == Z_STREAM_END && z.avail_in > 0) code = inflateReset(&z);  // another gzip member follows
+        if (code != Z_OK && code != Z_STREAM_END) break;
+        if (code == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+            code = Z_BUF_ERROR;  // input ended inside the stream
+            break;
+        }
+    }
+    const std::string message = z.msg ? z.msg : "the data ends before the gzip stream does";
+    inflateEnd(&z);
+    if (code != Z_STREAM_END) fail(path, "cannot read (damaged or truncated gzip data): " + message);
+    return text;
+}
+
+std::optional<Shape> dims_of(const json& v) {
+    if (!v.is_array()) return std::nullopt;
+    Shape s;
+    for (const json& d : v) {
+        if (!d.is_number_integer()) return std::nullopt;  // a TensorList holds arrays
+        s.push_back(d.get<std::int64_t>());
+    }
+    return s;
+}
+
+// The integers in a "Concrete Inputs" string: "[2, 2]" -> {2, 2}, "1" -> {1}, "" -> {}.
+std::vector<std::int64_t> concrete_ints(const std::string& text) {
+    std::vector<std::int64_t> out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (std::isdigit(static_cast<unsigned char>(text[i])) || (text[i] == '-' && i + 1 < text.size() &&
+                                                                  std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+            std::size_t used = 0;
+            out.push_back(std::stoll(text.substr(i), &used));
+            i += used;
+        } else {
+            ++i;
+        }
+    }
+    return out;
+}
+
+class PyTorchImporter {
+public:
+    PyTorchImporter(const std::string& path, DType default_dtype, const ImportOptions& options)
+        : path_(path), default_dtype_(default_dtype), options_(options) {}
+
+    ImportedModel run() {
+        const std::string text = read_maybe_gzip(path_);
+        try {
+            root_ = json::parse(text);
+        } catch (const json::parse_error& e) {
+            fail(path_, std::string("not a PyTorch profiler trace: not valid JSON (") + e.what() + ")");
+        }
+        const json* events = &root_;
+        if (root_.is_object()) {
+            const auto it = root_.find("traceEvents");
+            if (it == root_.end() || !it->is_array())
+                fail(path_, "not a PyTorch profiler trace: no \"traceEvents\" array (export it with "
+                            "prof.export_chrome_trace(...) from torch.profiler with record_shapes=True)");
+            events = &*it;
+        } else if (!root_.is_array()) {
+            fail(path_, "not a PyTorch profiler trace: the top level is neither an object nor an array of events");
+        }
+        summary_.format = "pytorch";
+        summary_.file = path_;
+        collect(*events);
+        nest();
+        emit();
+        ImportedModel model{std::move(ops_), std::move(summary_)};
+        finish_imported_ops(model, options_.strict);
+        return model;
+    }
+
+private:
+    std::string where(const Event& e) const {
+        return "event " + std::to_string(e.index) + " '" + e.name + "'";
+    }
+
+    void collect(const json& events) {
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const json& e = events[i];
+            if (!e.is_object()) continue;
+            const auto name = e.find("name");
+            const auto ph = e.find("ph");
+            if (name == e.end() || !name->is_string() || ph == e.end() || *ph != "X") continue;
+            const std::string n = name->get<std::string>();
+            if (n.rfind("aten::", 0) != 0) continue;
+            const auto ts = e.find("ts");
+            const auto dur = e.find("dur");
+            if (ts == e.end() || !ts->is_number() || dur == e.end() || !dur->is_number())
+                fail(path_, "event " + std::to_string(i) + " '" + n + "': a complete event (ph X) needs numbers ts and dur");
+            Event ev;
+            ev.index = i;
+            ev.name = n;
+            ev.thread = (e.contains("pid") ? e["pid"].dump() : "") + "/" + (e.contains("tid") ? e["tid"].dump() : "");
+            ev.ts = ts->get<double>();
+            ev.end = ev.ts + dur->get<double>();
+            if (const auto args = e.find("args"); args != e.end() && args->is_object()) ev.args = &*args;
+            if (const auto rule = event_rules().find(n); rule != event_rules().end()) ev.rule = &rule->second;
+            events_.push_back(std::move(ev));
+        }
+        summary_.source_ops = static_cast<std::int64_t>(events_.size());
+    }
+
+    // Nesting by time containment on each thread: sorted by start (longer first among equal
+    // starts), an event's parent is the innermost open event that contains it.
+    void nest() {
+        std::vector<std::size_t> order(events_.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            const Event &x = events_[a], &y = events_[b];
+            if (x.thread != y.thread) return x.thread < y.thread;
+            if (x.ts != y.ts) return x.ts < y.ts;
+            return x.end > y.end;
+        });
+        // Timestamps are microseconds with three decimals; allow their rounding at the edges.
+        constexpr double kSlack = 1e-3;
+        std::vector<std::size_t> open;
+        std::string thread;
+        for (const std::size_t i : order) {
+            Event& e = events_[i];
+            if (e.thread != thread) open.clear(), thread = e.thread;
+            while (!open.empty() && events_[open.back()].end + kSlack < e.end) open.pop_back();
+            if (!open.empty()) {
+                e.parent = static_cast<int>(open.back());
+                for (const std::size_t o : open) e.inside_recognized = e.inside_recognized || events_[o].rule;
+                if (e.rule)
+                    for (auto it = open.rbegin(); it != open.rend() && !events_[*it].contains_recognized; ++it)
+                        events_[*it].contains_recognized = true;
+            }
+            open.push_back(i);
+        }
+    }
+
+    void emit() {
+        std::vector<std::size_t> taken;
+        for (std::size_t i = 0; i < events_.size(); ++i) {
+            const Event& e = events_[i];
+            if (e.rule && !e.contains_recognized) taken.push_back(i);
+            else if (e.rule) ++summary_.nested[e.name];
+            else if (e.inside_recognized || e.contains_recognized || is_shape_only(e.name)) ++summary_.shape_only[e.name];
+            else ++summary_.unmapped[e.name];
+        }
+        // Ops in time order (threads interleaved), ties by position in the file.
+        std::stable_sort(taken.begin(), taken.end(), [&](std::size_t a, std::size_t b) { return events_[a].ts < events_[b].ts; });
+        for (const std::size_t i : taken) {
+            const Event& e = events_[i];
+            if (map_event(e)) ++summary_.mapped[e.name];
+            else ++summary_.unmapped[e.name + " (no Input Dims)"];
+        }
+    }
+
+    // Input i's dims, if the event recorded them as a tensor shape.
+    std::optional<Shape> input_dims(const Event& e, std::size_t i) const {
+        if (!e.args) return std::nullopt;
+        const auto dims = e.args->find("Input Dims");
+        if (dims == e.args->end() || !dims->is_array() || i >= dims->size()) return std::nullopt;
+        return dims_of((*dims)[i]);
+    }
+    std::optional<std::string> concrete(const Event& e, int i) const {
+        if (!e.args || i < 0) return std::nullopt;
+        const auto c = e.args->find("Concrete Inputs");
+        if (c == e.args->end() || !c->is_array() || static_cast<std::size_t>(i) >= c->size() || !(*c)[i].is_string())
+            return std::nullopt;
+        const std::string s = (*c)[i].get<std::string>();
+        if (s.empty()) return std::nullopt;
+        return s;
+    }
+    DType dtype(const Event& e, std::size_t input) const {
+        if (!e.args) return default_dtype_;
+        const auto types = e.args->find("Input type");
+        if (types == e.args->end() || !types->is_array() || input >= types->size() || !(*types)[input].is_string())
+            return default_dtype_;
+        const std::string t = (*types)[input].get<std::string>();
+        if (t == "c10::Half") return DType::fp16;
+        if (t == "c10::BFloat16") return DType::bf16;
+        if (t == "signed char" || t == "unsigned char" || t == "c10::qint8" || t == "c10::quint8") return DType::int8;
+        return default_dtype_;  // float (fp32) and the rest: the config's default
+    }
+
+    Op new_op(const Event& e, OpKind kind, std::size_t dtype_input) const {
+        Op op;
+        op.kind = kind;
+        std::string short_name = e.name.substr(6);  // without "aten::"
+        while (!short_name.empty() && short_name.front() == '_') short_name.erase(short_name.begin());
+        op.name = short_name;
+        op.line = static_cast<int>(e.index) + 1;
+        op.dtype = dtype(e, dtype_input);
+        return op;
+    }
+
+    void gemm(const Event& e, std::size_t a_input, const Shape& a, const Shape& b) {
+        OpKind kind = OpKind::matmul;
+        GemmShape g;
+        if (const std::string problem = numpy_matmul(a, b, kind, g); !problem.empty()) fail(path_, where(e) + ": " + problem);
+        Op op = new_op(e, kind, a_input);
+        op.gemm = g;
+        ops_.push_back(std::move(op));
+    }
+
+    std::int64_t count(const Event& e, const Shape& s) const {
+        std::int64_t n = 1;
+        for (const std::int64_t d : s) {
+            if (d < 0) fail(path_, where(e) + ": negative dimension in Input Dims");
+            const auto p = checked_mul(n, d);
+            if (!p) fail(path_, where(e) + ": element count overflows a 64-bit integer");
+            n = *p;
+        }
+        return n;
+    }
+
+    bool map_event(const Event& e) {
+        const auto in = [&](std::size_t i) { return input_dims(e, i); };
+        switch (e.rule->handler) {
+            case Handler::mm:
+            case Handler::bmm:
+            case Handler::matmul: {
+                const auto a = in(0), b = in(1);
+                if (!a || !b) return false;
+                if (e.rule->handler == Handler::mm && (a->size() != 2 || b->size() != 2))
+                    fail(path_, where(e) + ": mm takes 2-D operands");
+                if (e.rule->handler == Handler::bmm && (a->size() != 3 || b->size() != 3))
+                    fail(path_, where(e) + ": bmm takes 3-D operands");
+                gemm(e, 0, *a, *b);
+                return true;
+            }
+            case Handler::addmm:
+            case Handler::baddbmm: {
+                const auto a = in(1), b = in(2);
+                if (!a || !b) return false;
+                gemm(e, 1, *a, *b);
+                return true;
+            }
+            case Handler::linear: {
+                const auto x = in(0), w = in(1);
+                if (!x || !w || x->empty() || w->size() != 2) return false;
+                // y = x W^T: W is [out_features, in_features].
+                gemm(e, 0, *x, Shape{(*w)[1], (*w)[0]});
+                return true;
+            }
+            case Handler::conv: return map_conv(e);
+            case Handler::softmax: {
+                const auto x = in(0);
+                if (!x || x->empty()) return false;
+                const auto rank = static_cast<std::int64_t>(x->size());
+                std::int64_t dim = rank - 1;
+                if (const auto d = concrete(e, 1)) {
+                    const auto v = concrete_ints(*d);
+                    if (v.size() == 1) dim = v[0] < 0 ? v[0] + rank : v[0];
+                }
+                if (dim < 0 || dim >= rank) fail(path_, where(e) + ": dim out of range");
+                Op op = new_op(e, OpKind::softmax, 0);
+                op.cols = (*x)[static_cast<std::size_t>(dim)];
+                op.rows = op.cols > 0 ? count(e, *x) / op.cols : 0;
+                ops_.push_back(std::move(op));
+                return true;
+            }
+            case Handler::layernorm: {
+                const auto x = in(0);
+                if (!x || x->empty()) return false;
+                // normalized_shape: from Concrete Inputs, else as many axes as gamma has, else one.
+                std::size_t axes = 1;
+                if (const auto c = concrete(e, 1); c && !concrete_ints(*c).empty()) axes = concrete_ints(*c).size();
+                else if (const auto gamma = in(2); gamma && !gamma->empty()) axes = gamma->size();
+                if (axes > x->size()) fail(path_, where(e) + ": normalized_shape has more axes than the input");
+                Op op = new_op(e, OpKind::layernorm, 0);
+                op.cols = count(e, Shape(x->end() - static_cast<std::ptrdiff_t>(axes), x->end()));
+                op.rows = op.cols > 0 ? count(e, *x) / op.cols : 0;
+                ops_.push_back(std::move(op));
+                return true;
+            }
+            case Handler::elementwise: {
+                // The broadcast of the tensor inputs (a Python scalar records no dims).
+                Shape out;
+                bool any = false;
+                for (std::size_t i = 0; e.args && i < 4; ++i) {
+                    const auto s = in(i);
+                    if (!s) continue;
+                    any = true;
+                    if (s->size() > out.size()) out.insert(out.begin(), s->size() - out.size(), 1);
+                    for (std::size_t j = 0; j < s->size(); ++j) {
+                        std::int64_t& o = out[out.size() - s->size() + j];
+                        o = std::max(o, (*s)[j]);
+                    }
+                }
+                if (!any) return false;
+                Op op = new_op(e, e.rule->kind, 0);
+                op.elements = count(e, out);
+                ops_.push_back(std::move(op));
+                return true;
+            }
+            case Handler::input_pass: {
+                const auto x = in(0);
+                if (!x) return false;
+                Op op = new_op(e, e.rule->kind, 0);
+                op.elements = count(e, *x);
+                ops_.push_back(std::move(op));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // A conv argument from this event's Concrete Inputs or, failing that, from an enclosing conv
+    // event's (aten::conv2d records them, the backend call inside it may not).
+    std::optional<std::vector<std::int64_t>> conv_arg(const Event& e, int ConvArgs::*field) {
+        for (const Event* p = &e; p; p = p->parent >= 0 ? &events_[static_cast<std::size_t>(p->parent)] : nullptr) {
+            const auto args = conv_args().find(p->name);
+            if (args == conv_args().end()) continue;
+            if (const auto c = concrete(*p, args->second.*field)) {
+                if (*c == "valid") return std::vector<std::int64_t>{0};
+                const auto v = concrete_ints(*c);
+                if (!v.empty()) return v;
+            }
+        }
+        return std::nullopt;
+    }
+
+    bool map_conv(const Event& e) {
+        const auto x = input_dims(e, 0), w = input_dims(e, 1);
+        if (!x || !w || (w->size() != 3 && w->size() != 4)) return false;
+        if (const auto t = conv_arg(e, &ConvArgs::transposed); t && !t->empty() && (*t)[0] != 0) return false;
+        const bool two_d = w->size() == 4;
+        const std::size_t spatial = two_d ? 2 : 1;
+        // Batched input has one more axis than the weight's spatial axes + 1; unbatched has N = 1.
+        const bool batched = x->size() == spatial + 2;
+        if (!batched && x->size() != spatial + 1) fail(path_, where(e) + ": input and weight ranks do not match");
+        const Shape xs = batched ? *x : [&] { Shape s{1}; s.insert(s.end(), x->begin(), x->end()); return s; }();
+        const auto pick = [](const std::optional<std::vector<std::int64_t>>& v, std::size_t axis, std::int64_t fallback) {
+            if (!v || v->empty()) return fallback;
+            return axis < v->size() ? (*v)[axis] : v->front();
+        };
+        const auto stride = conv_arg(e, &ConvArgs::stride), padding = conv_arg(e, &ConvArgs::padding),
+                   dilation = conv_arg(e, &ConvArgs::dilation), groups = conv_arg(e, &ConvArgs::groups);
+        if (!stride || !padding)
+            summary_.notes.push_back(where(e) + ": no stride or padding in Concrete Inputs: 1 and 0 assumed");
+        Op op = new_op(e, OpKind::conv2d, 0);
+        Conv2dShape& c = op.conv;
+        c.n = xs[0];
+        c.c = xs[1];
+        c.k = (*w)[0];
+        c.groups = pick(groups, 0, 1);
+        c.h = two_d ? xs[2] : 1;
+        c.w = two_d ? xs[3] : xs[2];
+        c.r = two_d ? (*w)[2] : 1;
+        c.s = two_d ? (*w)[3] : (*w)[2];
+        c.stride_h = two_d ? pick(stride, 0, 1) : 1;
+        c.stride_w = pick(stride, two_d ? 1 : 0, 1);
+        c.pad_h = two_d ? pick(padding, 0, 0) : 0;
+        c.pad_w = pick(padding, two_d ? 1 : 0, 0);
+        c.dilation_h = two_d ? pick(dilation, 0, 1) : 1;
+        c.dilation_w = pick(dilation, two_d ? 1 : 0, 1);
+        if (const std::string problem = conv_channels_problem(c.c, (*w)[1], c.groups); !problem.empty())
+            fail(path_, where(e) + ": " + problem);
+        ops_.push_back(std::move(op));
+        return true;
+    }
+
+    const std::string& path_;
+    DType default_dtype_;
+    const ImportOptions& options_;
+    json root_;
+    std::vector<Event> events_;
+    std::vector<Op> ops_;
+    ImportSummary summary_;
+};
+
+}  // namespace
+
+ImportedModel import_pytorch_profile(const std::string& path, DType default_dtype, const ImportOptions& options) {
+    return PyTorchImporter(path, default_dtype, options).run();
+}
+
+}  // namespace accelsim
