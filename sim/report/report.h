@@ -31,7 +31,10 @@ struct RunReport {
     // the chip; 0: no matrix unit runs it).
     double matrix_macs_per_cycle = 0;
 
+    // From the host starting the run to it seeing the last op finish: device cycles + host cycles.
     std::uint64_t total_cycles() const;
+    // Host time not hidden behind the device (each op's host_cycles and the final sync).
+    std::uint64_t host_cycles() const;
     double seconds() const;
     std::int64_t total_macs() const;
     std::int64_t total_flops() const;
