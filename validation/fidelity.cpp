@@ -11,6 +11,7 @@
 //   validate_fidelity            the small rows (ctest runs this: about a minute of one core)
 //   validate_fidelity --all      every row (8192^3 alone takes minutes; run by hand)
 //   validate_fidelity --csv F    also write the table as CSV
+//   validate_fidelity --case C   only the rows of case C (e.g. --all --case bert_base_trt_fp16)
 //
 // What ctest checks of the small rows is independent of the calibration: no simulated latency
 // may beat the chip's published peaks (312 TFLOP/s fp16 dense, 2039 GB/s; A100 whitepaper and
@@ -131,13 +132,14 @@ bool small(const Row& r) {
 
 int main(int argc, char** argv) {
     bool all = false;
-    std::string csv_path;
+    std::string csv_path, only_case;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--all") all = true;
         else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        else if (a == "--case" && i + 1 < argc) only_case = argv[++i];
         else {
-            std::fprintf(stderr, "usage: validate_fidelity [--all] [--csv FILE]\n");
+            std::fprintf(stderr, "usage: validate_fidelity [--all] [--csv FILE] [--case CASE]\n");
             return 2;
         }
     }
@@ -158,6 +160,7 @@ int main(int argc, char** argv) {
     double sum_abs_error = 0, worst = 0;
     for (const Row& row : rows) {
         if (!all && !small(row)) continue;
+        if (!only_case.empty() && row.kind != only_case) continue;
         const bool bert = row.kind == "bert_base_trt_fp16";
         const accelsim::ChipConfig& config = configs.at(source_of(row).kind);
         const auto ops = row_ops(row, accelsim::DType::fp16);

@@ -82,8 +82,10 @@ DesignSummary summarize(const DesignInput& d) {
     s.peak_tflops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * chip.clock_hz() / 1e12;
     s.cycles = number<std::uint64_t>(d, totals, "cycles", "totals");
     s.seconds = number<double>(d, totals, "seconds", "totals");
-    s.host_launch = field(d, totals, "host_launch", "totals").get<std::string>();
-    s.host_seconds = static_cast<double>(number<std::uint64_t>(d, totals, "host_cycles", "totals")) / chip.clock_hz();
+    // Reports written before the host model had no host time: "none".
+    s.host_launch = totals.value("host_launch", std::string("none"));
+    if (totals.contains("host_cycles"))
+        s.host_seconds = static_cast<double>(number<std::uint64_t>(d, totals, "host_cycles", "totals")) / chip.clock_hz();
     s.macs = number<std::int64_t>(d, totals, "macs", "totals");
     s.flops = number<std::int64_t>(d, totals, "flops", "totals");
     s.achieved_tflops = tflops(static_cast<double>(s.flops), s.seconds);
