@@ -3,9 +3,15 @@
 // were measured on) and prints reference, simulated and signed error per row and the mean
 // absolute error. docs/fidelity.md shows the output of a whole run and explains the errors.
 //
+// How each source launched its ops is a property of its measurement method, set once per source
+// (kSources), never per row: LLMCompass timed one PyTorch call and a synchronize (host.launch
+// eager); TensorRT's BERT demo runs an engine (host.launch engine). Everything else is the shipped
+// config.
+//
 //   validate_fidelity            the small rows (ctest runs this: about a minute of one core)
 //   validate_fidelity --all      every row (8192^3 alone takes minutes; run by hand)
 //   validate_fidelity --csv F    also write the table as CSV
+//   validate_fidelity --case C   only the rows of case C (e.g. --all --case bert_base_trt_fp16)
 //
 // What ctest checks of the small rows is independent of the calibration: no simulated latency
 // may beat the chip's published peaks (312 TFLOP/s fp16 dense, 2039 GB/s; A100 whitepaper and
@@ -20,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +102,25 @@ std::vector<accelsim::Op> row_ops(const Row& row, accelsim::DType dtype) {
     return ops;
 }
 
+// One source's measurement method: the config of the part it measured and its host launch mode.
+struct Source {
+    const char* kind;    // the csv's `case`
+    const char* config;  // configs/...
+    const char* launch;  // host.launch
+};
+const Source kSources[] = {
+    {"gemm_fp16", "a100.json", "eager"},            // torch.matmul + synchronize, median (LLMCompass)
+    {"softmax_fp16", "a100.json", "eager"},         // torch.softmax + synchronize, median (LLMCompass)
+    {"bert_base_trt_fp16", "a100_40gb.json", "engine"},  // TensorRT engine (demo/BERT)
+};
+
+const Source& source_of(const Row& row) {
+    for (const Source& s : kSources)
+        if (row.kind == s.kind) return s;
+    std::fprintf(stderr, "unknown reference case '%s'\n", row.kind.c_str());
+    std::exit(2);
+}
+
 // Rows ctest runs: each simulates in seconds on one core.
 bool small(const Row& r) {
     if (r.kind == "gemm_fp16") return r.m * r.n * r.k <= 8192LL * 512 * 512;
@@ -106,31 +132,37 @@ bool small(const Row& r) {
 
 int main(int argc, char** argv) {
     bool all = false;
-    std::string csv_path;
+    std::string csv_path, only_case;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--all") all = true;
         else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        else if (a == "--case" && i + 1 < argc) only_case = argv[++i];
         else {
-            std::fprintf(stderr, "usage: validate_fidelity [--all] [--csv FILE]\n");
+            std::fprintf(stderr, "usage: validate_fidelity [--all] [--csv FILE] [--case CASE]\n");
             return 2;
         }
     }
     const std::string root = ACCELSIM_SOURCE_DIR;
     const std::vector<Row> rows = read_reference(root + "/validation/reference/a100_calibration.csv");
-    const accelsim::ChipConfig a100 = accelsim::load_config(root + "/configs/a100.json");
-    const accelsim::ChipConfig a100_40gb = accelsim::load_config(root + "/configs/a100_40gb.json");
+    std::map<std::string, accelsim::ChipConfig> configs;  // by source
+    for (const Source& s : kSources)
+        configs.emplace(s.kind, accelsim::load_config(root + "/configs/" + s.config,
+                                                      {std::string("host.launch=") + s.launch}));
 
     std::ostringstream csv;
     csv << "case,m_or_rows_or_seq,n_or_cols,k,batch,config,reference_ms,simulated_ms,error\n";
-    std::printf("%-20s %28s %-10s %12s %12s %9s\n", "case", "shape", "config", "measured ms", "simulated ms",
-                "error");
+    for (const Source& s : kSources)
+        std::printf("%s: configs/%s, host.launch=%s\n", s.kind, s.config, s.launch);
+    std::printf("%-20s %28s %-10s %12s %12s %9s %9s\n", "case", "shape", "config", "measured ms", "simulated ms",
+                "host ms", "error");
     int failures = 0, counted = 0;
     double sum_abs_error = 0, worst = 0;
     for (const Row& row : rows) {
         if (!all && !small(row)) continue;
+        if (!only_case.empty() && row.kind != only_case) continue;
         const bool bert = row.kind == "bert_base_trt_fp16";
-        const accelsim::ChipConfig& config = bert ? a100_40gb : a100;
+        const accelsim::ChipConfig& config = configs.at(source_of(row).kind);
         const auto ops = row_ops(row, accelsim::DType::fp16);
         const accelsim::RunReport report = accelsim::run_trace(config, row.kind, ops, accelsim::RunOptions{});
         const double simulated_ms = report.seconds() * 1e3;
@@ -141,8 +173,9 @@ int main(int argc, char** argv) {
         const std::string shape = bert ? "seq " + std::to_string(row.m) + " batch " + std::to_string(row.batch)
                                        : std::to_string(row.m) + "x" + std::to_string(row.n) +
                                              (row.k ? "x" + std::to_string(row.k) : "");
-        std::printf("%-20s %28s %-10s %12.4f %12.4f %+8.1f%%\n", row.kind.c_str(), shape.c_str(),
-                    config.name.c_str(), row.reference_ms, simulated_ms, 100 * error);
+        const double host_ms = 1e3 * static_cast<double>(report.host_cycles()) / config.clock_hz();
+        std::printf("%-20s %28s %-10s %12.4f %12.4f %9.4f %+8.1f%%\n", row.kind.c_str(), shape.c_str(),
+                    config.name.c_str(), row.reference_ms, simulated_ms, host_ms, 100 * error);
         std::fflush(stdout);
         csv << row.kind << ',' << row.m << ',' << row.n << ',' << row.k << ',' << row.batch << ',' << config.name
             << ',' << row.reference_ms << ',' << simulated_ms << ',' << error << '\n';

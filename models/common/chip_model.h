@@ -28,7 +28,10 @@ struct NumericsSummary {
 struct OpReport {
     Op op;
     std::string model;  // which model produced the cycles: "roofline" means no cycle model ran
-    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;
+    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;  // device time: end = start + cycles
+    // Host time the device spent waiting for right before this op (framework dispatch, launch;
+    // models/common/host_launch.h), and, on the last op only, the host seeing it finish.
+    std::uint64_t host_cycles = 0, sync_cycles = 0;
     std::map<std::string, std::int64_t> bytes;  // by memory level
     std::optional<double> utilization;          // share of the running unit's peak
     std::optional<double> occupancy_theoretical, occupancy_achieved, simd_efficiency;

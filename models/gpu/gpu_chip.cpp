@@ -73,9 +73,81 @@ MemoryPeaks GpuChip::memory_peaks() const {
 }
 
 OpReport GpuChip::run(const Op& op, const Op* next) {
-    (void)next;  // every op starts cold on a GPU: what follows changes nothing
-    if (op.kind == OpKind::kernel) return run_kernel(op);
-    return run_lowered(op);
+    op_starting_ = true;
+    warm_lines_ = warm_input_lines_ = 0;
+    OpReport r = op.kind == OpKind::kernel ? run_kernel(op) : run_lowered(op);
+    ++ops_run_;
+    if (!params_.cold_l2_per_op && params_.memory && params_.memory->l2) {
+        r.stats.push_back(stat_value(stat::l2_warm_lines, static_cast<double>(warm_lines_)));
+        r.stats.push_back(stat_value(stat::l2_warm_input_lines, static_cast<double>(warm_input_lines_)));
+        // The last op: what is still dirty in the L2 is written back after it. The bytes count
+        // (every output reaches HBM once); the time does not: a kernel completes, and a
+        // synchronize returns, without waiting for the L2 to write back.
+        if (!next) {
+            const std::uint64_t flushed = flush_l2();
+            r.bytes["hbm"] += static_cast<std::int64_t>(flushed);
+            r.stats.push_back(stat_value(stat::l2_flush_bytes, static_cast<double>(flushed)));
+        }
+    }
+    return r;
+}
+
+namespace {
+
+const simt::GlobalMemory::Allocation* allocation_holding(const simt::GlobalMemory& memory, std::uint64_t address) {
+    for (const auto& a : memory.allocations())
+        if (address >= a.address && address < a.address + a.bytes) return &a;
+    return nullptr;
+}
+
+}  // namespace
+
+std::pair<std::uint64_t, std::uint64_t> GpuChip::warm_l2(simt::GlobalMemoryPort& port,
+                                                         const simt::GlobalMemory& memory) {
+    auto& hierarchy = dynamic_cast<HierarchyMemoryPort&>(port);
+    std::uint64_t input_lines = 0;
+    if (op_starting_ && !l2_carry_.empty()) {
+        // A new op, a new address space. The trace names no tensors: an op reads the output of the
+        // op before it as its first buffer (a chain, as layers are). Those lines move onto that
+        // buffer; every other line (weights, older inputs, a longer output's tail) keeps its
+        // place in the L2 under an address no buffer of this op has, so it takes space and, if
+        // dirty, is written back when it leaves.
+        const auto line_bytes = static_cast<std::uint64_t>(params_.memory->l2->line_bytes);
+        const simt::GlobalMemory::Allocation* input =
+            memory.allocations().empty() ? nullptr : &memory.allocations().front();
+        const std::uint64_t unread = (1 + ops_run_ % 255) << 32;
+        for (auto& line : l2_carry_) {
+            const std::uint64_t address = line.line_address * line_bytes;
+            const std::uint64_t offset = carry_output_ ? address - carry_output_->address : ~std::uint64_t{0};
+            if (carry_output_ && input && address >= carry_output_->address && offset < carry_output_->bytes &&
+                offset < input->bytes) {
+                line.line_address = (input->address + offset) / line_bytes;
+                ++input_lines;
+            } else {
+                line.line_address = ((address & 0xffffffffULL) | unread) / line_bytes;
+            }
+        }
+    }
+    hierarchy.warm_l2(l2_carry_);
+    return {l2_carry_.size(), input_lines};
+}
+
+void GpuChip::keep_l2(const simt::GlobalMemoryPort& port, const simt::GlobalMemory& memory) {
+    const auto& hierarchy = dynamic_cast<const HierarchyMemoryPort&>(port);
+    l2_carry_ = hierarchy.l2_lines();
+    // The buffer the launch wrote is the op's output (a split-K sum writes only C).
+    const auto written = hierarchy.first_write();
+    const simt::GlobalMemory::Allocation* output = written ? allocation_holding(memory, *written) : nullptr;
+    carry_output_ = output ? std::optional<simt::GlobalMemory::Allocation>(*output) : std::nullopt;
+}
+
+std::uint64_t GpuChip::flush_l2() {
+    const auto sector_bytes = static_cast<std::uint64_t>(params_.memory->l2->sector_bytes);
+    std::uint64_t dirty = 0;
+    for (const auto& line : l2_carry_) dirty += static_cast<std::uint64_t>(__builtin_popcount(line.dirty)) * sector_bytes;
+    l2_carry_.clear();
+    carry_output_.reset();
+    return dirty;
 }
 
 const simt::Kernel& GpuChip::kernel_for(const Op& op) {
@@ -121,8 +193,9 @@ OpReport GpuChip::run_lowered(const Op& op) {
     if (!lowered) return roofline_only(op, *this);  // a dtype the ISA has no unit for (docs/gpu.md)
     OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory);
     // Further launches of the op (split-K's sum) run after it on the same data, each with its own
-    // launch overhead and a fresh memory system (as every op starts cold): their cycles, bytes and
-    // roofline bounds add to the op's; the simt.* counters stay those of the first launch.
+    // launch overhead and the L2 the launch before left (empty with gpu.cold_l2_per_op): their
+    // cycles, bytes and roofline bounds add to the op's; the simt.* counters stay those of the first
+    // launch.
     if (!lowered->then.empty()) {
         const simt::KernelStats first = last_;
         double then_cycles = 0, then_issued = 0;
@@ -225,6 +298,13 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
                 windows.emplace_back(end, hierarchy_port->traffic());
             };
     }
+    const bool warm = !params_.cold_l2_per_op && dynamic_cast<const HierarchyMemoryPort*>(port.get()) &&
+                      params_.memory->l2;
+    if (warm) {
+        const auto [lines, input_lines] = warm_l2(*port, memory);
+        if (op_starting_) warm_lines_ = lines, warm_input_lines_ = input_lines;
+    }
+    op_starting_ = false;
     try {
         last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(), options);
     } catch (const simt::KernelTimeout& e) {  // the watchdog: the run failed, the input may be fine
@@ -234,6 +314,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     } catch (const simt::SimtError& e) {  // a kernel fault, or a block that cannot fit on an SM
         throw std::invalid_argument(op_where(op) + ": " + e.what());
     }
+    if (warm) keep_l2(*port, memory);
     const simt::KernelStats& k = last_;
 
     OpReport r;

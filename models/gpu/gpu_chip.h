@@ -40,6 +40,7 @@ struct GpuChipParams {
     std::optional<memory::MemoryHierarchyParams> memory;
     int ideal_latency_cycles = 200;
     int launch_overhead_cycles = 0;       // paid before every launch, >= 0
+    bool cold_l2_per_op = false;          // true: no L2 contents carried from op to op
     double sm_port_bytes_per_cycle = 0;   // an SM's crossbar port (lowering's bandwidth floor)
     double clock_hz = 1e9;
     std::uint64_t seed = 1;               // data of rand-filled buffers
@@ -88,8 +89,23 @@ private:
     OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
                                const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory);
 
+    // The warm L2: puts what the last launch left into `port` (relocated to this op's buffers at
+    // its first launch), and keeps what this launch leaves. Returns the lines put in and how many
+    // of them are the previous op's output read as this op's input.
+    std::pair<std::uint64_t, std::uint64_t> warm_l2(simt::GlobalMemoryPort& port, const simt::GlobalMemory& memory);
+    void keep_l2(const simt::GlobalMemoryPort& port, const simt::GlobalMemory& memory);
+    // The end of the run: the dirty bytes still in the L2, which then starts empty.
+    std::uint64_t flush_l2();
+
     GpuChipParams params_;
     GpuChipOptions options_;
+    // The L2 lines the last launch left, in its op's address space, least recently used first; the
+    // buffer that launch wrote (the op's output); whether the next launch starts a new op.
+    std::vector<memory::L2Cache::ResidentLine> l2_carry_;
+    std::optional<simt::GlobalMemory::Allocation> carry_output_;
+    bool op_starting_ = true;
+    std::uint64_t ops_run_ = 0;  // tags lines nobody will read again with an address of their own
+    std::uint64_t warm_lines_ = 0, warm_input_lines_ = 0;  // of the op's first launch
     std::map<std::string, simt::Kernel> kernels_;  // assembled once per file
     simt::KernelStats last_;
     bool record_activity_ = false;

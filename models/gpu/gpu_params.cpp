@@ -7,7 +7,11 @@ const ParamTable<GpuParams>& gpu_param_table() {
         ParamTable<GpuParams> t;
         t.integer("sms", &GpuParams::sms, 1, 1024, "Streaming multiprocessors per chip.")
             .integer("launch_overhead_cycles", &GpuParams::launch_overhead_cycles, 0, 1e8,
-                     "Cycles from a kernel launch to its first block starting.")
+                     "Device cycles each kernel costs besides its blocks (from the previous kernel's end, launched back to back, "
+                     "to its first block starting); the host's part of a launch is the host section's.")
+            .boolean("cold_l2_per_op", &GpuParams::cold_l2_per_op,
+                     "true: every op starts with an empty L2 (kernel studies); false: an op's L2 starts with what "
+                     "the op before it left, its output read as the next op's input (docs/gpu.md).")
             .integer("max_kernel_cycles", &GpuParams::max_kernel_cycles, 1, 1e15,
                      "Watchdog: a kernel launch still running after this many cycles is stopped (exit 1, "
                      "naming the warps still running and their PCs); see docs/reliability.md.")

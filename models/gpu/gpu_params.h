@@ -10,7 +10,10 @@ namespace accelsim::gpu {
 
 struct GpuParams {
     int sms = 1;
-    int launch_overhead_cycles = 0;  // from a kernel launch to its first block starting
+    // true: every op starts with an empty L2 (kernel studies); false: an op's L2 starts with what
+    // the op before it left (docs/gpu.md "Warm L2 across ops").
+    bool cold_l2_per_op = false;
+    int launch_overhead_cycles = 0;  // device cycles per kernel besides its blocks (the host part: HostParams)
     // Watchdog (simt::SmParams::max_cycles, max_issued): a launch past either limit is stopped.
     std::int64_t max_kernel_cycles = static_cast<std::int64_t>(simt::kDefaultMaxKernelCycles);
     std::int64_t max_kernel_instructions = static_cast<std::int64_t>(simt::kDefaultMaxKernelInstructions);

@@ -4,6 +4,12 @@ namespace accelsim::gpu::stat {
 
 using U = StatUnit;
 
+const StatDef l2_warm_lines{"gpu.l2_warm_lines", U::lines,
+                             "L2 lines the op found left by the op before it (0: a cold L2)"};
+const StatDef l2_warm_input_lines{"gpu.l2_warm_input_lines", U::lines,
+                                  "of those, lines of the previous op's output the op reads as its input"};
+const StatDef l2_flush_bytes{"gpu.l2_flush_bytes", U::bytes,
+                             "dirty L2 bytes written back at the end of the run (counted in hbm bytes, no time)"};
 const StatDef kernel_cycles{"simt.kernel_cycles", U::cycles, "launch to last block done, without the launch overhead"};
 const StatDef launch_overhead_cycles{"simt.launch_overhead_cycles", U::cycles, "gpu.launch_overhead_cycles"};
 const StatDef ipc{"simt.ipc", U::ratio, "warp instructions issued per kernel cycle, whole GPU",

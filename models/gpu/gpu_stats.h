@@ -17,6 +17,8 @@ extern const StatDef global_requests, global_sectors, shared_requests, shared_wa
     hbm_row_misses, hbm_row_conflicts, hbm_bytes_per_cycle;
 // Launches after the first (split-K's sum) and the tensor cores' share of peak.
 extern const StatDef then_launches, then_cycles, then_issued, tensor_utilization;
+// The warm L2 (docs/gpu.md "Warm L2 across ops").
+extern const StatDef l2_warm_lines, l2_warm_input_lines, l2_flush_bytes;
 // The library's launch choices.
 extern const StatDef tile_m, tile_n, tile_k, warps_m, warps_n, slices_ahead, splits, grid, block, blocks_per_sm,
     waves, wave_efficiency, gemm_m, gemm_n, gemm_k, variant, rows_per_block, elements_per_thread_step;

@@ -29,6 +29,7 @@ std::uint64_t HierarchyMemoryPort::to_cycle(memory::Picoseconds done, std::uint6
 
 std::uint64_t HierarchyMemoryPort::access(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm) {
     ++(write ? write_sectors_ : read_sectors_);
+    if (write && !first_write_) first_write_ = sector_address;
     const memory::Picoseconds done = hierarchy_.access(sm, sector_address, kSectorBytes, write, to_ps(cycle));
     return to_cycle(done, cycle);
 }
@@ -39,6 +40,7 @@ void HierarchyMemoryPort::submit(std::uint64_t cycle, std::uint32_t sector_addre
     if ((tag & kTagSmBits) != 0 || sm < 0 || static_cast<std::uint64_t>(sm) >= (kTagSmBits >> kTagSmShift))
         throw std::logic_error("hierarchy port: tag bits 40..61 must be clear and sm below 2^22");
     ++(write ? write_sectors_ : read_sectors_);
+    if (write && !first_write_) first_write_ = sector_address;
     // The SM rides in the tag's free bits and the cycle in the issue time, so an answer needs no
     // lookup in a side table (a host cache miss per sector when tens of thousands are in flight).
     const std::uint64_t engine_tag = tag | (static_cast<std::uint64_t>(sm) << kTagSmShift);
@@ -149,13 +151,27 @@ HierarchyTraffic HierarchyMemoryPort::traffic() const {
         t.l2_accesses = s.l2->accesses;
     }
     t.hbm_read_bytes = s.dram.bytes_read;
-    t.hbm_write_bytes = s.dram.bytes_written;
+    t.hbm_write_bytes = s.dram.bytes_written + displaced_writeback_bytes_;
     t.hbm_row_hits = s.dram.bursts.row_hits;
     t.hbm_row_misses = s.dram.bursts.row_misses;
     t.hbm_row_conflicts = s.dram.bursts.row_conflicts;
     t.average_latency_ns = s.latency.average_ns();
     t.max_latency_ns = s.latency.max_ns();
     return t;
+}
+
+std::vector<memory::L2Cache::ResidentLine> HierarchyMemoryPort::l2_lines() const {
+    const memory::L2Cache* l2 = hierarchy_.l2();
+    return l2 ? l2->resident_lines() : std::vector<memory::L2Cache::ResidentLine>{};
+}
+
+void HierarchyMemoryPort::warm_l2(const std::vector<memory::L2Cache::ResidentLine>& lines) {
+    memory::L2Cache* l2 = hierarchy_.l2();
+    if (!l2) return;
+    const auto sector_bytes = static_cast<std::uint64_t>(l2->params().sector_bytes);
+    for (const auto& line : lines)
+        if (const auto out = l2->install(line))
+            displaced_writeback_bytes_ += static_cast<std::uint64_t>(__builtin_popcount(out->dirty)) * sector_bytes;
 }
 
 double HierarchyMemoryPort::hbm_bytes_per_cycle() const {

@@ -10,6 +10,7 @@
 // HBM controllers' FR-FCFS queues; and blocking, access() served at once in call order (FCFS
 // DRAM), the only mode without an L2 and the one tests use to call the port by hand.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/memory/memory_hierarchy.h"
@@ -52,6 +53,14 @@ public:
     std::uint64_t next_activity_cycle() override;
 
     HierarchyTraffic traffic() const;
+    // The first sector written through the port (the op's output buffer, for the warm L2).
+    std::optional<std::uint32_t> first_write() const { return first_write_; }
+    // The L2 carried across launches (docs/gpu.md "Warm L2 across ops"): its lines, least recently
+    // used first, and putting lines back into this fresh port's L2 before its launch. Lines that
+    // no longer fit leave; their dirty bytes count as HBM writes (written back in the background,
+    // no time charged). No-ops without an L2.
+    std::vector<memory::L2Cache::ResidentLine> l2_lines() const;
+    void warm_l2(const std::vector<memory::L2Cache::ResidentLine>& lines);
     const memory::MemoryHierarchy& hierarchy() const { return hierarchy_; }
     // HBM peak in bytes per SM cycle (the denominator of the report's hbm bound).
     double hbm_bytes_per_cycle() const;
@@ -77,6 +86,8 @@ private:
     double cycle_ps_;  // one SM cycle in picoseconds (not an integer in general: 1410 MHz = 709.2 ps)
     std::uint64_t lookahead_ = 0;
     std::uint64_t read_sectors_ = 0, write_sectors_ = 0;
+    std::optional<std::uint32_t> first_write_;
+    std::uint64_t displaced_writeback_bytes_ = 0;  // dirty lines warm_l2 could not place
     // Submitted, not yet issued; at each advance() the ones due are sorted (cheaper than a heap:
     // contiguous, and most requests of a window are due at its end).
     std::vector<Submitted> submitted_, due_, sorted_;

@@ -284,6 +284,45 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
     return done + hit_latency_ps_;
 }
 
+std::vector<L2Cache::ResidentLine> L2Cache::resident_lines() const {
+    std::vector<ResidentLine> lines;
+    const std::size_t sets = static_cast<std::size_t>(sets_) * slices_.size();
+    // Oldest rank first over all sets, so installing in this order rebuilds each set's LRU order.
+    for (int rank = params_.ways - 1; rank >= 0; --rank)
+        for (std::size_t i = 0; i < sets; ++i) {
+            const SetView set = set_view(const_cast<std::uint64_t*>(storage_.data() + sets_offset_ + i * words_per_set_));
+            for (int w = 0; w < params_.ways && set.tags[w] != 0; ++w)
+                if (set.rank[w] == rank) lines.push_back({set.tags[w] - 1, set.valid[w], set.dirty[w]});
+        }
+    return lines;
+}
+
+std::optional<L2Cache::ResidentLine> L2Cache::install(const ResidentLine& line) {
+    const std::uint64_t address = line.line_address * line_bytes_;
+    const int slice = slice_of(address);
+    const SetView set = set_view(set_block(static_cast<std::size_t>(slice), address));
+    const std::uint64_t tag = line.line_address + 1;
+    const auto [found, empty] = find_way(set, tag);
+    std::optional<ResidentLine> evicted;
+    int v = found >= 0 ? found : empty;
+    if (v < 0) {
+        for (int w = 0; w < params_.ways; ++w)
+            if (set.rank[w] == params_.ways - 1) v = w;
+        evicted = ResidentLine{set.tags[v] - 1, set.valid[v], set.dirty[v]};
+    }
+    if (found >= 0) {
+        set.valid[v] |= line.valid;
+        set.dirty[v] |= line.dirty;
+    } else {
+        set.tags[v] = tag;
+        set.valid[v] = line.valid;
+        set.dirty[v] = line.dirty;
+    }
+    set.ready[v] = 0;
+    touch(set, v);
+    return evicted;
+}
+
 std::uint8_t L2Cache::full_sector_mask(std::uint64_t address, std::uint32_t bytes) const {
     const std::uint64_t offset = line_div_.mod(address);
     const std::uint64_t end = std::min<std::uint64_t>(offset + bytes, line_bytes_);

@@ -7,6 +7,7 @@
 #include <deque>
 #include <utility>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,17 @@ public:
     // slice that were waiting for an MSHR and may now issue. The caller must not refer to `fill`
     // afterwards: its id may be reused by a later fill (ids stay below the fills in flight).
     void resolve_fill(std::int64_t fill, Picoseconds done, std::vector<std::pair<std::int64_t, Picoseconds>>& released);
+    // ---- Contents carried from one kernel to the next (a GPU's L2 keeps its lines across launches).
+    struct ResidentLine {
+        std::uint64_t line_address = 0;  // address / line_bytes
+        std::uint8_t valid = 0, dirty = 0;  // sector masks
+    };
+    // Every line held, least recently used first (by rank within its set; sets in order).
+    std::vector<ResidentLine> resident_lines() const;
+    // Puts `line` in as the most recently used of its set, data ready, without a request or a
+    // stat. When the set is full its least recently used line leaves and is returned (the caller
+    // owes its dirty sectors a write-back); else nullopt. A line already held merges its masks.
+    std::optional<ResidentLine> install(const ResidentLine& line);
     Picoseconds hit_latency_ps() const { return hit_latency_ps_; }
 
     int slice_of(std::uint64_t address) const;

@@ -82,6 +82,8 @@ public:
     MemoryHierarchyStats stats() const;
     void drain_writes(Picoseconds now) { dram_.drain_writes(now); }  // posted DRAM writes
     const MemoryHierarchyParams& params() const { return params_; }
+    L2Cache* l2() { return l2_.get(); }  // nullptr without an L2
+    const L2Cache* l2() const { return l2_.get(); }
     double peak_dram_bytes_per_second() const { return params_.dram.peak_bytes_per_second(); }
 
 private:

@@ -52,6 +52,7 @@ std::uint32_t GlobalMemory::allocate(std::size_t bytes, std::size_t align) {
     std::size_t start = (std::max(bytes_.size(), kNullBytes) + align - 1) / align * align;
     if (start + bytes > 0xffffffffULL) throw SimtError("global memory: allocation beyond 4 GiB");
     bytes_.resize(start + bytes, 0);
+    allocations_.push_back({static_cast<std::uint32_t>(start), bytes});
     return static_cast<std::uint32_t>(start);
 }
 float GlobalMemory::load_f32(std::uint32_t a) const { return as_float(load32(a)); }

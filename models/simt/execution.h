@@ -22,6 +22,12 @@ public:
     explicit GlobalMemory(std::size_t bytes = 0) : bytes_(bytes, 0) {}
     // Reserves `bytes` (zeroed) at the next `align`-aligned address and returns that address.
     std::uint32_t allocate(std::size_t bytes, std::size_t align = 256);
+    struct Allocation {
+        std::uint32_t address;
+        std::size_t bytes;
+    };
+    // Every allocation, in order (the GPU chip finds an op's input and output buffers by them).
+    const std::vector<Allocation>& allocations() const { return allocations_; }
     std::size_t size() const { return bytes_.size(); }
     std::uint8_t* data() { return bytes_.data(); }
     const std::uint8_t* data() const { return bytes_.data(); }
@@ -38,6 +44,7 @@ public:
 
 private:
     std::vector<std::uint8_t> bytes_;
+    std::vector<Allocation> allocations_;
 };
 
 struct Dim {  // 1-D grids and blocks

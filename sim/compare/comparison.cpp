@@ -82,6 +82,10 @@ DesignSummary summarize(const DesignInput& d) {
     s.peak_tflops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * chip.clock_hz() / 1e12;
     s.cycles = number<std::uint64_t>(d, totals, "cycles", "totals");
     s.seconds = number<double>(d, totals, "seconds", "totals");
+    // Reports written before the host model had no host time: "none".
+    s.host_launch = totals.value("host_launch", std::string("none"));
+    if (totals.contains("host_cycles"))
+        s.host_seconds = static_cast<double>(number<std::uint64_t>(d, totals, "host_cycles", "totals")) / chip.clock_hz();
     s.macs = number<std::int64_t>(d, totals, "macs", "totals");
     s.flops = number<std::int64_t>(d, totals, "flops", "totals");
     s.achieved_tflops = tflops(static_cast<double>(s.flops), s.seconds);
@@ -180,6 +184,8 @@ json to_json(const Comparison& comparison) {
         d["peak_tflops"] = s.peak_tflops;
         d["totals"] = {{"cycles", s.cycles},
                        {"seconds", s.seconds},
+                       {"host_launch", s.host_launch},
+                       {"host_seconds", s.host_seconds},
                        {"macs", s.macs},
                        {"flops", s.flops},
                        {"achieved_tflops", s.achieved_tflops},
@@ -330,7 +336,8 @@ void write_compare_table(std::ostream& out, const Comparison& comparison) {
         const DesignSummary& s = designs[i];
         out << "  [" << (i + 1) << "] " << s.label << ": " << s.config_file << ", " << s.kind << ", "
             << fixed(s.clock_mhz, 0) << " MHz, peak " << fixed(s.peak_tflops, 1) << " TFLOP/s ("
-            << s.peak_dtype << " matrix units)\n";
+            << s.peak_dtype << " matrix units), host launch " << s.host_launch << " ("
+            << fixed(s.host_seconds * 1e3, 3) << " ms of host time not hidden by the device)\n";
     }
     for (const DesignSummary& s : designs) {
         if (s.ops_without_cycle_model == 0) continue;

@@ -49,6 +49,10 @@ struct DesignSummary {
     double peak_tflops = 0;  // 2 x matrix MACs per cycle (default dtype) x clock / 1e12
     std::uint64_t cycles = 0;
     double seconds = 0;
+    // How the design's ops were launched (its host.launch) and the host time in `seconds` that the
+    // device did not hide (docs/host.md).
+    std::string host_launch;
+    double host_seconds = 0;
     std::int64_t macs = 0, flops = 0;
     double achieved_tflops = 0, share_of_peak = 0;
     double utilization = 0;  // the report's totals.utilization (MAC utilization)

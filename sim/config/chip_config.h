@@ -13,6 +13,7 @@
 //   mxu{...}                 mxu_param_table
 //   gpu{...}                 gpu::gpu_param_table
 //   sm{...}                  simt::sm_param_table
+//   host{...}                host_param_table (how the ops are launched; both kinds)
 //   hbm{...}, l2{...}, interconnect{...}
 //                            memory::dram_param_table, l2_param_table, crossbar_param_table
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/dtype.h"
+#include "models/common/host_launch.h"
 #include "models/gpu/gpu_params.h"
 #include "models/memory/crossbar.h"
 #include "models/memory/dram.h"
@@ -50,6 +52,7 @@ struct ChipConfig {
     memory::DramConfig hbm;
     memory::L2Params l2;     // size_bytes 0: no L2
     memory::CrossbarParams interconnect;
+    HostParams host;         // how the trace's ops are launched (docs/host.md)
 
     std::string file;        // the config file it was loaded from
     nlohmann::json effective;  // the merged, validated JSON with defaults filled (embedded in reports)

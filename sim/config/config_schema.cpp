@@ -201,6 +201,8 @@ std::vector<KeySpec> build_schema() {
     mount(s, "gpu", "Chip-level GPU figures (simt only).", simt, gpu::gpu_param_table(), &ChipConfig::gpu);
     mount(s, "sm", "One streaming multiprocessor; all SMs of a chip are alike (simt only).", simt,
           simt::sm_param_table(), &ChipConfig::sm);
+    mount(s, "host", "How the host launches the trace's ops (both kinds): framework dispatch, launch and sync "
+          "times, and how they overlap the device (docs/host.md).", std::nullopt, host_param_table(), &ChipConfig::host);
     // The memory hierarchy serves both kinds.
     mount(s, "hbm", "Off-chip DRAM. Peak bytes/s = channels × bus_width_bits / 8 × data_rate_gbps × 1e9.",
           std::nullopt, memory::dram_param_table(), &ChipConfig::hbm);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "models/common/op_table.h"
+#include "models/common/host_launch.h"
 #include "sim/input_error.h"
 
 namespace accelsim {
@@ -98,7 +99,9 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     // Decided before the first op runs: a run that cannot finish stops at once.
     check_simulation_limits(chip, ops, options);
-    std::uint64_t now = 0;
+    // The host launching the ops ahead of the device (max-plus pipeline, host_launch.h): each op
+    // starts when the device is free and its launch has arrived.
+    HostPipeline host(HostCosts::of(config.host, config.kind == "simt"), config.clock_hz());
     if (!on_op) report.ops.reserve(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
@@ -116,9 +119,12 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
                 << "', below its " << r.roofline.bound << " bound of " << r.roofline.bound_cycles;
             throw std::runtime_error(msg.str());
         }
-        r.start_cycle = now;
-        now += r.cycles;
-        r.end_cycle = now;
+        // Vendor-library ops (cuBLAS/cuDNN GEMMs and convolutions) pay the library's host path.
+        const HostPipeline::Placement placed = host.place(r.cycles, is_gemm_like(op.kind));
+        r.start_cycle = placed.start_cycle;
+        r.host_cycles = placed.host_cycles;
+        r.end_cycle = r.start_cycle + r.cycles;
+        if (i + 1 == ops.size()) r.sync_cycles = host.sync_cycles();
         if (r.numerics && report.numerics) {
             NumericsSummary& total = *report.numerics;
             total.checked += r.numerics->checked;

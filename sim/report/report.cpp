@@ -17,7 +17,16 @@ namespace accelsim {
 
 using nlohmann::json;
 
-std::uint64_t RunReport::total_cycles() const { return ops.empty() ? 0 : ops.back().end_cycle; }
+// The run ends when the host sees the last op finish.
+std::uint64_t RunReport::total_cycles() const {
+    return ops.empty() ? 0 : ops.back().end_cycle + ops.back().sync_cycles;
+}
+
+std::uint64_t RunReport::host_cycles() const {
+    std::uint64_t s = 0;
+    for (const auto& o : ops) s += o.host_cycles + o.sync_cycles;
+    return s;
+}
 
 double RunReport::seconds() const {
     return static_cast<double>(total_cycles()) / config->clock_hz();
@@ -86,6 +95,8 @@ json op_json(const OpReport& r) {
     o["cycles"] = r.cycles;
     o["start_cycle"] = r.start_cycle;
     o["end_cycle"] = r.end_cycle;
+    o["host_cycles"] = r.host_cycles;
+    if (r.sync_cycles > 0) o["sync_cycles"] = r.sync_cycles;
     o["macs"] = info.has_flops ? json(r.op.macs()) : json(nullptr);
     o["flops"] = info.has_flops ? json(r.op.flops()) : json(nullptr);
     o["bytes"] = r.bytes;
@@ -164,6 +175,9 @@ json to_json(const RunReport& report) {
     j["ops"] = ops;
     json totals;
     totals["cycles"] = report.total_cycles();
+    totals["device_cycles"] = report.total_cycles() - report.host_cycles();
+    totals["host_cycles"] = report.host_cycles();
+    totals["host_launch"] = std::string(to_string(HostCosts::of(report.config->host, report.config->kind == "simt").launch));
     totals["seconds"] = report.seconds();
     totals["macs"] = report.total_macs();
     totals["flops"] = report.total_flops();
@@ -172,7 +186,10 @@ json to_json(const RunReport& report) {
     totals["ops"] = report.ops.size();
     totals["ops_without_cycle_model"] = report.ops_without_cycle_model();
     std::map<std::string, std::uint64_t> by_bound;
-    for (const auto& r : report.ops) by_bound[r.roofline.bound] += r.cycles;
+    for (const auto& r : report.ops) {
+        by_bound[r.roofline.bound] += r.cycles;
+        if (r.host_cycles + r.sync_cycles > 0) by_bound["host"] += r.host_cycles + r.sync_cycles;
+    }
     totals["cycles_by_bound"] = by_bound;
     j["totals"] = totals;
     if (report.numerics) {
@@ -271,7 +288,7 @@ class SpillFile {
 // What the table and the CSV print of one op.
 struct OpRow {
     std::string name, kind, shape, dtype_table, dtype_csv, model, bound;
-    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;
+    std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0, host_cycles = 0;
     bool has_flops = false;
     std::int64_t macs = 0, flops = 0;
     std::vector<std::pair<std::string, std::int64_t>> bytes;
@@ -294,6 +311,7 @@ OpRow row_of(const OpReport& r) {
     row.cycles = r.cycles;
     row.start_cycle = r.start_cycle;
     row.end_cycle = r.end_cycle;
+    row.host_cycles = r.host_cycles + r.sync_cycles;
     row.has_flops = op_info(r.op.kind).has_flops;
     if (row.has_flops) row.macs = r.op.macs(), row.flops = r.op.flops();
     row.bytes.assign(r.bytes.begin(), r.bytes.end());
@@ -325,6 +343,7 @@ void put_row(SpillFile& f, const OpRow& row) {
     f.put(row.cycles);
     f.put(row.start_cycle);
     f.put(row.end_cycle);
+    f.put(row.host_cycles);
     f.put(row.has_flops);
     f.put(row.macs);
     f.put(row.flops);
@@ -345,6 +364,7 @@ OpRow get_row(SpillFile& f) {
     row.cycles = f.get_u64();
     row.start_cycle = f.get_u64();
     row.end_cycle = f.get_u64();
+    row.host_cycles = f.get_u64();
     row.has_flops = f.get_bool();
     row.macs = f.get_i64();
     row.flops = f.get_i64();
@@ -390,7 +410,7 @@ struct ReportWriter::Impl {
 
     // Totals, in op order.
     std::size_t ops = 0, unmodelled = 0, uncounted = 0;
-    std::uint64_t total_cycles = 0;
+    std::uint64_t total_cycles = 0, host_cycles = 0;  // end to end; host time not hidden by the device
     std::int64_t macs = 0, flops = 0;
     std::map<std::string, std::int64_t> bytes;
     std::map<std::string, std::uint64_t> by_bound;
@@ -429,6 +449,9 @@ struct ReportWriter::Impl {
                          {"passed", numerics->passed}});
         out << ",\n  \"ops\": ";
     }
+    std::string launch_name() const {
+        return std::string(to_string(HostCosts::of(config.host, config.kind == "simt").launch));
+    }
     double seconds() const { return static_cast<double>(total_cycles) / config.clock_hz(); }
     double mac_utilization() const {
         if (matrix_macs_per_cycle <= 0 || total_cycles == 0) return 0;
@@ -440,6 +463,9 @@ struct ReportWriter::Impl {
         json_member(out, first, "schema", kReportSchema);
         json totals;
         totals["cycles"] = total_cycles;
+        totals["device_cycles"] = total_cycles - host_cycles;
+        totals["host_cycles"] = host_cycles;
+        totals["host_launch"] = launch_name();
         totals["seconds"] = seconds();
         totals["macs"] = macs;
         totals["flops"] = flops;
@@ -478,7 +504,9 @@ void ReportWriter::add(const OpReport& r) {
     Impl& w = *impl_;
     if (w.json_out && !w.json_spill && !w.json_head_written) w.json_head(*w.json_out, std::nullopt);
     ++w.ops;
-    w.total_cycles = r.end_cycle;
+    w.total_cycles = r.end_cycle + r.sync_cycles;
+    w.host_cycles += r.host_cycles + r.sync_cycles;
+    if (r.host_cycles + r.sync_cycles > 0) w.by_bound["host"] += r.host_cycles + r.sync_cycles;
     w.macs += r.op.macs();
     w.flops += r.op.flops();
     for (const auto& [level, b] : r.bytes) {
@@ -530,7 +558,7 @@ void ReportWriter::finish(const std::optional<NumericsSummary>& numerics) {
 
 void ReportWriter::Impl::write_csv() {
     std::ostream& out = *csv;
-    out << "index,name,kind,dtype,shape,model,cycles,start_cycle,end_cycle,macs,flops";
+    out << "index,name,kind,dtype,shape,model,cycles,start_cycle,end_cycle,host_cycles,macs,flops";
     for (const auto& l : levels) out << ",bytes_" << l;
     out << ",utilization,occupancy_theoretical,occupancy_achieved,simd_efficiency,bound";
     for (const auto& b : bounds) out << ",roofline_" << b << "_cycles";
@@ -539,7 +567,7 @@ void ReportWriter::Impl::write_csv() {
     for (std::size_t index = 0; index < ops; ++index) {
         const OpRow r = get_row(*rows);
         out << index << "," << csv_field(r.name) << "," << r.kind << "," << r.dtype_csv << "," << csv_field(r.shape)
-            << "," << r.model << "," << r.cycles << "," << r.start_cycle << "," << r.end_cycle << ",";
+            << "," << r.model << "," << r.cycles << "," << r.start_cycle << "," << r.end_cycle << "," << r.host_cycles << ",";
         if (r.has_flops) out << r.macs << "," << r.flops;
         else out << ",";
         for (const auto& l : levels) {
@@ -562,8 +590,8 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     const double clock_hz = chip.clock_hz();
     out << "accelsim " << ACCELSIM_VERSION << " | config " << chip.name << " ("
         << chip.kind << ", " << fixed(chip.clock_mhz, 0)
-        << " MHz, memory " << chip.memory << ") | trace " << trace << " | " << ops
-        << " ops\n";
+        << " MHz, memory " << chip.memory << ", host launch " << launch_name() << ") | trace " << trace << " | "
+        << ops << " ops\n";
     if (unmodelled > 0)
         out << "note: no cycle model ran for " << unmodelled << " of " << ops
             << " ops (model \"roofline\"): their cycles are the roofline lower bound, not a "
@@ -576,9 +604,9 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     out << "\n";
 
     char line[1024];
-    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", "#",
+    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %8s  %6s  %-8s", "#",
                   static_cast<int>(name_w), "op", "kind", static_cast<int>(shape_w), "shape", "dtype",
-                  static_cast<int>(model_w), "model", "cycles", "time(us)", "util", "bound");
+                  static_cast<int>(model_w), "model", "cycles", "time(us)", "host(us)", "util", "bound");
     out << line;
     for (const auto& l : levels) {
         std::snprintf(line, sizeof line, "  %12s", (l + "(MB)").c_str());
@@ -588,11 +616,12 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
         const OpRow r = get_row(*rows);
-        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %6s  %-8s", index,
+        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %8s  %6s  %-8s", index,
                       static_cast<int>(name_w), r.name.c_str(), r.kind.c_str(), static_cast<int>(shape_w),
                       r.shape.c_str(), r.dtype_table.c_str(), static_cast<int>(model_w), r.model.c_str(),
                       with_commas(r.cycles).c_str(),
                       fixed(static_cast<double>(r.cycles) / clock_hz * 1e6, 2).c_str(),
+                      fixed(static_cast<double>(r.host_cycles) / clock_hz * 1e6, 2).c_str(),
                       percent(r.utilization).c_str(), r.bound.c_str());
         out << line;
         for (const auto& l : levels) {
@@ -618,6 +647,10 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << " of " << fixed(peak_flops / 1e12, 1) << " peak (" << to_string(chip.default_dtype)
             << "); MAC utilization " << fixed(mac_utilization() * 100, 1) << "%";
     out << "\n";
+    // Host and device apart: the device's own time, and the host time it could not hide.
+    out << "        device " << fixed(static_cast<double>(cycles - host_cycles) / clock_hz * 1e3, 3) << " ms + host "
+        << fixed(static_cast<double>(host_cycles) / clock_hz * 1e3, 3) << " ms not hidden by the device (host launch "
+        << launch_name() << ", docs/host.md)\n";
     for (const auto& [level, b] : bytes) {
         out << "        " << level << ": " << fixed(static_cast<double>(b) / 1e6, 3) << " MB";
         if (secs > 0) out << ", " << fixed(static_cast<double>(b) / secs / 1e9, 1) << " GB/s average";

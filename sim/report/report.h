@@ -35,7 +35,10 @@ struct RunReport {
     nlohmann::json import_summary;
     std::string import_text;
 
+    // From the host starting the run to it seeing the last op finish: device cycles + host cycles.
     std::uint64_t total_cycles() const;
+    // Host time not hidden behind the device (each op's host_cycles and the final sync).
+    std::uint64_t host_cycles() const;
     double seconds() const;
     std::int64_t total_macs() const;
     std::int64_t total_flops() const;
