@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include "models/gpu/elementwise.h"
+#include "models/gpu/gemm_hopper.h"
 #include "models/simt/occupancy.h"
 #include "models/gpu/gpu_stats.h"
 
@@ -915,6 +916,45 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     return out;
 }
 
+// The Hopper path (gemm_hopper.h): exact tiles only, so the operands need no padding beyond K'
+// and N' (multiples of 64).
+LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
+                                const LoweringTarget& target, const HopperTileChoice& choice) {
+    const HopperTile& tile = choice.tile;
+    const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
+    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const std::int64_t eb = buf.element_bytes;
+    const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
+    LoweredKernel out;
+    out.kernel = hopper_gemm_kernel(tile, type);
+    if (choice.blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+    out.dims = {static_cast<std::uint32_t>(choice.blocks), static_cast<std::uint32_t>(tile.threads())};
+    out.args = {buf.a, buf.b, buf.c, u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
+                u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
+                u(tiles_m), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n), u(buf.lda / HopperTile::bk)};
+    GemmTileChoice waves;
+    waves.blocks = choice.blocks;
+    waves.blocks_per_sm = choice.blocks_per_sm;
+    set_waves(waves, target.sms);
+    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+    out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk));
+    out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
+    out.stats.push_back(stat_value(stat::splits, 1));
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(choice.blocks)));
+    out.stats.push_back(stat_value(stat::block, tile.threads()));
+    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
+    out.stats.push_back(stat_value(stat::waves, waves.waves));
+    out.stats.push_back(stat_value(stat::wave_efficiency, waves.wave_efficiency));
+    if (target.real_data) {
+        std::vector<float> a, b;
+        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
+        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
+    }
+    return out;
+}
+
 LoweredKernel lower_fp32_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
                               const LoweringTarget& target) {
     const GemmBuffers buf = allocate_gemm(g, DType::fp32, false, memory, op);
@@ -973,6 +1013,10 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
+    if (hopper_gemm_target(target.sm)) {
+        const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle);
+        if (hopper.blocks > 0) return lower_hopper_gemm(op, g, memory, target, hopper);
+    }
     GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm);
     choice.splits = choose_gemm_splits(g, choice, target.sms, target);
     choice.blocks *= choice.splits;

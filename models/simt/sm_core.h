@@ -76,6 +76,8 @@ struct SmStats {
     std::uint64_t l1_hits = 0, l1_misses = 0;  // sectors (global loads), with an L1
     std::uint64_t l1_merges = 0;           // misses that waited for a fill already in flight (no new request)
     std::uint64_t last_memory_cycle = 0;   // last store accepted / load back
+    std::uint64_t tma_copies = 0;          // cp.async.bulk.tensor boxes (their sectors count in global_sectors)
+    std::uint64_t wgmma_operand_bytes = 0; // shared-memory bytes read by wgmma operands
 };
 
 class SmCore {
@@ -153,6 +155,34 @@ private:
     void send(std::uint64_t cycle, std::uint32_t sector, bool write, std::uint64_t tag);
     void answer_load(std::uint32_t load, std::uint64_t done);
     void complete_load(std::uint32_t load);
+    // sm_90 asynchronous operations (docs/simt-isa.md, "Hopper"). async_ready: the cycle from which
+    // the warp's next instruction (a wgmma.fence / wait_group or mbarrier.wait) may issue, and why not
+    // before (kNever: an mbarrier phase nobody has completed yet).
+    std::uint64_t async_ready(int slot, const Instruction& in, Stall& reason);
+    void issue_async(int sp, int slot, const Instruction& in, Block& block);
+    void start_tma(int slot, const Instruction& in, Block& block);
+    void answer_tma(std::uint32_t copy, std::uint64_t done);
+    void wake_mbarrier_waiters(Block& block);
+    struct WarpAsync {
+        std::uint64_t open_done = 0;        // latest completion among uncommitted wgmmas
+        bool open = false;
+        std::vector<std::uint64_t> groups;  // committed wgmma groups' completion cycles, oldest first
+    };
+    std::vector<WarpAsync> async_;                // per warp slot
+    std::vector<std::uint64_t> woken_phases_;     // per block slot: Block::mbarrier_phases at the last wake
+    std::vector<std::uint64_t> tensor_async_free_;  // per sub-partition: its tensor core's queue end
+    std::uint64_t smem_operand_free_ = 0;         // the SM's shared-memory read port (wgmma operands)
+    std::uint64_t tma_free_ = 0;                  // the SM's TMA unit: next cycle it can send a sector
+    struct PendingTma {
+        int block_slot;
+        std::uint32_t generation;  // of the block slot at issue
+        std::uint32_t mbarrier;
+        std::int64_t bytes;
+        int outstanding;
+        std::uint64_t done;
+    };
+    std::vector<PendingTma> tma_;
+    std::vector<std::uint32_t> free_tma_;
 
     SmParams params_;
     int sm_index_;
