@@ -496,8 +496,11 @@ void SmCore::issue_async(int sp, int slot, const Instruction& in, Block& block) 
         default: break;
     }
     // An arrival (here, or a copy's bytes landing at once through a blocking port) may have
-    // completed a phase that warps of the block wait for.
-    if (block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(&block - blocks_.data())]) wake_mbarrier_waiters(block);
+    // completed a phase that warps of the block wait for; bytes newly expected turn a waiter's
+    // "until another warp arrives" into "until memory answers".
+    if (in.op == Opcode::mbarrier_expect_tx ||
+        block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(&block - blocks_.data())])
+        wake_mbarrier_waiters(block);
 }
 
 void SmCore::start_tma(int slot, const Instruction& in, Block& block) {
