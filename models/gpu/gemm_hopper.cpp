@@ -31,14 +31,16 @@ const std::vector<HopperTile>& hopper_gemm_tiles() {
     // Stages: as many as keep the tile's blocks per SM (228 KB of shared memory per SM, 227 KB per
     // block): 128x256 one block of 4 x 48 KB; 128x128 two blocks of 3 x 32 KB (one's epilogue
     // overlaps the other's main loop); 64x128 two of 4 x 24 KB; 64x64 three of 4 x 16 KB.
-    static const std::vector<HopperTile> tiles = {{128, 256, 4}, {128, 128, 3}, {64, 128, 4}, {64, 64, 4}};
+    // The cluster of 2 comes first: it ties with 128x256 on compute and fetches less.
+    static const std::vector<HopperTile> tiles = {{128, 256, 4, 2}, {128, 256, 4}, {128, 128, 3}, {64, 128, 4}, {64, 64, 4}};
     return tiles;
 }
 
 bool hopper_gemm_target(const simt::SmParams& sm) { return sm.limits.arch == "sm_90"; }
 
 bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile) {
-    return shape.m % tile.bm == 0 && shape.n % tile.bn == 0 && shape.k % HopperTile::bk == 0;
+    return shape.m % tile.bm == 0 && shape.n % tile.bn == 0 && shape.k % HopperTile::bk == 0 &&
+           (shape.m / tile.bm) % tile.cluster == 0;
 }
 
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
@@ -56,12 +58,16 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     const int tid = alloc(), warp = alloc(), lane = alloc(), x = alloc(), y = alloc(), batch = alloc();
     const int row0 = alloc(), col0 = alloc(), s = alloc(), ph = alloc(), kb = alloc(), sa = alloc(), sb = alloc();
     const int full = alloc(), empty = alloc(), tmp = alloc(), ta = alloc(), tb = alloc(), pk0 = alloc(), pk1 = alloc();
+    const int last = alloc();  // the last k-block whose stage a producer waits for again
+    const bool pair = tile.cluster == 2;
+    const int rank = pair ? alloc() : -1;
     const int registers = next;
 
     Lines a;
     std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_blocks, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
+    if (pair) src += ".cluster 2\n";
 
     a("mov " + r(tid) + ", %tid");
     a("shr " + r(warp) + ", " + r(tid) + ", 5");
@@ -83,15 +89,22 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     a("mul " + r(col0) + ", " + r(col0) + ", " + n(BN));
     // Thread 0 initializes the barriers before any warp uses them.
     a("setp.eq.s32 p0, " + r(tid) + ", 0");
+    if (pair) {
+        // Rank 0's "empty" barriers count both blocks' consumer warps.
+        a("mov " + r(rank) + ", %cluster_ctarank");
+        a("sub " + r(tmp) + ", 2, " + r(rank));
+        a("mul " + r(tmp) + ", " + r(tmp) + ", " + n(CW));
+    }
     for (int i = 0; i < S; ++i) {
         a("@p0 mbarrier.init [" + n(bars + 8 * i) + "], 1");
-        a("@p0 mbarrier.init [" + n(bars + 8 * (S + i)) + "], " + n(CW));
+        a("@p0 mbarrier.init [" + n(bars + 8 * (S + i)) + "], " + (pair ? r(tmp) : n(CW)));
     }
     a("bar.sync");
     a("setp.eq.s32 p1, " + r(lane) + ", 0");
     a("mov " + r(s) + ", 0");
     a("mov " + r(ph) + ", 0");
     a("mov " + r(kb) + ", 0");
+    a("sub " + r(last) + ", kblocks, " + n(S));
     a("setp.eq.s32 p0, " + r(warp) + ", " + n(CW));
     a("@p0 bra producer");
 
@@ -115,12 +128,20 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
           n(BK * 2) + ", " + n(BN * 2));
     }
     a("wgmma.commit_group");
-    // The previous k-block's wgmmas are done: its stage goes back to the producer.
+    // The previous k-block's wgmmas are done: its stage goes back to the producer (lane 0 of each
+    // warp, from the second k-block to the last one a producer waits for).
     a("wgmma.wait_group 1");
     a("setp.ne.s32 p2, " + r(empty) + ", 0");
     a("selp " + r(tmp) + ", " + r(lane) + ", 1, p2");
+    a("setp.le.s32 p2, " + r(kb) + ", " + r(last));
+    a("selp " + r(tmp) + ", " + r(tmp) + ", 1, p2");
     a("setp.eq.s32 p3, " + r(tmp) + ", 0");
     a("@p3 mbarrier.arrive [" + r(empty) + "]");
+    if (pair) {
+        a("selp " + r(tmp) + ", " + r(rank) + ", 0, p3");
+        a("setp.eq.s32 p3, " + r(tmp) + ", 1");  // lane 0 of rank 1: also rank 0's barrier
+        a("@p3 mbarrier.arrive.remote [" + r(empty) + "], 0");
+    }
     a("add " + r(empty) + ", " + r(full) + ", " + n(8 * S));
     a("add " + r(s) + ", " + r(s) + ", 1");
     a("setp.eq.s32 p2, " + r(s) + ", " + n(S));
@@ -177,7 +198,13 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     a("mbarrier.wait.parity [" + r(empty) + "], " + r(tmp));
     a("@p1 mbarrier.arrive.expect_tx [" + r(full) + "], " + n(stage));
     a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(BK * 2) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full));
-    a("@p1 cp.async.bulk.tensor.2d." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+    if (pair) {
+        a("add " + r(tmp) + ", " + r(lane) + ", " + r(rank));
+        a("setp.eq.s32 p4, " + r(tmp) + ", 0");  // lane 0 of rank 0
+        a("@p4 cp.async.bulk.tensor.2d.multicast." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+    } else {
+        a("@p1 cp.async.bulk.tensor.2d." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+    }
     a("add " + r(ta) + ", " + r(ta) + ", " + n(BK * 2));
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
     a("add " + r(s) + ", " + r(s) + ", 1");
@@ -207,12 +234,13 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
     // One m16n8k16 (2048 MACs) per tensor initiation interval per sub-partition.
     const double macs_per_cycle = 2048.0 * sm.sub_partitions / std::max(1, sm.tensor.initiation_interval);
     for (const HopperTile& tile : hopper_gemm_tiles()) {
-        if (!hopper_gemm_fits(shape, tile)) continue;
+        if (!hopper_gemm_fits(shape, tile) || tile.cluster > sms) continue;
         const simt::Kernel* k = hopper_gemm_kernel(tile, simt::MmaType::f16);
         const int per_sm = simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
         if (per_sm == 0) continue;
         const std::int64_t blocks = shape.batch * (shape.m / tile.bm) * (shape.n / tile.bn);
-        const double demand = 4.0 * (tile.bm + tile.bn) / (static_cast<double>(tile.bm) * tile.bn) * macs_per_cycle;
+        const double demand = 2.0 * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
+                              (static_cast<double>(tile.bm) * tile.bn) * macs_per_cycle;
         const double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
         const std::int64_t per_sm_blocks = (blocks + std::max(1, sms) - 1) / std::max(1, sms);
         const double estimate = static_cast<double>(per_sm_blocks) * tile.bm * tile.bn * slowdown;

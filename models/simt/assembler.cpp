@@ -129,8 +129,13 @@ private:
             const long long n = parse_integer(rest, line);
             if (n < 0 || n > (1LL << 30)) fail(line, ".shared must be a byte count");
             kernel_.shared_bytes = n;
+        } else if (name == ".cluster") {
+            // PTX .reqnctapercluster / CUDA __cluster_dims__: blocks per cluster (one dimension).
+            const long long n = parse_integer(rest, line);
+            if (n < 1 || n > 8) fail(line, ".cluster must be between 1 and 8 blocks");
+            kernel_.cluster = static_cast<int>(n);
         } else {
-            fail(line, "unknown directive '" + name + "' (expected .kernel, .param, .reg or .shared)");
+            fail(line, "unknown directive '" + name + "' (expected .kernel, .param, .reg, .shared or .cluster)");
         }
     }
 
@@ -161,7 +166,8 @@ private:
             if (name.size() > 2 && name.compare(name.size() - 2, 2, ".x") == 0) name.resize(name.size() - 2);
             static const std::pair<const char*, Special> specials[] = {
                 {"tid", Special::tid},     {"ctaid", Special::ctaid},   {"ntid", Special::ntid},
-                {"nctaid", Special::nctaid}, {"laneid", Special::laneid}, {"warpid", Special::warpid}};
+                {"nctaid", Special::nctaid}, {"laneid", Special::laneid}, {"warpid", Special::warpid},
+                {"cluster_ctarank", Special::cluster_ctarank}};
             for (const auto& [n, sp] : specials)
                 if (name == n) {
                     o.kind = Operand::Kind::special;
@@ -423,6 +429,11 @@ private:
             } else if (form == "arrive.expect_tx") {
                 in.op = Opcode::mbarrier_expect_tx;
                 pattern = "As";
+            } else if (form == "arrive.remote") {
+                // PTX mbarrier.arrive.shared::cluster on a mapa address: the barrier at this
+                // shared address in the cluster's block of rank src.
+                in.op = Opcode::mbarrier_arrive_remote;
+                pattern = "As";
             } else if (form == "wait.parity") {
                 in.op = Opcode::mbarrier_wait;
                 in.unit = Unit::control;
@@ -434,8 +445,12 @@ private:
         } else if (base == "cp") {
             // PTX ISA 9.7.9.25 (cp.async.bulk.tensor), global -> shared, 2-D box given in the
             // mnemonic: cp.async.bulk.tensor.2d.ROWSxBYTES [dst], src, pitch, mbar.
-            const std::string prefix = "cp.async.bulk.tensor.2d.";
-            const std::string box = mnemonic.compare(0, prefix.size(), prefix) == 0 ? mnemonic.substr(prefix.size()) : "";
+            const std::string prefix = "cp.async.bulk.tensor.2d.", multicast = "multicast.";
+            std::string box = mnemonic.compare(0, prefix.size(), prefix) == 0 ? mnemonic.substr(prefix.size()) : "";
+            // .multicast: PTX's .multicast::cluster with every block of the cluster in ctaMask.
+            const bool to_cluster = box.compare(0, multicast.size(), multicast) == 0;
+            if (to_cluster) box = box.substr(multicast.size());
+            in.modifier = to_cluster ? 1 : 0;
             const auto x = box.find('x');
             long long rows = 0, row_bytes = 0;
             if (x != std::string::npos && x > 0 && x + 1 < box.size() &&
@@ -444,7 +459,7 @@ private:
                 row_bytes = std::stoll(box.substr(x + 1));
             }
             if (rows < 1 || rows > 256 || row_bytes < 16 || row_bytes > 1024 || row_bytes % 16 != 0)
-                fail(line, "expected cp.async.bulk.tensor.2d.ROWSxBYTES with 1..256 rows of 16..1024 bytes (a multiple "
+                fail(line, "expected cp.async.bulk.tensor.2d[.multicast].ROWSxBYTES with 1..256 rows of 16..1024 bytes (a multiple "
                            "of 16), got '" + mnemonic + "'");
             in.op = Opcode::tma_load;
             in.unit = Unit::ldst;
@@ -625,7 +640,8 @@ private:
             if (memory && in.src[0].kind == Operand::Kind::reg && reg[in.src[0].value]) why = "its address";
             const bool asynchronous = in.op == Opcode::tma_load || in.op == Opcode::wgmma_mma ||
                                       in.op == Opcode::mbarrier_init || in.op == Opcode::mbarrier_arrive ||
-                                      in.op == Opcode::mbarrier_expect_tx || in.op == Opcode::mbarrier_wait;
+                                      in.op == Opcode::mbarrier_expect_tx || in.op == Opcode::mbarrier_wait ||
+                                      in.op == Opcode::mbarrier_arrive_remote;
             if (asynchronous)
                 for (const Operand& o : in.src)
                     if (o.kind == Operand::Kind::reg && reg[o.value]) why = "an address, count or parity operand";
@@ -759,7 +775,7 @@ const char* opcode_name(Opcode op) {
                                   "bar.sync", "bra", "exit", "mma", "nop", "cvt", "prmt",
                                   "wgmma.fence", "wgmma.mma_async", "wgmma.commit_group", "wgmma.wait_group",
                                   "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive.expect_tx",
-                                  "mbarrier.wait.parity", "cp.async.bulk.tensor.2d"};
+                                  "mbarrier.wait.parity", "cp.async.bulk.tensor.2d", "mbarrier.arrive.remote"};
     return names[static_cast<int>(op)];
 }
 

@@ -118,6 +118,7 @@ const std::uint32_t* WarpExecutor::fetch(const Operand& o, const Warp& w, std::u
                 case Special::ntid: v = dims_.block; break;
                 case Special::nctaid: v = dims_.grid; break;
                 case Special::warpid: v = static_cast<std::uint32_t>(w.warp_in_block); break;
+                case Special::cluster_ctarank: v = w.block_id % static_cast<std::uint32_t>(kernel_.cluster); break;
             }
             std::fill(scratch, scratch + 32, v);
             return scratch;
@@ -427,6 +428,7 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 break;
             case Opcode::mbarrier_init:
             case Opcode::mbarrier_arrive:
+            case Opcode::mbarrier_arrive_remote:
             case Opcode::mbarrier_expect_tx:
             case Opcode::tma_load:
                 execute_async(in, w, block, exec, r);
@@ -562,15 +564,18 @@ bool Block::mbarrier_update(std::uint32_t address, std::int64_t arrivals, std::i
     m->pending -= arrivals;
     m->tx += tx_bytes;
     m->phase_time = std::max(m->phase_time, time);
-    if (m->pending <= 0 && m->tx == 0) {
-        // PTX ISA 9.7.13.15.4 (phase completion): every arrival and every expected byte seen; the
-        // next phase starts with the full arrival count.
+    // PTX ISA 9.7.13.15.4 (phase completion): every arrival and every expected byte seen; the
+    // next phase starts with the full arrival count. Several arrivals at once (a warp's lanes
+    // arriving remotely, delivered as one event) complete the phases they would one by one.
+    bool completed = false;
+    while (m->pending <= 0 && m->tx == 0) {
         ++m->phase;
-        m->pending = m->expected;
+        m->pending += m->expected;
         m->completed_at = m->phase_time;
-        m->phase_time = 0;
         ++mbarrier_phases;
+        completed = true;
     }
+    if (completed) m->phase_time = 0;
     return true;
 }
 
@@ -605,8 +610,24 @@ const Mbarrier* WarpExecutor::mbarrier_waited(const Warp& w, Block& block, const
     return m;
 }
 
+void WarpExecutor::set_resident(std::uint32_t block_id, Block* block) {
+    if (kernel_.cluster <= 1) return;
+    if (resident_.size() < dims_.grid) resident_.assign(dims_.grid, nullptr);
+    resident_[block_id] = block;
+}
+
+Block& WarpExecutor::cluster_peer(const Instruction& in, const Warp& w, std::uint32_t rank) const {
+    const auto size = static_cast<std::uint32_t>(kernel_.cluster);
+    if (rank >= size) fault(in, "cluster rank " + std::to_string(rank) + " is not below the cluster size " + std::to_string(size));
+    const std::uint32_t id = w.block_id / size * size + rank;
+    Block* peer = resident(id);
+    if (!peer) fault(in, "block " + std::to_string(id) + " of the cluster is not resident (a kernel without .cluster?)");
+    return *peer;
+}
+
 void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, std::uint32_t exec, StepResult& r) {
     std::uint32_t scratch1[32], scratch2[32], scratch3[32];
+    r.remote_arrivals = 0;
     if (in.op == Opcode::tma_load) {
         // PTX cp.async.bulk.tensor is issued by one thread: several lanes would be several copies.
         if (__builtin_popcount(exec) != 1)
@@ -627,16 +648,24 @@ void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, s
             fault(in, "global box at " + std::to_string(src) + " (pitch " + std::to_string(pitch) + ", " +
                           std::to_string(in.box_rows) + " rows of " + std::to_string(in.box_row_bytes) +
                           " bytes) is misaligned (16 bytes) or outside the global memory of " + std::to_string(memory_.size()) + " bytes");
-        if (!block.mbarrier(mbar)) fault(in, "no mbarrier was initialized at shared address " + std::to_string(mbar));
-        if (!(skip_fp_payload_ && in.payload_data))
-            for (std::uint32_t row = 0; row < in.box_rows; ++row)
-                std::memcpy(block.shared.data() + dst + row * in.box_row_bytes, memory_.data() + src + row * pitch, in.box_row_bytes);
+        // .multicast: the same box lands at the same offsets in every block of the cluster.
+        const std::uint32_t copies = in.modifier ? static_cast<std::uint32_t>(kernel_.cluster) : 1u;
+        for (std::uint32_t rank = 0; rank < copies; ++rank) {
+            Block& target = in.modifier ? cluster_peer(in, w, rank) : block;
+            // A peer's barrier is checked when the bytes arrive (timed runs: SmCore).
+            if ((&target == &block || !timed_) && !target.mbarrier(mbar))
+                fault(in, "no mbarrier was initialized at shared address " + std::to_string(mbar) + " of cluster rank " +
+                              std::to_string(rank));
+            if (!(skip_fp_payload_ && in.payload_data))
+                for (std::uint32_t row = 0; row < in.box_rows; ++row)
+                    std::memcpy(target.shared.data() + dst + row * in.box_row_bytes, memory_.data() + src + row * pitch, in.box_row_bytes);
+            // Functional runs: the bytes are there at once. Timed runs complete them on arrival.
+            if (!timed_) target.mbarrier_update(mbar, 0, -static_cast<std::int64_t>(bytes), 0);
+        }
         r.tma_global = src;
         r.tma_pitch = pitch;
         r.tma_shared = dst;
         r.tma_mbarrier = mbar;
-        // Functional runs: the bytes are there at once. Timed runs complete them on arrival.
-        if (!timed_) block.mbarrier_update(mbar, 0, -static_cast<std::int64_t>(bytes), 0);
         return;
     }
     for (int lane = 0; lane < 32; ++lane) {
@@ -651,6 +680,19 @@ void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, s
                 m = &block.mbarriers.back();
             }
             *m = Mbarrier{address, count, count, 0, 0, 0, 0};
+            continue;
+        }
+        if (in.op == Opcode::mbarrier_arrive_remote) {
+            const std::uint32_t rank = fetch(in.src[1], w, scratch1)[lane];
+            Block& peer = cluster_peer(in, w, rank);
+            if (!timed_ && !peer.mbarrier(address))  // timed runs: checked on arrival (SmCore)
+                fault(in, "no mbarrier was initialized at shared address " + std::to_string(address) + " of cluster rank " +
+                              std::to_string(rank));
+            // Timed runs: the SM core delivers the arrival over the cluster's network.
+            if (!timed_) peer.mbarrier_update(address, 1, 0, 0);
+            r.remote_block = peer.block_id;
+            r.remote_mbarrier = address;
+            ++r.remote_arrivals;
             continue;
         }
         const std::int64_t tx = in.op == Opcode::mbarrier_expect_tx ? fetch(in.src[1], w, scratch1)[lane] : 0;
@@ -708,33 +750,53 @@ ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim
                                  const std::vector<std::uint32_t>& args, std::uint64_t max_issued) {
     WarpExecutor exec(kernel, memory, dims, args, false);
     const int warps_per_block = static_cast<int>((dims.block + 31) / 32);
-    std::vector<Warp> warps(static_cast<std::size_t>(warps_per_block));
-    Block block;
+    // A cluster's blocks run together (they may wait for each other); other blocks one by one.
+    const auto cluster = static_cast<std::uint32_t>(kernel.cluster);
+    if (dims.grid % cluster != 0)
+        throw SimtError(kernel.file + ": grid of " + std::to_string(dims.grid) + " blocks is not a multiple of the cluster size " +
+                        std::to_string(cluster));
+    std::vector<Block> blocks(cluster);
+    std::vector<Warp> warps(static_cast<std::size_t>(warps_per_block) * cluster);
     StepResult r;
-    for (std::uint32_t b = 0; b < dims.grid; ++b) {
-        block.block_id = b;
-        block.shared.assign(static_cast<std::size_t>(kernel.shared_bytes), 0);
-        block.live_warps = warps_per_block;
-        block.arrived = 0;
-        block.mbarriers.clear();
-        for (int i = 0; i < warps_per_block; ++i) warps[static_cast<std::size_t>(i)].reset(kernel.registers, b, i, dims.block, 0);
-        while (block.live_warps > 0) {
+    for (std::uint32_t first = 0; first < dims.grid; first += cluster) {
+        int live_blocks = static_cast<int>(cluster);
+        for (std::uint32_t c = 0; c < cluster; ++c) {
+            Block& block = blocks[c];
+            block.block_id = first + c;
+            block.shared.assign(static_cast<std::size_t>(kernel.shared_bytes), 0);
+            block.live_warps = warps_per_block;
+            block.arrived = 0;
+            block.mbarriers.clear();
+            exec.set_resident(block.block_id, &block);
+            for (int i = 0; i < warps_per_block; ++i)
+                warps[c * static_cast<std::size_t>(warps_per_block) + static_cast<std::size_t>(i)].reset(
+                    kernel.registers, block.block_id, i, dims.block, static_cast<int>(c));
+        }
+        while (live_blocks > 0) {
             bool progressed = false;
             for (Warp& w : warps) {
+                Block& block = blocks[static_cast<std::size_t>(w.block_slot)];
                 if (w.finished || w.at_barrier) continue;
                 exec.step(w, block, r);
                 progressed = true;
-                if (r.warp_finished) --block.live_warps;
+                if (r.warp_finished && --block.live_warps == 0) --live_blocks;
                 if (block.live_warps > 0 && block.arrived == block.live_warps) {
-                    for (Warp& o : warps) o.at_barrier = false;
+                    for (int i = 0; i < warps_per_block; ++i)
+                        warps[static_cast<std::size_t>(w.block_slot * warps_per_block + i)].at_barrier = false;
                     block.arrived = 0;
                 }
             }
-            if (!progressed) throw SimtError(kernel.file + ": block " + std::to_string(b) + " deadlocked at a barrier");
-            if (exec.counters().issued > max_issued)
+            if (!progressed) throw SimtError(kernel.file + ": block " + std::to_string(first) + " deadlocked at a barrier");
+            if (exec.counters().issued > max_issued) {
+                std::string where;
+                for (const Warp& w : warps)
+                    if (!w.finished) where += " block " + std::to_string(w.block_id) + " warp " + std::to_string(w.warp_in_block) +
+                                              " at " + kernel.where(kernel.code[static_cast<std::size_t>(w.pc())]) + ";";
                 throw SimtError(kernel.file + ": more than " + std::to_string(max_issued) +
-                                " warp instructions issued: endless loop?");
+                                " warp instructions issued: endless loop? Running:" + where);
+            }
         }
+        for (std::uint32_t c = 0; c < cluster; ++c) exec.set_resident(first + c, nullptr);
     }
     return exec.counters();
 }

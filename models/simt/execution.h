@@ -126,6 +126,8 @@ struct StepResult {
     // cp.async.bulk.tensor (one executing lane): the box's first global byte, its row pitch, the
     // shared destination and the mbarrier that counts its bytes.
     std::uint32_t tma_global = 0, tma_pitch = 0, tma_shared = 0, tma_mbarrier = 0;
+    // mbarrier.arrive.remote: the cluster block arrived on, the barrier's address and the arrivals.
+    std::uint32_t remote_block = 0, remote_mbarrier = 0, remote_arrivals = 0;
 };
 
 class WarpExecutor {
@@ -140,6 +142,12 @@ public:
     // cp.async.bulk.tensor's bytes are left for the caller to complete when they arrive.
     void set_timed(bool timed) { timed_ = timed; }
     void set_cycle(std::uint64_t cycle) { cycle_ = cycle; }
+    // Clusters (Kernel::cluster > 1): the resident blocks by id, so that a block can reach its
+    // cluster peers' shared memory (nullptr: not resident).
+    void set_resident(std::uint32_t block_id, Block* block);
+    Block* resident(std::uint32_t block_id) const {
+        return block_id < resident_.size() ? resident_[block_id] : nullptr;
+    }
     // mbarrier.wait.parity of `warp` (its first executing lane): the barrier it waits on (nullptr
     // when the guard holds on no lane) and whether the phase of that parity has completed.
     const Mbarrier* mbarrier_waited(const Warp& warp, Block& block, const Instruction& in, bool& satisfied) const;
@@ -157,6 +165,8 @@ private:
                                  const Block& block) const;
     bool timed_ = false;
     std::uint64_t cycle_ = 0;
+    std::vector<Block*> resident_;  // by block id, cluster kernels only
+    Block& cluster_peer(const Instruction& in, const Warp& w, std::uint32_t rank) const;
 
     const Kernel& kernel_;
     GlobalMemory& memory_;

@@ -28,7 +28,7 @@ enum class Opcode : std::uint8_t {
     // sm_90 asynchronous operations (docs/simt-isa.md, "Hopper: warpgroup MMA, TMA, mbarriers")
     wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
     mbarrier_init, mbarrier_arrive, mbarrier_expect_tx, mbarrier_wait,
-    tma_load
+    tma_load, mbarrier_arrive_remote
 };
 
 // The pipeline an instruction issues to (timing); control instructions use no pipeline.
@@ -42,7 +42,7 @@ enum class MmaType : std::uint8_t { f16, bf16 };
 // cvt forms: unpack one 16-bit half of a register to fp32, or pack two fp32 into one register
 // (round to nearest even, the first source in the low half).
 enum class Conversion : std::uint8_t { f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32 };
-enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid };
+enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid, cluster_ctarank };
 
 struct Operand {
     enum class Kind : std::uint8_t { none, reg, imm, special, param, pred };
@@ -84,6 +84,7 @@ struct Kernel {
     std::vector<std::string> params;  // each a 32-bit value (integers, float bits or byte addresses)
     int registers = 0;                // per thread (.reg)
     std::int64_t shared_bytes = 0;    // per block (.shared)
+    int cluster = 1;                  // blocks per thread-block cluster (.cluster), co-scheduled
     std::vector<Instruction> code;
     std::map<std::string, int> labels;
     // True when no branch, guard, address or shuffle lane depends on a floating-point payload, so

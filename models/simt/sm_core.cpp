@@ -84,6 +84,8 @@ void SmCore::add_block(std::uint32_t block_id) {
         ++generation_[static_cast<std::size_t>(slot)];
         schedulers_[static_cast<std::size_t>(t.sub_partition)]->add(slot);
     }
+    executor_.set_resident(block_id, &block);
+    if (network_) network_->sm_of_block[block_id] = sm_index_;
     ++resident_blocks_;
     resident_warps_ += warps_per_block_;
     std::fill(sp_blocked_until_.begin(), sp_blocked_until_.end(), 0);
@@ -316,6 +318,8 @@ void SmCore::finish_warp(int slot) {
     --resident_warps_;
     if (block.live_warps == 0) {
         block.resident = false;
+        executor_.set_resident(block.block_id, nullptr);
+        if (network_) network_->sm_of_block[block.block_id] = -1;
         --resident_blocks_;
         ++stats_.blocks_completed;
         block_completed_ = true;
@@ -450,8 +454,9 @@ std::uint64_t SmCore::async_ready(int slot, const Instruction& in, Stall& reason
             const Mbarrier* m = executor_.mbarrier_waited(w, blocks_[static_cast<std::size_t>(w.block_slot)], in, satisfied);
             reason = Stall::barrier;
             // Not yet: woken when a phase of the block's mbarriers completes. Bytes in flight at a
-            // non-blocking port come at a window's end; otherwise another warp must arrive.
-            if (!satisfied) return non_blocking_ && m->tx > 0 ? kPending : kNever;
+            // non-blocking port, and cluster peers' events, come at a window's end; otherwise
+            // another warp of the block must arrive.
+            if (!satisfied) return (non_blocking_ && m->tx > 0) || network_ ? kPending : kNever;
             return m ? m->completed_at : 0;
         }
         default: return 0;
@@ -493,6 +498,11 @@ void SmCore::issue_async(int sp, int slot, const Instruction& in, Block& block) 
         case Opcode::tma_load:
             if (step_.executed != 0) start_tma(slot, in, block);
             break;
+        case Opcode::mbarrier_arrive_remote:
+            if (step_.remote_arrivals > 0)
+                send_cluster_event(step_.remote_block, step_.remote_mbarrier, step_.remote_arrivals, 0,
+                                   now_ + static_cast<std::uint64_t>(params_.cluster_latency));
+            break;
         default: break;
     }
     // An arrival (here, or a copy's bytes landing at once through a blocking port) may have
@@ -513,7 +523,7 @@ void SmCore::start_tma(int slot, const Instruction& in, Block& block) {
         free_tma_.pop_back();
     }
     const auto block_slot = static_cast<int>(&block - blocks_.data());
-    tma_[copy] = PendingTma{block_slot, block.generation, step_.tma_mbarrier,
+    tma_[copy] = PendingTma{in.modifier != 0, block.block_id, block_slot, block.generation, step_.tma_mbarrier,
                             static_cast<std::int64_t>(in.box_rows) * in.box_row_bytes, 1, now_};
     ++stats_.tma_copies;
     ++stats_.global_requests;
@@ -544,7 +554,34 @@ void SmCore::answer_tma(std::uint32_t copy, std::uint64_t done) {
         block.mbarrier_update(p.mbarrier, 0, -p.bytes, p.done);
         if (block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(p.block_slot)]) wake_mbarrier_waiters(block);
     }
+    if (p.multicast) {
+        // The same bytes land in every peer of the cluster when the last sector is back.
+        const auto size = static_cast<std::uint32_t>(kernel_.cluster);
+        const std::uint32_t first = p.block_id / size * size;
+        for (std::uint32_t id = first; id < first + size; ++id)
+            if (id != p.block_id) send_cluster_event(id, p.mbarrier, 0, -p.bytes, p.done);
+    }
     free_tma_.push_back(copy);
+}
+
+void SmCore::send_cluster_event(std::uint32_t block_id, std::uint32_t mbarrier, std::int64_t arrivals, std::int64_t tx_bytes,
+                                std::uint64_t time) {
+    if (!network_) throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' reaches a cluster peer without .cluster");
+    const int sm = network_->sm_of_block[block_id];
+    if (sm < 0) return;  // the peer has left (the kernel did not wait for it)
+    network_->events.push_back({sm, block_id, mbarrier, arrivals, tx_bytes, time});
+}
+
+void SmCore::deliver_cluster_event(const ClusterEvent& event) {
+    for (Block& block : blocks_) {
+        if (!block.resident || block.block_id != event.block_id) continue;
+        if (!block.mbarrier_update(event.mbarrier, event.arrivals, event.tx_bytes, event.time))
+            throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "': a cluster peer reached block " +
+                            std::to_string(event.block_id) + "'s shared address " + std::to_string(event.mbarrier) +
+                            " at cycle " + std::to_string(event.time) + ", where no mbarrier was initialized");
+        if (block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(&block - blocks_.data())]) wake_mbarrier_waiters(block);
+        return;
+    }
 }
 
 void SmCore::wake_mbarrier_waiters(Block& block) {

@@ -58,7 +58,10 @@ TEST(HopperGemm, EveryTileMatchesEigen) {
     // 256 x 512: 4 x 32768 = 8 x 16384 < 16 x 8192 x 1.5, the tie to the larger tile;
     // 256 x 128 (no 256-wide tile): 2 x 16384 < 4 x 8192 x 1.5 < 8 x 4096 x 2;
     // 64 x 128 (no 128-row tile): 8192 x 1.5 < 2 x 4096 x 2; 64 x 64: the only one.
+    // 512 x 256 on 2 SMs: the cluster of 2 ties with 128x256 (2 x 32768: its 32 B/cycle and the
+    // other's 48 both fit) and comes first in the table.
     const struct { std::int64_t m, n, k; int sms; const char* kernel; } cases[] = {
+        {512, 256, 320, 2, "hopper_gemm_128x256x64_s4_c2"},
         {256, 512, 128, 1, "hopper_gemm_128x256x64_s4"},
         {256, 128, 192, 1, "hopper_gemm_128x128x64_s3"},
         {64, 128, 64, 1, "hopper_gemm_64x128x64_s4"},
@@ -67,7 +70,7 @@ TEST(HopperGemm, EveryTileMatchesEigen) {
     for (const auto& c : cases)
         for (DType dt : {DType::bf16, DType::fp16}) {
             const HopperRun r = run(gemm_op(1, c.m, c.n, c.k, dt), c.sms, true);
-            EXPECT_EQ(r.kernel.rfind(c.kernel, 0), 0u) << r.kernel;
+            EXPECT_EQ(r.kernel, std::string(c.kernel) + (dt == DType::bf16 ? "_bf16" : "_f16"));
             EXPECT_EQ(r.numerics.checked, c.m * c.n);
             EXPECT_TRUE(r.numerics.passed) << r.kernel << " max abs err " << r.numerics.max_abs_err;
         }
@@ -90,10 +93,11 @@ TEST(HopperGemm, TileRule) {
     const simt::SmParams sm = h100_like(132).sm;
     // 8192^3 on 132 SMs: 128x256 gives 2048 blocks of 1 per SM = ceil(15.5) = 16 waves x 32768;
     // 128x128 gives 4096 blocks, 2 per SM: 16 waves x 2 x 16384, a tie the larger tile wins.
-    // 8192^3 on 132 SMs: 128x256 gives 2048 blocks, 16 on the busiest SM: 16 x 32768; 128x128
-    // 4096 blocks, 32 x 16384 (its 64 B/cycle fits the port): a tie the larger tile wins.
+    // 8192^3 on 132 SMs: 128x256 gives 2048 blocks, 16 on the busiest SM: 16 x 32768, with or
+    // without the cluster of 2 (which fetches 32 B/cycle instead of 48); 128x128 4096 blocks,
+    // 32 x 16384 (its 64 B/cycle fits the port): a three-way tie the table's first wins.
     const HopperTileChoice big = choose_hopper_tile({1, 8192, 8192, 8192}, 132, sm, 64);
-    EXPECT_EQ(big.tile.name(), "128x256x64_s4");
+    EXPECT_EQ(big.tile.name(), "128x256x64_s4_c2");
     EXPECT_EQ(big.blocks, 2048);
     EXPECT_EQ(big.blocks_per_sm, 1);
     // 1024^3: 128x256 gives 32 blocks (1 x 32768), 128x128 64 (1 x 16384), 64x128 128 (1 x 8192 x

@@ -200,6 +200,59 @@ TEST(Tma, CopiesTheBoxAndPhasesAlternate) {
     EXPECT_EQ(mem2.load32(out + 8), 72u);
 }
 
+SimtParams two_sms() {
+    SimtParams p = h100_like();
+    p.sms = 2;
+    return p;
+}
+
+TEST(Cluster, RemoteArrivalTakesTheClusterLatency) {
+    // Rank 0 initializes a barrier of 1 arrival and waits for it; lane 0 of rank 1 arrives on it
+    // remotely. Each warp issues (INT latency 4, in order): mov r0 at 0, setp p0 at 4, init at 8,
+    // sub at 9, add at 13, setp p1 at 17, arrive.remote at 21: rank 1's arrival reaches rank 0 200
+    // cycles later (SmParams::cluster_latency), at 221; rank 0's wait issues then, its exit at 222:
+    // the kernel takes 223 cycles.
+    const Kernel k = assemble(".cluster 2\n.reg 2\n.shared 4096\nmov r0, %cluster_ctarank\nsetp.eq.s32 p0, r0, 0\n"
+                              "@p0 mbarrier.init [4080], 1\nsub r1, 1, r0\nadd r1, r1, %tid\nsetp.eq.s32 p1, r1, 0\n"
+                              "@p1 mbarrier.arrive.remote [4080], 0\n@p0 mbarrier.wait.parity [4080], 0\nexit\n",
+                              "remote.sasm");
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {2, 32}, {}, mem, two_sms());
+    EXPECT_EQ(s.cycles, 223u);
+    EXPECT_EQ(s.blocks, 2u);
+    // The functional runner runs the cluster's blocks together.
+    run_functional(k, mem, {2, 32}, {}, 100000);
+}
+
+TEST(Cluster, MulticastBoxLandsInEveryBlock) {
+    // Rank 0 copies one 64-byte row of global memory into shared offset 0 of both blocks; each
+    // block's barrier expects the 64 bytes, and each block then stores its word 3 to out[rank].
+    // Blocks 2 and 3 form a second cluster reading the second row.
+    GlobalMemory mem;
+    const std::uint32_t src = mem.allocate(128), out = mem.allocate(16);
+    for (std::uint32_t i = 0; i < 32; ++i) mem.store32(src + 4 * i, 100 + i);
+    const std::string text = ".cluster 2\n.param src, out\n.reg 4\n.shared 4096\n"
+                             "mov r0, %tid\nsetp.eq.s32 p0, r0, 0\nmov r1, %cluster_ctarank\nmov r2, %ctaid\n"
+                             "@p0 mbarrier.init [4088], 1\n@p0 mbarrier.arrive.expect_tx [4088], 64\n"
+                             "add r3, r0, r1\nsetp.eq.s32 p1, r3, 0\nshr r3, r2, 1\nshl r3, r3, 6\nadd r3, r3, src\n"
+                             "mov r0, 4088\n@p1 cp.async.bulk.tensor.2d.multicast.1x64 [0], r3, 64, r0\n"
+                             "mbarrier.wait.parity [4088], 0\nld.shared r3, [12]\nshl r2, r2, 2\nadd r2, r2, out\n"
+                             "@p0 st.global [r2], r3\nexit\n";
+    const Kernel k = assemble(text, "multicast.sasm");
+    for (int run = 0; run < 2; ++run) {
+        GlobalMemory m = mem;
+        if (run == 0) launch(k, {4, 32}, {src, out}, m, two_sms());
+        else run_functional(k, m, {4, 32}, {src, out});
+        EXPECT_EQ(m.load32(out), 103u) << run;
+        EXPECT_EQ(m.load32(out + 4), 103u) << run;   // rank 1 got rank 0's box
+        EXPECT_EQ(m.load32(out + 8), 119u) << run;   // the second cluster: row 1
+        EXPECT_EQ(m.load32(out + 12), 119u) << run;
+    }
+    // A grid that is not a whole number of clusters, or a chip with fewer SMs than a cluster.
+    EXPECT_THROW(launch(k, {3, 32}, {src, out}, mem, two_sms()), SimtError);
+    EXPECT_THROW(launch(k, {2, 32}, {src, out}, mem, h100_like()), SimtError);
+}
+
 TEST(Hopper, FaultsAndAssemblyErrorsNameTheLine) {
     GlobalMemory mem;
     // A wgmma from a block of 2 warps: no complete warpgroup.
