@@ -848,6 +848,22 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const Gemm
     };
 }
 
+// The launch-shape stats of a tensor-core GEMM (grid, block, occupancy, waves) and, with real
+// data, its inputs and the Eigen check.
+void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, int threads, const Op& op,
+                            const GemmBuffers& buf, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(choice.blocks)));
+    out.stats.push_back(stat_value(stat::block, threads));
+    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
+    out.stats.push_back(stat_value(stat::waves, choice.waves));
+    out.stats.push_back(stat_value(stat::wave_efficiency, choice.wave_efficiency));
+    if (target.real_data) {
+        std::vector<float> a, b;
+        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
+        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
+    }
+}
+
 LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
                                 const LoweringTarget& target, const GemmTileChoice& choice) {
     const GemmTile& tile = choice.tile;
@@ -902,17 +918,8 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
     out.stats.push_back(stat_value(stat::splits, static_cast<double>(splits)));
-    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
-    out.stats.push_back(stat_value(stat::block, tile.threads()));
-    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
-    out.stats.push_back(stat_value(stat::waves, choice.waves));
-    out.stats.push_back(stat_value(stat::wave_efficiency, choice.wave_efficiency));
-    if (target.real_data) {
-        std::vector<float> a, b;
-        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
-        // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same bound.
-        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
-    }
+    // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same check.
+    finish_tensor_lowering(out, choice, tile.threads(), op, buf, memory, target);
     return out;
 }
 
@@ -942,16 +949,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
     out.stats.push_back(stat_value(stat::splits, 1));
-    out.stats.push_back(stat_value(stat::grid, static_cast<double>(choice.blocks)));
-    out.stats.push_back(stat_value(stat::block, tile.threads()));
-    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
-    out.stats.push_back(stat_value(stat::waves, waves.waves));
-    out.stats.push_back(stat_value(stat::wave_efficiency, waves.wave_efficiency));
-    if (target.real_data) {
-        std::vector<float> a, b;
-        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
-        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
-    }
+    finish_tensor_lowering(out, waves, tile.threads(), op, buf, memory, target);
     return out;
 }
 

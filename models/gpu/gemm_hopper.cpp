@@ -66,6 +66,16 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     const int registers = next;
 
     Lines a;
+    // The ring's next stage (its parity flips at each wrap) and the next k-block, looping to `loop`.
+    auto next_stage = [&](const std::string& loop) {
+        a("add " + r(s) + ", " + r(s) + ", 1");
+        a("setp.eq.s32 p2, " + r(s) + ", " + n(S));
+        a("@p2 mov " + r(s) + ", 0");
+        a("@p2 xor " + r(ph) + ", " + r(ph) + ", 1");
+        a("add " + r(kb) + ", " + r(kb) + ", 1");
+        a("setp.lt.s32 p2, " + r(kb) + ", kblocks");
+        a("@p2 bra " + loop);
+    };
     std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_blocks, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
@@ -145,13 +155,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
         a("@p3 mbarrier.arrive.remote [" + r(empty) + "], 0");
     }
     a("add " + r(empty) + ", " + r(full) + ", " + n(8 * S));
-    a("add " + r(s) + ", " + r(s) + ", 1");
-    a("setp.eq.s32 p2, " + r(s) + ", " + n(S));
-    a("@p2 mov " + r(s) + ", 0");
-    a("@p2 xor " + r(ph) + ", " + r(ph) + ", 1");
-    a("add " + r(kb) + ", " + r(kb) + ", 1");
-    a("setp.lt.s32 p2, " + r(kb) + ", kblocks");
-    a("@p2 bra consume");
+    next_stage("consume");
     a("wgmma.wait_group 0");
     // Epilogue: lane (g, t) of warp q of warpgroup wg holds rows 64 wg + 16 q + g (+8) and
     // columns 8 j + 2t, 8 j + 2t + 1 of each 8-column group j: one packed pair per store.
@@ -209,13 +213,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     }
     a("add " + r(ta) + ", " + r(ta) + ", " + n(BK * 2));
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
-    a("add " + r(s) + ", " + r(s) + ", 1");
-    a("setp.eq.s32 p2, " + r(s) + ", " + n(S));
-    a("@p2 mov " + r(s) + ", 0");
-    a("@p2 xor " + r(ph) + ", " + r(ph) + ", 1");
-    a("add " + r(kb) + ", " + r(kb) + ", 1");
-    a("setp.lt.s32 p2, " + r(kb) + ", kblocks");
-    a("@p2 bra produce");
+    next_stage("produce");
     a("exit");
     return src + a.text();
 }
