@@ -477,7 +477,6 @@ void SmCore::issue_async(int sp, int slot, const Instruction& in, Block& block) 
                                           static_cast<std::uint64_t>(params_.tensor.initiation_interval) / 8;
             const std::uint64_t bytes = 512 + 8 * static_cast<std::uint64_t>(in.wgmma_n);
             const auto port = static_cast<std::uint64_t>(std::max(1, params_.smem_banks * params_.smem_bank_bytes));
-            stats_.wgmma_operand_bytes += bytes;
             smem_operand_free_ = std::max(smem_operand_free_, now_) + (bytes + port - 1) / port;
             std::uint64_t& tensor = tensor_async_free_[static_cast<std::size_t>(sp)];
             tensor = std::max(std::max(tensor, now_) + compute, smem_operand_free_);
@@ -525,7 +524,6 @@ void SmCore::start_tma(int slot, const Instruction& in, Block& block) {
     const auto block_slot = static_cast<int>(&block - blocks_.data());
     tma_[copy] = PendingTma{in.modifier != 0, block.block_id, block_slot, block.generation, step_.tma_mbarrier,
                             static_cast<std::int64_t>(in.box_rows) * in.box_row_bytes, 1, now_};
-    ++stats_.tma_copies;
     ++stats_.global_requests;
     // The SM's TMA unit sends the box's sectors to the L2 (not through the L1) at the LSU's rate.
     const int per_cycle = std::max(1, params_.global_sectors_per_cycle);

@@ -97,8 +97,6 @@ struct SmStats {
     std::uint64_t l1_hits = 0, l1_misses = 0;  // sectors (global loads), with an L1
     std::uint64_t l1_merges = 0;           // misses that waited for a fill already in flight (no new request)
     std::uint64_t last_memory_cycle = 0;   // last store accepted / load back
-    std::uint64_t tma_copies = 0;          // cp.async.bulk.tensor boxes (their sectors count in global_sectors)
-    std::uint64_t wgmma_operand_bytes = 0; // shared-memory bytes read by wgmma operands
 };
 
 class SmCore {
