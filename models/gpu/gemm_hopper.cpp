@@ -33,7 +33,7 @@ const std::vector<HopperTile>& hopper_gemm_tiles() {
     // overlaps the other's main loop); 64x128 two of 4 x 24 KB; 64x64 three of 4 x 16 KB.
     // The cluster of 2 fetches a third less, so the rule takes it where the port cannot feed
     // 128x256 alone; on ties the plain tile wins (measured on h100, docs/gpu.md: 4096^3 ran 76.7 %
-    // of peak with the cluster and 71.9 % without, 8192^3 61.1 % and 64.9 %).
+    // of peak with the cluster and 71.7 % without, 8192^3 61.1 % and 64.3 %).
     static const std::vector<HopperTile> tiles = {{128, 256, 4}, {128, 256, 4, 2}, {128, 128, 3}, {64, 128, 4}, {64, 64, 4}};
     return tiles;
 }
