@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include "models/gpu/elementwise.h"
+#include "models/gpu/gemm_hopper.h"
 #include "models/simt/occupancy.h"
 #include "models/gpu/gpu_stats.h"
 
@@ -847,6 +848,22 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const Gemm
     };
 }
 
+// The launch-shape stats of a tensor-core GEMM (grid, block, occupancy, waves) and, with real
+// data, its inputs and the Eigen check.
+void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, int threads, const Op& op,
+                            const GemmBuffers& buf, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(choice.blocks)));
+    out.stats.push_back(stat_value(stat::block, threads));
+    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
+    out.stats.push_back(stat_value(stat::waves, choice.waves));
+    out.stats.push_back(stat_value(stat::wave_efficiency, choice.wave_efficiency));
+    if (target.real_data) {
+        std::vector<float> a, b;
+        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
+        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
+    }
+}
+
 LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
                                 const LoweringTarget& target, const GemmTileChoice& choice) {
     const GemmTile& tile = choice.tile;
@@ -901,17 +918,38 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
     out.stats.push_back(stat_value(stat::splits, static_cast<double>(splits)));
-    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
-    out.stats.push_back(stat_value(stat::block, tile.threads()));
-    out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
-    out.stats.push_back(stat_value(stat::waves, choice.waves));
-    out.stats.push_back(stat_value(stat::wave_efficiency, choice.wave_efficiency));
-    if (target.real_data) {
-        std::vector<float> a, b;
-        fill_gemm(buf, op.dtype, target.seed, memory, a, b);
-        // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same bound.
-        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
-    }
+    // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same check.
+    finish_tensor_lowering(out, choice, tile.threads(), op, buf, memory, target);
+    return out;
+}
+
+// The Hopper path (gemm_hopper.h): exact tiles only, so the operands need no padding beyond K'
+// and N' (multiples of 64).
+LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
+                                const LoweringTarget& target, const HopperTileChoice& choice) {
+    const HopperTile& tile = choice.tile;
+    const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
+    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const std::int64_t eb = buf.element_bytes;
+    const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
+    LoweredKernel out;
+    out.kernel = hopper_gemm_kernel(tile, type);
+    if (choice.blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+    out.dims = {static_cast<std::uint32_t>(choice.blocks), static_cast<std::uint32_t>(tile.threads())};
+    out.args = {buf.a, buf.b, buf.c, u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
+                u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
+                u(tiles_m), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n), u(buf.lda / HopperTile::bk)};
+    GemmTileChoice waves;
+    waves.blocks = choice.blocks;
+    waves.blocks_per_sm = choice.blocks_per_sm;
+    set_waves(waves, target.sms);
+    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+    out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk));
+    out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
+    out.stats.push_back(stat_value(stat::splits, 1));
+    finish_tensor_lowering(out, waves, tile.threads(), op, buf, memory, target);
     return out;
 }
 
@@ -973,6 +1011,10 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
+    if (hopper_gemm_target(target.sm)) {
+        const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle);
+        if (hopper.blocks > 0) return lower_hopper_gemm(op, g, memory, target, hopper);
+    }
     GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm);
     choice.splits = choose_gemm_splits(g, choice, target.sms, target);
     choice.blocks *= choice.splits;

@@ -129,8 +129,13 @@ private:
             const long long n = parse_integer(rest, line);
             if (n < 0 || n > (1LL << 30)) fail(line, ".shared must be a byte count");
             kernel_.shared_bytes = n;
+        } else if (name == ".cluster") {
+            // PTX .reqnctapercluster / CUDA __cluster_dims__: blocks per cluster (one dimension).
+            const long long n = parse_integer(rest, line);
+            if (n < 1 || n > 8) fail(line, ".cluster must be between 1 and 8 blocks");
+            kernel_.cluster = static_cast<int>(n);
         } else {
-            fail(line, "unknown directive '" + name + "' (expected .kernel, .param, .reg or .shared)");
+            fail(line, "unknown directive '" + name + "' (expected .kernel, .param, .reg, .shared or .cluster)");
         }
     }
 
@@ -161,7 +166,8 @@ private:
             if (name.size() > 2 && name.compare(name.size() - 2, 2, ".x") == 0) name.resize(name.size() - 2);
             static const std::pair<const char*, Special> specials[] = {
                 {"tid", Special::tid},     {"ctaid", Special::ctaid},   {"ntid", Special::ntid},
-                {"nctaid", Special::nctaid}, {"laneid", Special::laneid}, {"warpid", Special::warpid}};
+                {"nctaid", Special::nctaid}, {"laneid", Special::laneid}, {"warpid", Special::warpid},
+                {"cluster_ctarank", Special::cluster_ctarank}};
             for (const auto& [n, sp] : specials)
                 if (name == n) {
                     o.kind = Operand::Kind::special;
@@ -373,6 +379,93 @@ private:
             in.modifier = static_cast<std::uint8_t>(parts[2] == "f16" ? MmaType::f16 : MmaType::bf16);
             in.fp_payload = true;
             pattern = "RRRR";
+        } else if (base == "wgmma") {
+            // PTX ISA 9.7.15 (warpgroup-level matrix instructions): wgmma.fence,
+            // wgmma.mma_async.m64nNk16.f16|bf16 D, a, b, a_pitch, b_pitch, wgmma.commit_group,
+            // wgmma.wait_group N.
+            const std::string form = parts.size() > 1 ? parts[1] : "";
+            if (form == "fence" && parts.size() == 2) {
+                in.op = Opcode::wgmma_fence;
+                in.unit = Unit::control;
+            } else if (form == "commit_group" && parts.size() == 2) {
+                in.op = Opcode::wgmma_commit;
+                in.unit = Unit::control;
+            } else if (form == "wait_group" && parts.size() == 2) {
+                in.op = Opcode::wgmma_wait;
+                in.unit = Unit::control;
+                pattern = "s";
+            } else if (form == "mma_async" && parts.size() == 4) {
+                const std::string& shape = parts[2];
+                int n_dim = 0;
+                if (shape.size() > 7 && shape.compare(0, 4, "m64n") == 0 && shape.compare(shape.size() - 3, 3, "k16") == 0) {
+                    const std::string digits = shape.substr(4, shape.size() - 7);
+                    if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+                        n_dim = std::stoi(digits);
+                }
+                if (n_dim < 8 || n_dim > 256 || n_dim % 8 != 0)
+                    fail(line, "expected wgmma.mma_async.m64nNk16 with N a multiple of 8 from 8 to 256, got '" + shape + "'");
+                if (parts[3] != "f16" && parts[3] != "bf16") fail(line, "wgmma.mma_async takes .f16 or .bf16 inputs");
+                in.op = Opcode::wgmma_mma;
+                in.unit = Unit::tensor;
+                in.modifier = static_cast<std::uint8_t>(parts[3] == "f16" ? MmaType::f16 : MmaType::bf16);
+                in.wgmma_n = static_cast<std::uint16_t>(n_dim);
+                in.fp_payload = true;
+                pattern = "Rssii";
+            } else {
+                fail(line, "unknown '" + mnemonic + "' (wgmma.fence, wgmma.mma_async.m64nNk16.f16|bf16, "
+                                                     "wgmma.commit_group, wgmma.wait_group)");
+            }
+        } else if (base == "mbarrier") {
+            // PTX ISA 9.7.13.15 (mbarrier): init, arrive, arrive.expect_tx, and the blocking form of
+            // the try_wait.parity loop.
+            const std::string form = mnemonic.size() > 9 ? mnemonic.substr(9) : std::string();
+            in.unit = Unit::ldst;
+            if (form == "init") {
+                in.op = Opcode::mbarrier_init;
+                pattern = "As";
+            } else if (form == "arrive") {
+                in.op = Opcode::mbarrier_arrive;
+                pattern = "A";
+            } else if (form == "arrive.expect_tx") {
+                in.op = Opcode::mbarrier_expect_tx;
+                pattern = "As";
+            } else if (form == "arrive.remote") {
+                // PTX mbarrier.arrive.shared::cluster on a mapa address: the barrier at this
+                // shared address in the cluster's block of rank src.
+                in.op = Opcode::mbarrier_arrive_remote;
+                pattern = "As";
+            } else if (form == "wait.parity") {
+                in.op = Opcode::mbarrier_wait;
+                in.unit = Unit::control;
+                pattern = "As";
+            } else {
+                fail(line, "unknown '" + mnemonic + "' (mbarrier.init, mbarrier.arrive, mbarrier.arrive.expect_tx, "
+                                                     "mbarrier.wait.parity)");
+            }
+        } else if (base == "cp") {
+            // PTX ISA 9.7.9.25 (cp.async.bulk.tensor), global -> shared, 2-D box given in the
+            // mnemonic: cp.async.bulk.tensor.2d.ROWSxBYTES [dst], src, pitch, mbar.
+            const std::string prefix = "cp.async.bulk.tensor.2d.", multicast = "multicast.";
+            std::string box = mnemonic.compare(0, prefix.size(), prefix) == 0 ? mnemonic.substr(prefix.size()) : "";
+            // .multicast: PTX's .multicast::cluster with every block of the cluster in ctaMask.
+            const bool to_cluster = box.compare(0, multicast.size(), multicast) == 0;
+            if (to_cluster) box = box.substr(multicast.size());
+            in.modifier = to_cluster ? 1 : 0;
+            const auto x = box.find('x');
+            long long rows = 0, row_bytes = 0;
+            if (x != std::string::npos && x > 0 && x + 1 < box.size() &&
+                std::all_of(box.begin(), box.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == 'x'; })) {
+                rows = std::stoll(box.substr(0, x));
+                row_bytes = std::stoll(box.substr(x + 1));
+            }
+            if (rows < 1 || rows > 256 || row_bytes < 16 || row_bytes > 1024 || row_bytes % 16 != 0)
+                fail(line, "expected cp.async.bulk.tensor.2d[.multicast].ROWSxBYTES with 1..256 rows of 16..1024 bytes (a multiple "
+                           "of 16), got '" + mnemonic + "'");
+            in.op = Opcode::tma_load;
+            in.unit = Unit::ldst;
+            in.box_rows = static_cast<std::uint16_t>(rows);
+            in.box_row_bytes = static_cast<std::uint16_t>(row_bytes);
+            pattern = "Asss";
         } else {
             fail(line, "unknown instruction '" + mnemonic + "'");
         }
@@ -399,8 +492,24 @@ private:
                     if (!is_identifier(s)) fail(line, "expected a label, got '" + s + "'");
                     label = s;
                     break;
+                case 'i': {
+                    const long long v = parse_integer(s, line);
+                    if (v < 16 || v > 4096 || v % 16 != 0)
+                        fail(line, "wgmma operand pitch must be 16..4096 bytes, a multiple of 16, got " + s);
+                    (next_src == 2 ? in.a_pitch : in.b_pitch) = static_cast<std::uint16_t>(v);
+                    ++next_src;
+                    break;
+                }
                 case 'R': {
                     const int r = parse_register(s, line);
+                    if (in.op == Opcode::wgmma_mma) {
+                        const int width = in.wgmma_n / 2;  // fp32 accumulators per thread
+                        if (r + width > kernel_.registers)
+                            fail(line, "wgmma accumulator " + s + " needs " + std::to_string(width) + " registers from r" +
+                                           std::to_string(r) + ", beyond .reg " + std::to_string(kernel_.registers));
+                        in.dst = {Operand::Kind::reg, static_cast<std::uint32_t>(r)};
+                        break;
+                    }
                     const int width = i == 2 ? 2 : 4;  // d, a, c: 4 registers; b: 2
                     if (r + width > kernel_.registers)
                         fail(line, "mma operand " + s + " needs " + std::to_string(width) + " registers from r" +
@@ -421,6 +530,8 @@ private:
                 fail(line, "'" + mnemonic + "' needs " + std::to_string(in.vector) + " registers from r" +
                                std::to_string(range.value) + ", beyond .reg " + std::to_string(kernel_.registers));
         }
+        if (in.op == Opcode::wgmma_wait && (in.src[0].kind != Operand::Kind::imm || in.src[0].value > 7))
+            fail(line, "wgmma.wait_group takes an immediate 0..7");
         if (in.op == Opcode::mma) {
             const std::uint32_t d = in.dst.value;
             for (int k = 0; k < 3; ++k) {
@@ -455,7 +566,9 @@ private:
             // A vector store reads v..v+N-1 (src[1] is v, added above), a vector load writes d..d+N-1.
             if (in.src[1].kind == Operand::Kind::reg && (in.op == Opcode::st_global || in.op == Opcode::st_shared))
                 for (std::uint32_t i = 1; i < in.vector; ++i) add_read(in.src[1].value + i);
-            if (in.dst.kind == Operand::Kind::reg) {
+            // wgmma's accumulators are asynchronous: no scoreboard (wgmma.fence and
+            // wgmma.wait_group order them, as PTX requires of programs).
+            if (in.dst.kind == Operand::Kind::reg && in.op != Opcode::wgmma_mma) {
                 for (std::uint32_t i = 0; i < in.vector; ++i)
                     in.writes[i] = static_cast<std::uint8_t>(in.dst.value + i);
                 in.writes_count = in.vector;
@@ -496,6 +609,15 @@ private:
                 bool t = in.fp_payload || src_tainted(in);
                 if (in.op == Opcode::ld_global) t = global_tainted;
                 if (in.op == Opcode::ld_shared) t = shared_tainted;
+                if (in.op == Opcode::tma_load) {
+                    if (global_tainted && !shared_tainted) shared_tainted = changed = true;
+                    continue;
+                }
+                if (in.op == Opcode::wgmma_mma) {
+                    for (std::uint32_t i = 0; i < in.wgmma_n / 2u; ++i)
+                        if (!reg[in.dst.value + i]) reg[in.dst.value + i] = changed = true;
+                    continue;
+                }
                 if (in.op == Opcode::st_global || in.op == Opcode::st_shared) {
                     const bool value_tainted = stored_payload(in, reg);
                     bool& space = in.op == Opcode::st_global ? global_tainted : shared_tainted;
@@ -516,6 +638,13 @@ private:
             const bool memory = in.op == Opcode::ld_global || in.op == Opcode::st_global ||
                                 in.op == Opcode::ld_shared || in.op == Opcode::st_shared;
             if (memory && in.src[0].kind == Operand::Kind::reg && reg[in.src[0].value]) why = "its address";
+            const bool asynchronous = in.op == Opcode::tma_load || in.op == Opcode::wgmma_mma ||
+                                      in.op == Opcode::mbarrier_init || in.op == Opcode::mbarrier_arrive ||
+                                      in.op == Opcode::mbarrier_expect_tx || in.op == Opcode::mbarrier_wait ||
+                                      in.op == Opcode::mbarrier_arrive_remote;
+            if (asynchronous)
+                for (const Operand& o : in.src)
+                    if (o.kind == Operand::Kind::reg && reg[o.value]) why = "an address, count or parity operand";
             if (in.op == Opcode::shfl && in.src[1].kind == Operand::Kind::reg && reg[in.src[1].value])
                 why = "its source lane";
             if (!why.empty()) {
@@ -529,6 +658,10 @@ private:
         for (Instruction& in : kernel_.code) {
             if (in.op == Opcode::ld_global || in.op == Opcode::ld_shared) {
                 in.payload_data = reg[in.dst.value];
+                continue;
+            }
+            if (in.op == Opcode::tma_load) {
+                in.payload_data = global_tainted;
                 continue;
             }
             if (in.op == Opcode::st_global || in.op == Opcode::st_shared) {
@@ -639,7 +772,10 @@ const char* opcode_name(Opcode op) {
                                   "shr",  "and",  "or",    "xor",  "not",  "fadd", "fsub",      "fmul",
                                   "ffma", "fmin", "fmax",  "i2f",  "f2i",  "setp", "selp",      "ex2",
                                   "rcp",  "rsqrt", "shfl", "ld.global", "st.global", "ld.shared", "st.shared",
-                                  "bar.sync", "bra", "exit", "mma", "nop", "cvt", "prmt"};
+                                  "bar.sync", "bra", "exit", "mma", "nop", "cvt", "prmt",
+                                  "wgmma.fence", "wgmma.mma_async", "wgmma.commit_group", "wgmma.wait_group",
+                                  "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive.expect_tx",
+                                  "mbarrier.wait.parity", "cp.async.bulk.tensor.2d", "mbarrier.arrive.remote"};
     return names[static_cast<int>(op)];
 }
 

@@ -119,6 +119,7 @@ const std::uint32_t* WarpExecutor::fetch(const Operand& o, const Warp& w, std::u
                 case Special::ntid: v = dims_.block; break;
                 case Special::nctaid: v = dims_.grid; break;
                 case Special::warpid: v = static_cast<std::uint32_t>(w.warp_in_block); break;
+                case Special::cluster_ctarank: v = w.block_id % static_cast<std::uint32_t>(kernel_.cluster); break;
             }
             std::fill(scratch, scratch + 32, v);
             return scratch;
@@ -143,7 +144,8 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     // Full warps are the common case; without -mpopcnt __builtin_popcount is a library call.
     const int lanes = active == 0xffffffffu ? 32 : __builtin_popcount(active);
     ++counters_.issued;
-    counters_.mma_issued += in.op == Opcode::mma;
+    // A warp's share of a wgmma (16 rows of m64nNk16) counts as the N/8 m16n8k16 it equals in MACs.
+    counters_.mma_issued += in.op == Opcode::mma ? 1u : in.op == Opcode::wgmma_mma ? in.wgmma_n / 8u : 0u;
     counters_.active_lanes += static_cast<std::uint64_t>(lanes);
     ++counters_.lanes_histogram[static_cast<std::size_t>(lanes)];
     r.instruction = &in;
@@ -163,6 +165,16 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     if (in.op == Opcode::mma && exec != 0 && exec != 0xffffffffu)
         fault(in, "needs all 32 lanes active (warp-synchronous), " + std::to_string(__builtin_popcount(exec)) +
                       " are (mask 0x" + hex32(exec) + ")");
+    // PTX ISA 9.7.15.5.2 (wgmma.mma_async): .sync.aligned, executed by all threads of the 4 warps
+    // of a warpgroup.
+    if (in.op == Opcode::wgmma_mma) {
+        if (exec != 0xffffffffu)
+            fault(in, "needs all 32 lanes active (warpgroup-synchronous), mask is 0x" + hex32(exec));
+        const int warps = static_cast<int>((dims_.block + 31) / 32);
+        if ((w.warp_in_block / 4 + 1) * 4 > warps)
+            fault(in, "warp " + std::to_string(w.warp_in_block) + " is not in a complete warpgroup of 4 warps (block of " +
+                          std::to_string(warps) + " warps)");
+    }
     const bool skip = skip_fp_payload_ && in.fp_payload;
     int next_pc = pc + 1;
 
@@ -411,6 +423,28 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 execute_mma(in, w);
                 write_result = false;
                 break;
+            case Opcode::wgmma_mma:
+                execute_wgmma(in, w, block);
+                write_result = false;
+                break;
+            case Opcode::mbarrier_init:
+            case Opcode::mbarrier_arrive:
+            case Opcode::mbarrier_arrive_remote:
+            case Opcode::mbarrier_expect_tx:
+            case Opcode::tma_load:
+                execute_async(in, w, block, exec, r);
+                write_result = false;
+                break;
+            case Opcode::mbarrier_wait: {
+                // Timed runs issue it only once satisfied (SmCore); the functional runner retries.
+                bool satisfied = true;
+                mbarrier_waited(w, block, in, satisfied);
+                if (!satisfied) next_pc = pc;
+                write_result = false;
+                break;
+            }            case Opcode::wgmma_fence:
+            case Opcode::wgmma_commit:
+            case Opcode::wgmma_wait:  // ordering only: the values are computed at issue
             case Opcode::bar:
             case Opcode::bra:
             case Opcode::exit:
@@ -525,36 +559,245 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
     }
 }
 
+bool Block::mbarrier_update(std::uint32_t address, std::int64_t arrivals, std::int64_t tx_bytes, std::uint64_t time) {
+    Mbarrier* m = mbarrier(address);
+    if (!m) return false;
+    m->pending -= arrivals;
+    m->tx += tx_bytes;
+    m->phase_time = std::max(m->phase_time, time);
+    // PTX ISA 9.7.13.15.4 (phase completion): every arrival and every expected byte seen; the
+    // next phase starts with the full arrival count. Several arrivals at once (a warp's lanes
+    // arriving remotely, delivered as one event) complete the phases they would one by one.
+    bool completed = false;
+    while (m->pending <= 0 && m->tx == 0) {
+        ++m->phase;
+        m->pending += m->expected;
+        m->completed_at = m->phase_time;
+        ++mbarrier_phases;
+        completed = true;
+    }
+    if (completed) m->phase_time = 0;
+    return true;
+}
+
+std::uint32_t WarpExecutor::shared_operand(const Instruction& in, const Warp& w, int lane, std::uint32_t bytes,
+                                           const Block& block) const {
+    std::uint32_t scratch[32];
+    const std::uint32_t address = fetch(in.src[0], w, scratch)[lane] + static_cast<std::uint32_t>(in.offset);
+    if (static_cast<std::size_t>(address) + bytes > block.shared.size() || address % bytes != 0)
+        fault(in, "lane " + std::to_string(lane) + " shared address " + std::to_string(address) +
+                      (address % bytes ? " is not " + std::to_string(bytes) + "-byte aligned"
+                                       : " is outside the shared memory of " + std::to_string(block.shared.size()) + " bytes"));
+    return address;
+}
+
+const Mbarrier* WarpExecutor::mbarrier_waited(const Warp& w, Block& block, const Instruction& in, bool& satisfied) const {
+    const std::uint32_t active = w.stack.back().mask;
+    std::uint32_t exec = active;
+    if (in.guard >= 0) {
+        const std::uint32_t p = w.preds[static_cast<std::size_t>(in.guard)];
+        exec &= in.guard_negated ? ~p : p;
+    }
+    satisfied = true;
+    if (exec == 0) return nullptr;
+    const int lane = __builtin_ctz(exec);
+    const std::uint32_t address = shared_operand(in, w, lane, 8, block);
+    std::uint32_t scratch[32];
+    const std::uint32_t parity = fetch(in.src[1], w, scratch)[lane] & 1u;
+    const Mbarrier* m = block.mbarrier(address);
+    if (!m) fault(in, "no mbarrier was initialized at shared address " + std::to_string(address));
+    // PTX try_wait.parity: waits while the current (incomplete) phase has the given parity.
+    satisfied = (m->phase & 1u) != parity;
+    return m;
+}
+
+void WarpExecutor::set_resident(std::uint32_t block_id, Block* block) {
+    if (kernel_.cluster <= 1) return;
+    if (resident_.size() < dims_.grid) resident_.assign(dims_.grid, nullptr);
+    resident_[block_id] = block;
+}
+
+Block& WarpExecutor::cluster_peer(const Instruction& in, const Warp& w, std::uint32_t rank) const {
+    const auto size = static_cast<std::uint32_t>(kernel_.cluster);
+    if (rank >= size) fault(in, "cluster rank " + std::to_string(rank) + " is not below the cluster size " + std::to_string(size));
+    const std::uint32_t id = w.block_id / size * size + rank;
+    Block* peer = resident(id);
+    if (!peer) fault(in, "block " + std::to_string(id) + " of the cluster is not resident (a kernel without .cluster?)");
+    return *peer;
+}
+
+void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, std::uint32_t exec, StepResult& r) {
+    std::uint32_t scratch1[32], scratch2[32], scratch3[32];
+    r.remote_arrivals = 0;
+    if (in.op == Opcode::tma_load) {
+        // PTX cp.async.bulk.tensor is issued by one thread: several lanes would be several copies.
+        if (__builtin_popcount(exec) != 1)
+            fault(in, "is issued by one lane (guard it), " + std::to_string(__builtin_popcount(exec)) + " lanes execute it");
+        const int lane = __builtin_ctz(exec);
+        const std::uint32_t bytes = static_cast<std::uint32_t>(in.box_rows) * in.box_row_bytes;
+        // PTX: the shared destination of a bulk tensor copy is 128-byte aligned.
+        std::uint32_t scratch0[32];
+        const std::uint32_t dst = fetch(in.src[0], w, scratch0)[lane] + static_cast<std::uint32_t>(in.offset);
+        if (dst % 128 != 0 || static_cast<std::size_t>(dst) + bytes > block.shared.size())
+            fault(in, "shared destination " + std::to_string(dst) + (dst % 128 ? " is not 128-byte aligned" :
+                      " + " + std::to_string(bytes) + " bytes is outside the shared memory of " + std::to_string(block.shared.size()) + " bytes"));
+        const std::uint32_t src = fetch(in.src[1], w, scratch1)[lane];
+        const std::uint32_t pitch = fetch(in.src[2], w, scratch2)[lane];
+        const std::uint32_t mbar = fetch(in.src[3], w, scratch3)[lane];
+        const std::uint64_t last = static_cast<std::uint64_t>(src) + static_cast<std::uint64_t>(pitch) * (in.box_rows - 1u) + in.box_row_bytes;
+        if (src % 16 != 0 || pitch % 16 != 0 || src < GlobalMemory::kNullBytes || last > memory_.size())
+            fault(in, "global box at " + std::to_string(src) + " (pitch " + std::to_string(pitch) + ", " +
+                          std::to_string(in.box_rows) + " rows of " + std::to_string(in.box_row_bytes) +
+                          " bytes) is misaligned (16 bytes) or outside the global memory of " + std::to_string(memory_.size()) + " bytes");
+        // .multicast: the same box lands at the same offsets in every block of the cluster.
+        const std::uint32_t copies = in.modifier ? static_cast<std::uint32_t>(kernel_.cluster) : 1u;
+        for (std::uint32_t rank = 0; rank < copies; ++rank) {
+            Block& target = in.modifier ? cluster_peer(in, w, rank) : block;
+            // A peer's barrier is checked when the bytes arrive (timed runs: SmCore).
+            if ((&target == &block || !timed_) && !target.mbarrier(mbar))
+                fault(in, "no mbarrier was initialized at shared address " + std::to_string(mbar) + " of cluster rank " +
+                              std::to_string(rank));
+            if (!(skip_fp_payload_ && in.payload_data))
+                for (std::uint32_t row = 0; row < in.box_rows; ++row)
+                    std::memcpy(target.shared.data() + dst + row * in.box_row_bytes, memory_.data() + src + row * pitch, in.box_row_bytes);
+            // Functional runs: the bytes are there at once. Timed runs complete them on arrival.
+            if (!timed_) target.mbarrier_update(mbar, 0, -static_cast<std::int64_t>(bytes), 0);
+        }
+        r.tma_global = src;
+        r.tma_pitch = pitch;
+        r.tma_shared = dst;
+        r.tma_mbarrier = mbar;
+        return;
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+        if (!((exec >> lane) & 1)) continue;
+        const std::uint32_t address = shared_operand(in, w, lane, 8, block);
+        if (in.op == Opcode::mbarrier_init) {
+            const std::uint32_t count = fetch(in.src[1], w, scratch1)[lane];
+            if (count < 1 || count > (1u << 20)) fault(in, "arrival count " + std::to_string(count) + " is not in 1..2^20");
+            Mbarrier* m = block.mbarrier(address);
+            if (!m) {
+                block.mbarriers.emplace_back();
+                m = &block.mbarriers.back();
+            }
+            *m = Mbarrier{address, count, count, 0, 0, 0, 0};
+            continue;
+        }
+        if (in.op == Opcode::mbarrier_arrive_remote) {
+            const std::uint32_t rank = fetch(in.src[1], w, scratch1)[lane];
+            Block& peer = cluster_peer(in, w, rank);
+            if (!timed_ && !peer.mbarrier(address))  // timed runs: checked on arrival (SmCore)
+                fault(in, "no mbarrier was initialized at shared address " + std::to_string(address) + " of cluster rank " +
+                              std::to_string(rank));
+            // Timed runs: the SM core delivers the arrival over the cluster's network.
+            if (!timed_) peer.mbarrier_update(address, 1, 0, 0);
+            r.remote_block = peer.block_id;
+            r.remote_mbarrier = address;
+            ++r.remote_arrivals;
+            continue;
+        }
+        const std::int64_t tx = in.op == Opcode::mbarrier_expect_tx ? fetch(in.src[1], w, scratch1)[lane] : 0;
+        if (!block.mbarrier_update(address, 1, tx, cycle_))
+            fault(in, "no mbarrier was initialized at shared address " + std::to_string(address));
+    }
+}
+
+void WarpExecutor::execute_wgmma(const Instruction& in, Warp& w, const Block& block) {
+    // PTX ISA 9.7.15.5 (wgmma.mma_async), D (64 x N, fp32) += A (64 x 16) * B (16 x N). Warp q of
+    // the warpgroup holds rows 16q..16q+15 of D in the m16n8 accumulator layout, one 8-column
+    // group per 4 registers: register 4j+i of lane (g, t) is (16q + g + 8 (i >= 2), 8j + 2t + (i & 1)).
+    // Operands in shared memory (a simplified descriptor: base address and row pitch, no swizzle):
+    // A(m, k) at a + m * a_pitch + 2k (K-major), B(k, n) at b + k * b_pitch + 2n (N-major).
+    const auto type = static_cast<MmaType>(in.modifier);
+    const int n_dim = in.wgmma_n;
+    std::uint32_t scratch_a[32], scratch_b[32];
+    const std::uint32_t a = fetch(in.src[0], w, scratch_a)[0], b = fetch(in.src[1], w, scratch_b)[0];
+    const std::size_t a_end = static_cast<std::size_t>(a) + 63u * in.a_pitch + 32u;
+    const std::size_t b_end = static_cast<std::size_t>(b) + 15u * in.b_pitch + 2u * static_cast<std::size_t>(n_dim);
+    if (a % 16 != 0 || b % 16 != 0 || a_end > block.shared.size() || b_end > block.shared.size())
+        fault(in, "operands at shared " + std::to_string(a) + " / " + std::to_string(b) +
+                      " are not 16-byte aligned or reach beyond the shared memory of " + std::to_string(block.shared.size()) + " bytes");
+    const int q = w.warp_in_block % 4;
+    auto element = [&](std::size_t address) {
+        std::uint16_t bits;
+        std::memcpy(&bits, block.shared.data() + address, 2);
+        return narrow_to_float(bits, type);
+    };
+    float a_rows[16][16];
+    for (int m = 0; m < 16; ++m)
+        for (int k = 0; k < 16; ++k)
+            a_rows[m][k] = element(a + static_cast<std::size_t>(16 * q + m) * in.a_pitch + 2u * static_cast<std::size_t>(k));
+    std::vector<float> b_tile(static_cast<std::size_t>(16 * n_dim));
+    for (int k = 0; k < 16; ++k)
+        for (int col = 0; col < n_dim; ++col)
+            b_tile[static_cast<std::size_t>(k * n_dim + col)] =
+                element(b + static_cast<std::size_t>(k) * in.b_pitch + 2u * static_cast<std::size_t>(col));
+    const std::uint32_t rd = in.dst.value;
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int j = 0; j < n_dim / 8; ++j)
+            for (int i = 0; i < 4; ++i) {
+                const int row = g + (i >= 2 ? 8 : 0), col = 8 * j + 2 * t + (i & 1);
+                std::uint32_t& reg = w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(4 * j + i)) * 32 +
+                                            static_cast<std::size_t>(lane)];
+                float acc = as_float(reg);
+                for (int k = 0; k < 16; ++k) acc += a_rows[row][k] * b_tile[static_cast<std::size_t>(k * n_dim + col)];
+                reg = as_bits(acc);
+            }
+    }
+}
+
 ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
                                  const std::vector<std::uint32_t>& args, std::uint64_t max_issued) {
     WarpExecutor exec(kernel, memory, dims, args, false);
     const int warps_per_block = static_cast<int>((dims.block + 31) / 32);
-    std::vector<Warp> warps(static_cast<std::size_t>(warps_per_block));
-    Block block;
+    // A cluster's blocks run together (they may wait for each other); other blocks one by one.
+    const auto cluster = static_cast<std::uint32_t>(kernel.cluster);
+    if (dims.grid % cluster != 0)
+        throw SimtError(kernel.file + ": grid of " + std::to_string(dims.grid) + " blocks is not a multiple of the cluster size " +
+                        std::to_string(cluster));
+    std::vector<Block> blocks(cluster);
+    std::vector<Warp> warps(static_cast<std::size_t>(warps_per_block) * cluster);
     StepResult r;
-    for (std::uint32_t b = 0; b < dims.grid; ++b) {
-        block.block_id = b;
-        block.shared.assign(static_cast<std::size_t>(kernel.shared_bytes), 0);
-        block.live_warps = warps_per_block;
-        block.arrived = 0;
-        for (int i = 0; i < warps_per_block; ++i) warps[static_cast<std::size_t>(i)].reset(kernel.registers, b, i, dims.block, 0);
-        while (block.live_warps > 0) {
+    for (std::uint32_t first = 0; first < dims.grid; first += cluster) {
+        int live_blocks = static_cast<int>(cluster);
+        for (std::uint32_t c = 0; c < cluster; ++c) {
+            Block& block = blocks[c];
+            block.block_id = first + c;
+            block.shared.assign(static_cast<std::size_t>(kernel.shared_bytes), 0);
+            block.live_warps = warps_per_block;
+            block.arrived = 0;
+            block.mbarriers.clear();
+            exec.set_resident(block.block_id, &block);
+            for (int i = 0; i < warps_per_block; ++i)
+                warps[c * static_cast<std::size_t>(warps_per_block) + static_cast<std::size_t>(i)].reset(
+                    kernel.registers, block.block_id, i, dims.block, static_cast<int>(c));
+        }
+        while (live_blocks > 0) {
             bool progressed = false;
             for (Warp& w : warps) {
+                Block& block = blocks[static_cast<std::size_t>(w.block_slot)];
                 if (w.finished || w.at_barrier) continue;
                 exec.step(w, block, r);
                 progressed = true;
-                if (r.warp_finished) --block.live_warps;
+                if (r.warp_finished && --block.live_warps == 0) --live_blocks;
                 if (block.live_warps > 0 && block.arrived == block.live_warps) {
-                    for (Warp& o : warps) o.at_barrier = false;
+                    for (int i = 0; i < warps_per_block; ++i)
+                        warps[static_cast<std::size_t>(w.block_slot * warps_per_block + i)].at_barrier = false;
                     block.arrived = 0;
                 }
             }
-            if (!progressed) throw SimtError(kernel.file + ": block " + std::to_string(b) + " deadlocked at a barrier");
-            if (exec.counters().issued > max_issued)
+            if (!progressed) throw SimtError(kernel.file + ": block " + std::to_string(first) + " deadlocked at a barrier");
+            if (exec.counters().issued > max_issued) {
+                std::string where;
+                for (const Warp& w : warps)
+                    if (!w.finished) where += " block " + std::to_string(w.block_id) + " warp " + std::to_string(w.warp_in_block) +
+                                              " at " + kernel.where(kernel.code[static_cast<std::size_t>(w.pc())]) + ";";
                 throw SimtError(kernel.file + ": more than " + std::to_string(max_issued) +
-                                " warp instructions issued: endless loop?");
+                                " warp instructions issued: endless loop? Running:" + where);
+            }
         }
+        for (std::uint32_t c = 0; c < cluster; ++c) exec.set_resident(first + c, nullptr);
     }
     return exec.counters();
 }

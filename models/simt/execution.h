@@ -75,12 +75,38 @@ struct Warp {
     int pc() const { return stack.back().pc; }
 };
 
+// An mbarrier object (PTX ISA 9.7.13.15) in a block's shared memory: arrivals and an expected
+// transaction byte count per phase. Its state lives beside the shared bytes (the 8 bytes at its
+// address are reserved, not interpreted). Times are cycles (0 in functional runs).
+struct Mbarrier {
+    std::uint32_t address = 0;
+    std::int64_t expected = 0;          // arrivals per phase (init)
+    std::int64_t pending = 0;           // arrivals the current phase still needs
+    std::int64_t tx = 0;                // transaction bytes expected and not yet arrived
+    std::uint32_t phase = 0;            // phases completed; the current phase's parity is phase & 1
+    std::uint64_t phase_time = 0;       // latest arrival or transaction time of the current phase
+    std::uint64_t completed_at = 0;     // when the last completed phase completed
+};
+
 struct Block {
     std::uint32_t block_id = 0;
     std::vector<std::uint8_t> shared;
     int live_warps = 0;
     int arrived = 0;  // warps waiting at the barrier
     bool resident = false;
+    std::uint32_t generation = 0;       // bumped when a new block takes the slot (late async answers)
+    std::vector<Mbarrier> mbarriers;    // few per block: looked up by address
+    std::uint64_t mbarrier_phases = 0;  // phases completed over all of them (wakes waiting warps)
+
+    Mbarrier* mbarrier(std::uint32_t address) {
+        for (Mbarrier& m : mbarriers)
+            if (m.address == address) return &m;
+        return nullptr;
+    }
+    // Arrivals and transaction bytes (expect_tx adds, complete_tx subtracts) at cycle `time`; the
+    // phase completes when no arrival and no byte is outstanding. False if `address` holds no
+    // initialized mbarrier.
+    bool mbarrier_update(std::uint32_t address, std::int64_t arrivals, std::int64_t tx_bytes, std::uint64_t time);
 };
 
 // Counters the issue asks for: every issued warp instruction (branches and exits too), active lanes
@@ -104,6 +130,11 @@ struct StepResult {
     bool warp_finished = false;  // every lane has exited
     std::array<std::uint32_t, 32> addresses{};  // byte addresses of executed lanes (memory ops; the
                                                 // first word of a .v2 / .v4 access)
+    // cp.async.bulk.tensor (one executing lane): the box's first global byte, its row pitch, the
+    // shared destination and the mbarrier that counts its bytes.
+    std::uint32_t tma_global = 0, tma_pitch = 0, tma_shared = 0, tma_mbarrier = 0;
+    // mbarrier.arrive.remote: the cluster block arrived on, the barrier's address and the arrivals.
+    std::uint32_t remote_block = 0, remote_mbarrier = 0, remote_arrivals = 0;
 };
 
 class WarpExecutor {
@@ -114,6 +145,19 @@ public:
                  bool skip_fp_payload);
     // Executes the instruction at the warp's pc on all its active lanes.
     void step(Warp& warp, Block& block, StepResult& result);
+    // Timed runs (SmCore): mbarrier arrivals are stamped with set_cycle()'s cycle, and a
+    // cp.async.bulk.tensor's bytes are left for the caller to complete when they arrive.
+    void set_timed(bool timed) { timed_ = timed; }
+    void set_cycle(std::uint64_t cycle) { cycle_ = cycle; }
+    // Clusters (Kernel::cluster > 1): the resident blocks by id, so that a block can reach its
+    // cluster peers' shared memory (nullptr: not resident).
+    void set_resident(std::uint32_t block_id, Block* block);
+    Block* resident(std::uint32_t block_id) const {
+        return block_id < resident_.size() ? resident_[block_id] : nullptr;
+    }
+    // mbarrier.wait.parity of `warp` (its first executing lane): the barrier it waits on (nullptr
+    // when the guard holds on no lane) and whether the phase of that parity has completed.
+    const Mbarrier* mbarrier_waited(const Warp& warp, Block& block, const Instruction& in, bool& satisfied) const;
     const ExecutionCounters& counters() const { return counters_; }
     const Kernel& kernel() const { return kernel_; }
     Dim dims() const { return dims_; }
@@ -122,6 +166,14 @@ private:
     const std::uint32_t* fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const;
     [[noreturn]] void fault(const Instruction& in, const std::string& msg) const;
     void execute_mma(const Instruction& in, Warp& w);
+    void execute_wgmma(const Instruction& in, Warp& w, const Block& block);
+    void execute_async(const Instruction& in, Warp& w, Block& block, std::uint32_t exec, StepResult& r);
+    std::uint32_t shared_operand(const Instruction& in, const Warp& w, int lane, std::uint32_t bytes,
+                                 const Block& block) const;
+    bool timed_ = false;
+    std::uint64_t cycle_ = 0;
+    std::vector<Block*> resident_;  // by block id, cluster kernels only
+    Block& cluster_peer(const Instruction& in, const Warp& w, std::uint32_t rank) const;
 
     const Kernel& kernel_;
     GlobalMemory& memory_;

@@ -24,7 +24,11 @@ enum class Opcode : std::uint8_t {
     shfl,
     ld_global, st_global, ld_shared, st_shared,
     bar, bra, exit, mma, nop,
-    cvt, prmt
+    cvt, prmt,
+    // sm_90 asynchronous operations (docs/simt-isa.md, "Hopper: warpgroup MMA, TMA, mbarriers")
+    wgmma_fence, wgmma_mma, wgmma_commit, wgmma_wait,
+    mbarrier_init, mbarrier_arrive, mbarrier_expect_tx, mbarrier_wait,
+    tma_load, mbarrier_arrive_remote
 };
 
 // The pipeline an instruction issues to (timing); control instructions use no pipeline.
@@ -38,7 +42,7 @@ enum class MmaType : std::uint8_t { f16, bf16 };
 // cvt forms: unpack one 16-bit half of a register to fp32, or pack two fp32 into one register
 // (round to nearest even, the first source in the low half).
 enum class Conversion : std::uint8_t { f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32 };
-enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid };
+enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid, cluster_ctarank };
 
 struct Operand {
     enum class Kind : std::uint8_t { none, reg, imm, special, param, pred };
@@ -55,13 +59,17 @@ struct Instruction {
     std::int8_t guard = -1;         // predicate index guarding the instruction, -1 = always
     bool guard_negated = false;
     Operand dst;
-    Operand src[3];
+    Operand src[4];                 // the fourth only for cp.async.bulk.tensor (its mbarrier)
     std::int32_t offset = 0;        // memory: byte offset added to the address operand (src[0])
     std::int32_t target = -1;       // bra: instruction index of the label
     std::int32_t reconverge = -1;   // bra: immediate post-dominator; == code size when it is kernel exit
     bool fp_payload = false;        // computes payload only: skipped in timing-only runs
     bool payload_data = false;      // a load/store moving payload: timing-only runs check and time
                                     // the addresses but do not copy the data
+    // wgmma: N of m64nNk16 and the shared-memory row pitches (bytes) of its A (m rows of k) and B
+    // (k rows of n) operands. cp.async.bulk.tensor: the box (rows x bytes per row).
+    std::uint16_t wgmma_n = 0, a_pitch = 0, b_pitch = 0;
+    std::uint16_t box_rows = 0, box_row_bytes = 0;
     int line = 0;                   // source line, for messages
     // Scoreboard: registers read / written (mma touches register ranges), predicates as bit masks.
     std::uint8_t reads_count = 0, writes_count = 0;
@@ -76,6 +84,7 @@ struct Kernel {
     std::vector<std::string> params;  // each a 32-bit value (integers, float bits or byte addresses)
     int registers = 0;                // per thread (.reg)
     std::int64_t shared_bytes = 0;    // per block (.shared)
+    int cluster = 1;                  // blocks per thread-block cluster (.cluster), co-scheduled
     std::vector<Instruction> code;
     std::map<std::string, int> labels;
     // True when no branch, guard, address or shuffle lane depends on a floating-point payload, so

@@ -6,6 +6,15 @@
 namespace accelsim::simt {
 
 void BlockDispatcher::initial_fill(std::vector<SmCore*>& sms) {
+    sms_ = sms;
+    if (cluster_ > 1) {
+        for (bool placed = true; placed && !empty();) {
+            placed = false;
+            for (std::size_t g = 0; g < sms.size() / static_cast<std::size_t>(cluster_); ++g) placed |= place_cluster(g);
+        }
+        started_.clear();
+        return;
+    }
     for (bool placed = true; placed && !empty();) {
         placed = false;
         for (SmCore* sm : sms)
@@ -17,7 +26,33 @@ void BlockDispatcher::initial_fill(std::vector<SmCore*>& sms) {
 }
 
 void BlockDispatcher::refill(SmCore& sm) {
+    started_.clear();
+    if (cluster_ > 1) {
+        const auto group = static_cast<std::size_t>(sm.index() / cluster_);
+        while (place_cluster(group)) {
+        }
+        started_.erase(std::remove(started_.begin(), started_.end(), &sm), started_.end());
+        return;
+    }
     while (!empty() && sm.can_accept_block()) sm.add_block(take());
+}
+
+bool BlockDispatcher::place_cluster(std::size_t group) {
+    const auto size = static_cast<std::size_t>(cluster_);
+    if (empty() || (group + 1) * size > sms_.size()) return false;
+    std::uint64_t start = 0;
+    for (std::size_t r = 0; r < size; ++r) {
+        const SmCore* sm = sms_[group * size + r];
+        if (!sm->can_accept_block()) return false;
+        start = std::max(start, sm->now());
+    }
+    for (std::size_t r = 0; r < size; ++r) {
+        SmCore* sm = sms_[group * size + r];
+        if (!sm->busy()) sm->set_now(start);
+        sm->add_block(take());
+        if (std::find(started_.begin(), started_.end(), sm) == started_.end()) started_.push_back(sm);
+    }
+    return true;
 }
 
 KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params) {
@@ -96,14 +131,26 @@ void run_window(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, st
         if (best == sms.size()) return;
         dispatcher.refill(*sms[best]);
         stopped[best] = sms[best]->busy() && sms[best]->run_until_block_completes(end);
+        for (SmCore* other : dispatcher.started_others()) {
+            const auto i = static_cast<std::size_t>(other->index());
+            if (!stopped[i]) stopped[i] = other->busy() && other->run_until_block_completes(end);
+        }
     }
+}
+
+void deliver_cluster_events(ClusterNetwork* network, const std::vector<SmCore*>& sms) {
+    if (!network) return;
+    // Events generated while delivering go out in the same pass (none do today).
+    std::vector<ClusterEvent> events;
+    events.swap(network->events);
+    for (const ClusterEvent& e : events) sms[static_cast<std::size_t>(e.sm)]->deliver_cluster_event(e);
 }
 
 // Non-blocking port: windows of its lookahead W. A window starts at the previous one's end, or
 // later when nothing (no SM, no request in the port) can change state before: then the cycles in
 // between are idle for everybody and skipping them changes nothing.
 void run_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, GlobalMemoryPort& port,
-                 const LaunchOptions& options) {
+                 const LaunchOptions& options, ClusterNetwork* network) {
     const std::uint64_t max_window = options.max_window_cycles;
     const std::uint64_t window = max_window > 0 ? std::min(max_window, port.lookahead_cycles()) : port.lookahead_cycles();
     std::vector<SectorAnswer> answers;
@@ -124,11 +171,34 @@ void run_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, G
         run_window(sms, dispatcher, end, stopped);
         port.advance(end, answers);
         deliver_answers(answers, sms);
+        deliver_cluster_events(network, sms);
         if (options.on_window) options.on_window(end);
     }
     port.advance(kNone, answers);  // the last stores (and loads of warps that have exited)
     deliver_answers(answers, sms);
+    deliver_cluster_events(network, sms);
     if (options.on_window) options.on_window(kNone);
+}
+
+// Clusters on a blocking port: lock-step windows of the cluster latency, the peers' events handed
+// over at each window's end.
+void run_cluster_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, ClusterNetwork& network,
+                         std::uint64_t window) {
+    for (std::uint64_t end = window;; end += window) {
+        bool any_busy = false;
+        for (SmCore* sm : sms) {
+            if (!sm->busy()) continue;
+            any_busy = true;
+            while (sm->busy() && sm->now() < end)
+                if (sm->run_until_block_completes(end)) {
+                    dispatcher.refill(*sm);
+                    for (SmCore* other : dispatcher.started_others())
+                        if (other->index() < sm->index()) other->run_until_block_completes(end);
+                }
+        }
+        deliver_cluster_events(&network, sms);
+        if (!any_busy) break;
+    }
 }
 
 }  // namespace
@@ -150,10 +220,27 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
         if (options.record_resident_warps) owned.back()->record_resident_warps();
         sms.push_back(owned.back().get());
     }
-    BlockDispatcher dispatcher(dims.grid);
+    const int cluster = kernel.cluster;
+    if (dims.grid % static_cast<std::uint32_t>(cluster) != 0)
+        throw SimtError(kernel.file + ": grid of " + std::to_string(dims.grid) + " blocks is not a multiple of the cluster size " +
+                        std::to_string(cluster));
+    if (params.sms < cluster)
+        throw SimtError(kernel.file + ": a cluster of " + std::to_string(cluster) + " blocks needs as many SMs, the chip has " +
+                        std::to_string(params.sms));
+    std::unique_ptr<ClusterNetwork> network;
+    if (cluster > 1) {
+        network = std::make_unique<ClusterNetwork>();
+        network->sm_of_block.assign(dims.grid, -1);
+        for (SmCore* sm : sms) sm->set_cluster_network(network.get());
+    }
+    BlockDispatcher dispatcher(dims.grid, cluster);
     dispatcher.initial_fill(sms);
     if (port->lookahead_cycles() > 0) {
-        run_windows(sms, dispatcher, *port, options);
+        run_windows(sms, dispatcher, *port, options, network.get());
+        return collect_stats(sms, executor, params);
+    }
+    if (network) {
+        run_cluster_windows(sms, dispatcher, *network, static_cast<std::uint64_t>(std::max(1, params.sm.cluster_latency)));
         return collect_stats(sms, executor, params);
     }
     if (options.sm_quantum_cycles > 0) {

@@ -81,17 +81,28 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
 // Hands out block ids in order (shared by launch() and SimtChipModule).
 class BlockDispatcher {
 public:
-    explicit BlockDispatcher(std::uint32_t blocks) : blocks_(blocks) {}
+    // cluster > 1: blocks go out in clusters of that many consecutive ids, each cluster to the
+    // `cluster` SMs of one group (SMs c*cluster .. c*cluster + cluster-1, as a GPC hosts a
+    // cluster), all at once: a cluster waits until every SM of a group can take a block.
+    explicit BlockDispatcher(std::uint32_t blocks, int cluster = 1) : blocks_(blocks), cluster_(cluster) {}
     bool empty() const { return next_ >= blocks_; }
     std::uint32_t take() { return next_++; }
-    // Fills SMs round-robin, one block each per round, as the hardware's block scheduler does.
+    // Fills SMs round-robin, one block (cluster: one cluster per group) each per round, as the
+    // hardware's block scheduler does.
     void initial_fill(std::vector<SmCore*>& sms);
-    // Gives the SM as many blocks as fit.
+    // Gives the SM as many blocks as fit (cluster: clusters to its group, whose idle SMs move on
+    // to the latest clock among them, so the cluster starts together).
     void refill(SmCore& sm);
+    // The SMs other than refill's argument that refill gave blocks to (they must run too).
+    std::vector<SmCore*>& started_others() { return started_; }
 
 private:
+    bool place_cluster(std::size_t group);
     std::uint32_t blocks_;
+    int cluster_ = 1;
     std::uint32_t next_ = 0;
+    std::vector<SmCore*> sms_;
+    std::vector<SmCore*> started_;
 };
 
 KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params);

@@ -15,6 +15,8 @@ SimtChipModule::SimtChipModule(sc_core::sc_module_name name, const Kernel& kerne
       port_(port),
       windowed_(port.lookahead_cycles() > 0) {
     if (params.sms < 1) throw SimtError("SimtChipModule: sms must be at least 1");
+    if (kernel.cluster > 1)
+        throw SimtError(kernel.file + ": kernel '" + kernel.name + "' uses clusters, which launch() runs (SimtChipModule does not)");
     std::vector<SmCore*> raw;
     for (int i = 0; i < params.sms; ++i) {
         sms_.push_back(std::make_unique<SmCore>(params.sm, i, executor_, port));

@@ -14,6 +14,7 @@ constexpr std::uint64_t kPending = SmCore::kWaitsForMemory;
 // Tags of the sectors an SM sends: what the answer completes (kind in bits 62-63, a 32-bit id
 // below; ports may use the bits in between, gpu::HierarchyMemoryPort does).
 constexpr std::uint64_t kTagLoad = 0, kTagFill = std::uint64_t{1} << 62, kTagStore = std::uint64_t{2} << 62;
+constexpr std::uint64_t kTagTma = std::uint64_t{3} << 62;
 constexpr std::uint64_t kTagKind = std::uint64_t{3} << 62;
 }
 
@@ -48,6 +49,10 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
     for (int sp = 0; sp < params_.sub_partitions; ++sp)
         schedulers_.push_back(make_warp_scheduler(params_.warp_scheduler, params_.two_level_active_warps));
     pipe_free_.assign(static_cast<std::size_t>(params_.sub_partitions), {});
+    tensor_async_free_.assign(static_cast<std::size_t>(params_.sub_partitions), 0);
+    async_.resize(slots);
+    woken_phases_.assign(static_cast<std::size_t>(occupancy_.blocks_per_sm), 0);
+    executor_.set_timed(true);
     sp_blocked_until_.assign(static_cast<std::size_t>(params_.sub_partitions), 0);
     sp_blocked_class_.assign(static_cast<std::size_t>(params_.sub_partitions), Stall::idle);
 }
@@ -62,6 +67,9 @@ void SmCore::add_block(std::uint32_t block_id) {
     block.shared.assign(static_cast<std::size_t>(kernel_.shared_bytes), 0);
     block.live_warps = warps_per_block_;
     block.arrived = 0;
+    block.mbarriers.clear();
+    ++block.generation;
+    woken_phases_[b] = block.mbarrier_phases;
     for (int i = 0; i < warps_per_block_; ++i) {
         const int slot = static_cast<int>(b) * warps_per_block_ + i;
         warps_[static_cast<std::size_t>(slot)].reset(kernel_.registers, block_id, i, executor_.dims().block, static_cast<int>(b));
@@ -72,9 +80,12 @@ void SmCore::add_block(std::uint32_t block_id) {
         t.operands_ready = operands_ready(t);
         t.ibuffer_ready = now_;
         blocked_until_[static_cast<std::size_t>(slot)] = 0;
+        async_[static_cast<std::size_t>(slot)] = WarpAsync{};
         ++generation_[static_cast<std::size_t>(slot)];
         schedulers_[static_cast<std::size_t>(t.sub_partition)]->add(slot);
     }
+    executor_.set_resident(block_id, &block);
+    if (network_) network_->sm_of_block[block_id] = sm_index_;
     ++resident_blocks_;
     resident_warps_ += warps_per_block_;
     std::fill(sp_blocked_until_.begin(), sp_blocked_until_.end(), 0);
@@ -150,6 +161,17 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
         next_change = std::min(next_change, pipe);
         return false;
     }
+    if (in.op >= Opcode::wgmma_fence) {  // the sm_90 operations (last in Opcode)
+        Stall reason = Stall::scoreboard;
+        const std::uint64_t ready = async_ready(slot, in, reason);
+        if (ready > now_) {
+            scan.reasons |= 1u << static_cast<unsigned>(reason);
+            blocked_until_[i] = ready;
+            blocked_reason_[i] = reason;
+            next_change = std::min(next_change, ready);
+            return false;
+        }
+    }
     issue(sp, slot);
     return true;
 }
@@ -173,6 +195,7 @@ void SmCore::issue(int sp, int slot) {
     Block& block = blocks_[static_cast<std::size_t>(w.block_slot)];
     if (params_.record_issue_order)
         issue_order_.push_back({now_, sp, slot, w.block_id, w.warp_in_block, w.pc()});
+    executor_.set_cycle(now_);
     executor_.step(w, block, step_);
     t.next = instruction_at_pc(w);
     const Instruction& in = *step_.instruction;
@@ -180,7 +203,10 @@ void SmCore::issue(int sp, int slot) {
     std::uint64_t ready = now_ + 1;
     std::uint64_t busy_until = now_ + 1;
     bool long_latency = false;
-    switch (in.unit) {
+    // The sm_90 operations take one issue slot of their pipe; their work proceeds asynchronously.
+    const bool asynchronous = in.op >= Opcode::wgmma_fence;
+    if (asynchronous) issue_async(sp, slot, in, block);
+    switch (asynchronous ? Unit::control : in.unit) {
         case Unit::int_alu:
         case Unit::fp32:
         case Unit::sfu:
@@ -299,6 +325,8 @@ void SmCore::finish_warp(int slot) {
     if (record_resident_warps_) log_resident_warps();
     if (block.live_warps == 0) {
         block.resident = false;
+        executor_.set_resident(block.block_id, nullptr);
+        if (network_) network_->sm_of_block[block.block_id] = -1;
         --resident_blocks_;
         ++stats_.blocks_completed;
         block_completed_ = true;
@@ -405,7 +433,172 @@ void SmCore::deliver(const SectorAnswer& answer) {
             waiters.more.clear();
             break;
         }
+        case kTagTma: answer_tma(static_cast<std::uint32_t>(id), answer.done); break;
         default: stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, answer.done); break;
+    }
+}
+
+std::uint64_t SmCore::async_ready(int slot, const Instruction& in, Stall& reason) {
+    const auto i = static_cast<std::size_t>(slot);
+    switch (in.op) {
+        case Opcode::wgmma_fence: {
+            // PTX ISA 9.7.15.4 (async proxy): registers a wgmma reads or accumulates into must be
+            // written before it; the fence waits for every register write of the warp in flight.
+            const WarpTiming& t = timing_[i];
+            reason = Stall::scoreboard;
+            return *std::max_element(t.reg_ready, t.reg_ready + kernel_.registers);
+        }
+        case Opcode::wgmma_wait: {
+            // All but the newest N committed groups must be complete; groups complete in order.
+            const std::vector<std::uint64_t>& groups = async_[i].groups;
+            const std::size_t keep = in.src[0].value;
+            reason = Stall::scoreboard;
+            return groups.size() > keep ? groups[groups.size() - keep - 1] : 0;
+        }
+        case Opcode::mbarrier_wait: {
+            Warp& w = warps_[i];
+            bool satisfied = true;
+            const Mbarrier* m = executor_.mbarrier_waited(w, blocks_[static_cast<std::size_t>(w.block_slot)], in, satisfied);
+            reason = Stall::barrier;
+            // Not yet: woken when a phase of the block's mbarriers completes. Bytes in flight at a
+            // non-blocking port, and cluster peers' events, come at a window's end; otherwise
+            // another warp of the block must arrive.
+            if (!satisfied) return (non_blocking_ && m->tx > 0) || network_ ? kPending : kNever;
+            return m ? m->completed_at : 0;
+        }
+        default: return 0;
+    }
+}
+
+void SmCore::issue_async(int sp, int slot, const Instruction& in, Block& block) {
+    WarpAsync& a = async_[static_cast<std::size_t>(slot)];
+    switch (in.op) {
+        case Opcode::wgmma_mma: {
+            // This warp's share: 16 rows of m64nNk16 on its sub-partition's tensor core, whose rate
+            // is one m16n8k16 (2048 MACs) per tensor initiation interval: 16 N 16 MACs take N * II / 8
+            // cycles (h100: II 4, so m64n128k16 = 64 cycles, 2048 MACs per SM cycle over 4 warps).
+            // Operands come through the SM's shared-memory port (banks x bank bytes per cycle): the
+            // warp's 16 rows of A (512 B) and a quarter of B (16 x N x 2 / 4 bytes; the warpgroup
+            // reads B once, broadcast to its four tensor cores).
+            const std::uint64_t compute = static_cast<std::uint64_t>(in.wgmma_n) *
+                                          static_cast<std::uint64_t>(params_.tensor.initiation_interval) / 8;
+            const std::uint64_t bytes = 512 + 8 * static_cast<std::uint64_t>(in.wgmma_n);
+            const auto port = static_cast<std::uint64_t>(std::max(1, params_.smem_banks * params_.smem_bank_bytes));
+            smem_operand_free_ = std::max(smem_operand_free_, now_) + (bytes + port - 1) / port;
+            std::uint64_t& tensor = tensor_async_free_[static_cast<std::size_t>(sp)];
+            tensor = std::max(std::max(tensor, now_) + compute, smem_operand_free_);
+            a.open_done = std::max(a.open_done, tensor + static_cast<std::uint64_t>(params_.tensor.latency));
+            a.open = true;
+            break;
+        }
+        case Opcode::wgmma_commit:
+            a.groups.push_back(a.open ? a.open_done : now_);  // an empty group is complete at once
+            a.open = false;
+            a.open_done = 0;
+            break;
+        case Opcode::wgmma_wait: {
+            const std::size_t keep = in.src[0].value;
+            if (a.groups.size() > keep) a.groups.erase(a.groups.begin(), a.groups.end() - static_cast<std::ptrdiff_t>(keep));
+            break;
+        }
+        case Opcode::tma_load:
+            if (step_.executed != 0) start_tma(slot, in, block);
+            break;
+        case Opcode::mbarrier_arrive_remote:
+            if (step_.remote_arrivals > 0)
+                send_cluster_event(step_.remote_block, step_.remote_mbarrier, step_.remote_arrivals, 0,
+                                   now_ + static_cast<std::uint64_t>(params_.cluster_latency));
+            break;
+        default: break;
+    }
+    // An arrival (here, or a copy's bytes landing at once through a blocking port) may have
+    // completed a phase that warps of the block wait for; bytes newly expected turn a waiter's
+    // "until another warp arrives" into "until memory answers".
+    if (in.op == Opcode::mbarrier_expect_tx ||
+        block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(&block - blocks_.data())])
+        wake_mbarrier_waiters(block);
+}
+
+void SmCore::start_tma(int slot, const Instruction& in, Block& block) {
+    std::uint32_t copy;
+    if (free_tma_.empty()) {
+        copy = static_cast<std::uint32_t>(tma_.size());
+        tma_.emplace_back();
+    } else {
+        copy = free_tma_.back();
+        free_tma_.pop_back();
+    }
+    const auto block_slot = static_cast<int>(&block - blocks_.data());
+    tma_[copy] = PendingTma{in.modifier != 0, block.block_id, block_slot, block.generation, step_.tma_mbarrier,
+                            static_cast<std::int64_t>(in.box_rows) * in.box_row_bytes, 1, now_};
+    ++stats_.global_requests;
+    // The SM's TMA unit sends the box's sectors to the L2 (not through the L1) at the LSU's rate.
+    const int per_cycle = std::max(1, params_.global_sectors_per_cycle);
+    const std::uint64_t start = std::max(tma_free_, now_);
+    std::uint64_t sent = 0;
+    for (std::uint32_t row = 0; row < in.box_rows; ++row) {
+        const std::uint32_t first = step_.tma_global + row * step_.tma_pitch;
+        for (std::uint32_t sector = first / 32; sector <= (first + in.box_row_bytes - 1) / 32; ++sector, ++sent) {
+            ++tma_[copy].outstanding;
+            send(start + sent / static_cast<std::uint64_t>(per_cycle), sector * 32, false, kTagTma | copy);
+        }
+    }
+    (void)slot;
+    stats_.global_sectors += sent;
+    tma_free_ = start + (sent + static_cast<std::uint64_t>(per_cycle) - 1) / static_cast<std::uint64_t>(per_cycle);
+    answer_tma(copy, now_);  // the guard count
+}
+
+void SmCore::answer_tma(std::uint32_t copy, std::uint64_t done) {
+    PendingTma& p = tma_[copy];
+    p.done = std::max(p.done, done);
+    if (--p.outstanding > 0) return;
+    stats_.last_memory_cycle = std::max(stats_.last_memory_cycle, p.done);
+    Block& block = blocks_[static_cast<std::size_t>(p.block_slot)];
+    if (block.resident && block.generation == p.generation) {
+        block.mbarrier_update(p.mbarrier, 0, -p.bytes, p.done);
+        if (block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(p.block_slot)]) wake_mbarrier_waiters(block);
+    }
+    if (p.multicast) {
+        // The same bytes land in every peer of the cluster when the last sector is back.
+        const auto size = static_cast<std::uint32_t>(kernel_.cluster);
+        const std::uint32_t first = p.block_id / size * size;
+        for (std::uint32_t id = first; id < first + size; ++id)
+            if (id != p.block_id) send_cluster_event(id, p.mbarrier, 0, -p.bytes, p.done);
+    }
+    free_tma_.push_back(copy);
+}
+
+void SmCore::send_cluster_event(std::uint32_t block_id, std::uint32_t mbarrier, std::int64_t arrivals, std::int64_t tx_bytes,
+                                std::uint64_t time) {
+    if (!network_) throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' reaches a cluster peer without .cluster");
+    const int sm = network_->sm_of_block[block_id];
+    if (sm < 0) return;  // the peer has left (the kernel did not wait for it)
+    network_->events.push_back({sm, block_id, mbarrier, arrivals, tx_bytes, time});
+}
+
+void SmCore::deliver_cluster_event(const ClusterEvent& event) {
+    for (Block& block : blocks_) {
+        if (!block.resident || block.block_id != event.block_id) continue;
+        if (!block.mbarrier_update(event.mbarrier, event.arrivals, event.tx_bytes, event.time))
+            throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "': a cluster peer reached block " +
+                            std::to_string(event.block_id) + "'s shared address " + std::to_string(event.mbarrier) +
+                            " at cycle " + std::to_string(event.time) + ", where no mbarrier was initialized");
+        if (block.mbarrier_phases != woken_phases_[static_cast<std::size_t>(&block - blocks_.data())]) wake_mbarrier_waiters(block);
+        return;
+    }
+}
+
+void SmCore::wake_mbarrier_waiters(Block& block) {
+    const auto b = static_cast<std::size_t>(&block - blocks_.data());
+    woken_phases_[b] = block.mbarrier_phases;
+    const int first = static_cast<int>(b) * warps_per_block_;
+    for (int k = 0; k < warps_per_block_; ++k) {
+        const auto slot = static_cast<std::size_t>(first + k);
+        const WarpTiming& t = timing_[slot];
+        if (!t.next || t.next->op != Opcode::mbarrier_wait || warps_[slot].at_barrier) continue;
+        blocked_until_[slot] = 0;
+        sp_blocked_until_[static_cast<std::size_t>(t.sub_partition)] = 0;
     }
 }
 

@@ -51,11 +51,32 @@ struct SmParams {
     // Watchdog: a kernel still running after this many cycles, or after issuing this many warp
     // instructions (all SMs of the launch), is stopped with KernelTimeout (the config's
     // gpu.max_kernel_cycles and gpu.max_kernel_instructions; defaults explained in isa.h).
+    // Cluster peers' remote mbarrier arrivals (SM-to-SM network). Assumption: about an L2 hit, as
+    // Hopper microbenchmarks report for distributed shared memory; not a published figure.
+    int cluster_latency = 200;
     std::uint64_t max_cycles = kDefaultMaxKernelCycles;
     std::uint64_t max_issued = kDefaultMaxKernelInstructions;
 };
 
 enum class Stall : std::uint8_t { issued, idle, scoreboard, pipeline, barrier };
+
+// Thread-block clusters (Kernel::cluster > 1): what one SM does to an mbarrier of a cluster peer on
+// another SM (a remote arrival, a multicast box's bytes) travels as an event, applied at `time`
+// by the peer's SM. launch() hands the events over between its windows, as memory answers: an
+// event is never earlier than the window's end (remote arrivals take SmParams::cluster_latency,
+// at least a window; multicast bytes land when the box's last sector does, which the memory port
+// answers no earlier than that).
+struct ClusterEvent {
+    int sm;                   // the peer's SM
+    std::uint32_t block_id;   // the peer block
+    std::uint32_t mbarrier;   // shared address of the barrier in the peer block
+    std::int64_t arrivals, tx_bytes;  // as Block::mbarrier_update
+    std::uint64_t time;
+};
+struct ClusterNetwork {
+    std::vector<int> sm_of_block;      // by block id: the SM it runs on (-1: not resident)
+    std::vector<ClusterEvent> events;  // in flight until launch() delivers them
+};
 
 struct IssueRecord {
     std::uint64_t cycle;
@@ -115,6 +136,11 @@ public:
     // wait for main memory in turn.
     void prefetch_delivery(const SectorAnswer& answer, int stage) const;
     void set_now(std::uint64_t cycle) { now_ = cycle; }
+    int index() const { return sm_index_; }
+    // Clusters: where this SM's events to peers go (launch() owns it; nullptr without clusters).
+    void set_cluster_network(ClusterNetwork* network) { network_ = network; }
+    // An event of a cluster peer for a block of this SM (ignored if that block has left).
+    void deliver_cluster_event(const ClusterEvent& event);
     SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
     // Timelines: from now on, log (cycle, resident warps) whenever a block arrives or a warp
@@ -165,6 +191,39 @@ private:
     void send(std::uint64_t cycle, std::uint32_t sector, bool write, std::uint64_t tag);
     void answer_load(std::uint32_t load, std::uint64_t done);
     void complete_load(std::uint32_t load);
+    // sm_90 asynchronous operations (docs/simt-isa.md, "Hopper"). async_ready: the cycle from which
+    // the warp's next instruction (a wgmma.fence / wait_group or mbarrier.wait) may issue, and why not
+    // before (kNever: an mbarrier phase nobody has completed yet).
+    std::uint64_t async_ready(int slot, const Instruction& in, Stall& reason);
+    void issue_async(int sp, int slot, const Instruction& in, Block& block);
+    void start_tma(int slot, const Instruction& in, Block& block);
+    void answer_tma(std::uint32_t copy, std::uint64_t done);
+    void wake_mbarrier_waiters(Block& block);
+    struct WarpAsync {
+        std::uint64_t open_done = 0;        // latest completion among uncommitted wgmmas
+        bool open = false;
+        std::vector<std::uint64_t> groups;  // committed wgmma groups' completion cycles, oldest first
+    };
+    std::vector<WarpAsync> async_;                // per warp slot
+    std::vector<std::uint64_t> woken_phases_;     // per block slot: Block::mbarrier_phases at the last wake
+    std::vector<std::uint64_t> tensor_async_free_;  // per sub-partition: its tensor core's queue end
+    std::uint64_t smem_operand_free_ = 0;         // the SM's shared-memory read port (wgmma operands)
+    std::uint64_t tma_free_ = 0;                  // the SM's TMA unit: next cycle it can send a sector
+    ClusterNetwork* network_ = nullptr;
+    void send_cluster_event(std::uint32_t block_id, std::uint32_t mbarrier, std::int64_t arrivals, std::int64_t tx_bytes,
+                            std::uint64_t time);
+    struct PendingTma {
+        bool multicast;            // also completes on the cluster peers' barriers
+        std::uint32_t block_id;
+        int block_slot;
+        std::uint32_t generation;  // of the block slot at issue
+        std::uint32_t mbarrier;
+        std::int64_t bytes;
+        int outstanding;
+        std::uint64_t done;
+    };
+    std::vector<PendingTma> tma_;
+    std::vector<std::uint32_t> free_tma_;
 
     SmParams params_;
     int sm_index_;

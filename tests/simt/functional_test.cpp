@@ -320,7 +320,7 @@ TEST(Assembler, ErrorsNameFileAndLine) {
     EXPECT_EQ(message(".reg 4\nsetp.lt.s64 p0, r0, r1\n"), "k.sasm:2: unknown compare type 's64' (s32 u32 f32)");
     EXPECT_EQ(message(".reg 4\nld.global r0, [x]\n"), "k.sasm:2: unknown operand 'x' (not a register or .param)");
     EXPECT_EQ(message(".reg 4\nmov r0, n\n"), "k.sasm:2: unknown operand 'n' (not a register or .param)");
-    EXPECT_EQ(message(".reg 4\n.bogus 3\n"), "k.sasm:2: unknown directive '.bogus' (expected .kernel, .param, .reg or .shared)");
+    EXPECT_EQ(message(".reg 4\n.bogus 3\n"), "k.sasm:2: unknown directive '.bogus' (expected .kernel, .param, .reg, .shared or .cluster)");
     EXPECT_THROW(assemble_file("/nonexistent/k.sasm"), AssemblyError);
 }
 

@@ -1,0 +1,255 @@
+#include "models/gpu/gemm_hopper.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "models/gpu/gemm.h"
+#include "models/simt/occupancy.h"
+
+namespace accelsim::gpu {
+
+namespace {
+
+std::string r(int i) { return "r" + std::to_string(i); }
+std::string n(long long v) { return std::to_string(v); }
+
+class Lines {
+public:
+    void operator()(const std::string& line) { text_ += "    " + line + "\n"; }
+    void label(const std::string& name) { text_ += name + ":\n"; }
+    const std::string& text() const { return text_; }
+
+private:
+    std::string text_;
+};
+
+}  // namespace
+
+const std::vector<HopperTile>& hopper_gemm_tiles() {
+    // Stages: as many as keep the tile's blocks per SM (228 KB of shared memory per SM, 227 KB per
+    // block): 128x256 one block of 4 x 48 KB; 128x128 two blocks of 3 x 32 KB (one's epilogue
+    // overlaps the other's main loop); 64x128 two of 4 x 24 KB; 64x64 three of 4 x 16 KB.
+    // The cluster of 2 fetches a third less, so the rule takes it where the port cannot feed
+    // 128x256 alone; on ties the plain tile wins (measured on h100, docs/gpu.md: 4096^3 ran 76.7 %
+    // of peak with the cluster and 71.7 % without, 8192^3 61.1 % and 64.3 %).
+    static const std::vector<HopperTile> tiles = {{128, 256, 4}, {128, 256, 4, 2}, {128, 128, 3}, {64, 128, 4}, {64, 64, 4}};
+    return tiles;
+}
+
+bool hopper_gemm_target(const simt::SmParams& sm) { return sm.limits.arch == "sm_90"; }
+
+bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile) {
+    return shape.m % tile.bm == 0 && shape.n % tile.bn == 0 && shape.k % HopperTile::bk == 0 &&
+           (shape.m / tile.bm) % tile.cluster == 0;
+}
+
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
+    const int BM = tile.bm, BN = tile.bn, BK = HopperTile::bk, S = tile.stages;
+    const int CW = tile.consumer_warps();
+    const int a_bytes = BM * BK * 2, stage = tile.stage_bytes();
+    const int bars = S * stage;  // S "full" mbarriers, then S "empty" ones, 8 bytes each
+    const int acc_regs = BN / 2;
+    const char* dtype = type == simt::MmaType::f16 ? "f16" : "bf16";
+
+    // Registers: the accumulators first (payload), then addresses and counters (never payload).
+    const int acc = 0;
+    int next = acc_regs;
+    auto alloc = [&]() { return next++; };
+    const int tid = alloc(), warp = alloc(), lane = alloc(), x = alloc(), y = alloc(), batch = alloc();
+    const int row0 = alloc(), col0 = alloc(), s = alloc(), ph = alloc(), kb = alloc(), sa = alloc(), sb = alloc();
+    const int full = alloc(), empty = alloc(), tmp = alloc(), ta = alloc(), tb = alloc(), pk0 = alloc(), pk1 = alloc();
+    const int last = alloc();  // the last k-block whose stage a producer waits for again
+    const bool pair = tile.cluster == 2;
+    const int rank = pair ? alloc() : -1;
+    const int registers = next;
+
+    Lines a;
+    // The ring's next stage (its parity flips at each wrap) and the next k-block, looping to `loop`.
+    auto next_stage = [&](const std::string& loop) {
+        a("add " + r(s) + ", " + r(s) + ", 1");
+        a("setp.eq.s32 p2, " + r(s) + ", " + n(S));
+        a("@p2 mov " + r(s) + ", 0");
+        a("@p2 xor " + r(ph) + ", " + r(ph) + ", 1");
+        a("add " + r(kb) + ", " + r(kb) + ", 1");
+        a("setp.lt.s32 p2, " + r(kb) + ", kblocks");
+        a("@p2 bra " + loop);
+    };
+    std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + "\n";
+    src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_blocks, kblocks\n";
+    src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
+    if (pair) src += ".cluster 2\n";
+
+    a("mov " + r(tid) + ", %tid");
+    a("shr " + r(warp) + ", " + r(tid) + ", 5");
+    a("and " + r(lane) + ", " + r(tid) + ", 31");
+    // Block -> (batch, tile row, tile column), tile rows in groups of kGemmGroupRows walked column
+    // by column (as the Ampere kernels do), so a wave shares its A and B boxes in the L2.
+    a("mov " + r(x) + ", %ctaid");
+    a("div " + r(batch) + ", " + r(x) + ", tiles_per_batch");
+    a("rem " + r(x) + ", " + r(x) + ", tiles_per_batch");
+    a("div " + r(y) + ", " + r(x) + ", group_blocks");
+    a("rem " + r(x) + ", " + r(x) + ", group_blocks");
+    a("mul " + r(y) + ", " + r(y) + ", " + n(kGemmGroupRows));
+    a("sub " + r(tmp) + ", tiles_m, " + r(y));
+    a("min " + r(tmp) + ", " + r(tmp) + ", " + n(kGemmGroupRows));
+    a("rem " + r(row0) + ", " + r(x) + ", " + r(tmp));
+    a("add " + r(row0) + ", " + r(row0) + ", " + r(y));
+    a("mul " + r(row0) + ", " + r(row0) + ", " + n(BM));
+    a("div " + r(col0) + ", " + r(x) + ", " + r(tmp));
+    a("mul " + r(col0) + ", " + r(col0) + ", " + n(BN));
+    // Thread 0 initializes the barriers before any warp uses them.
+    a("setp.eq.s32 p0, " + r(tid) + ", 0");
+    if (pair) {
+        // Rank 0's "empty" barriers count both blocks' consumer warps.
+        a("mov " + r(rank) + ", %cluster_ctarank");
+        a("sub " + r(tmp) + ", 2, " + r(rank));
+        a("mul " + r(tmp) + ", " + r(tmp) + ", " + n(CW));
+    }
+    for (int i = 0; i < S; ++i) {
+        a("@p0 mbarrier.init [" + n(bars + 8 * i) + "], 1");
+        a("@p0 mbarrier.init [" + n(bars + 8 * (S + i)) + "], " + (pair ? r(tmp) : n(CW)));
+    }
+    a("bar.sync");
+    a("setp.eq.s32 p1, " + r(lane) + ", 0");
+    a("mov " + r(s) + ", 0");
+    a("mov " + r(ph) + ", 0");
+    a("mov " + r(kb) + ", 0");
+    a("sub " + r(last) + ", kblocks, " + n(S));
+    a("setp.eq.s32 p0, " + r(warp) + ", " + n(CW));
+    a("@p0 bra producer");
+
+    // ---- Consumers: warpgroup wg = warp / 4 computes rows 64 wg .. 64 wg + 63 of the tile.
+    for (int i = 0; i < acc_regs; ++i) a("mov " + r(acc + i) + ", 0");
+    a("wgmma.fence");
+    a("shr " + r(x) + ", " + r(warp) + ", 2");
+    a("mul " + r(x) + ", " + r(x) + ", " + n(64 * BK * 2));  // this warpgroup's rows of the A box
+    a("mov " + r(empty) + ", 0");
+    a.label("consume");
+    a("mul " + r(sa) + ", " + r(s) + ", " + n(stage));
+    a("add " + r(sb) + ", " + r(sa) + ", " + n(a_bytes));
+    a("add " + r(sa) + ", " + r(sa) + ", " + r(x));
+    a("shl " + r(full) + ", " + r(s) + ", 3");
+    a("add " + r(full) + ", " + r(full) + ", " + n(bars));
+    a("mbarrier.wait.parity [" + r(full) + "], " + r(ph));
+    for (int k = 0; k < BK / 16; ++k) {
+        a("add " + r(ta) + ", " + r(sa) + ", " + n(32 * k));         // k16 slice: 16 columns of A
+        a("add " + r(tb) + ", " + r(sb) + ", " + n(16 * BN * 2 * k));  // and 16 rows of B
+        a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " +
+          n(BK * 2) + ", " + n(BN * 2));
+    }
+    a("wgmma.commit_group");
+    // The previous k-block's wgmmas are done: its stage goes back to the producer (lane 0 of each
+    // warp, from the second k-block to the last one a producer waits for).
+    a("wgmma.wait_group 1");
+    a("setp.ne.s32 p2, " + r(empty) + ", 0");
+    a("selp " + r(tmp) + ", " + r(lane) + ", 1, p2");
+    a("setp.le.s32 p2, " + r(kb) + ", " + r(last));
+    a("selp " + r(tmp) + ", " + r(tmp) + ", 1, p2");
+    a("setp.eq.s32 p3, " + r(tmp) + ", 0");
+    a("@p3 mbarrier.arrive [" + r(empty) + "]");
+    if (pair) {
+        a("selp " + r(tmp) + ", " + r(rank) + ", 0, p3");
+        a("setp.eq.s32 p3, " + r(tmp) + ", 1");  // lane 0 of rank 1: also rank 0's barrier
+        a("@p3 mbarrier.arrive.remote [" + r(empty) + "], 0");
+    }
+    a("add " + r(empty) + ", " + r(full) + ", " + n(8 * S));
+    next_stage("consume");
+    a("wgmma.wait_group 0");
+    // Epilogue: lane (g, t) of warp q of warpgroup wg holds rows 64 wg + 16 q + g (+8) and
+    // columns 8 j + 2t, 8 j + 2t + 1 of each 8-column group j: one packed pair per store.
+    a("and " + r(y) + ", " + r(warp) + ", 3");
+    a("shl " + r(y) + ", " + r(y) + ", 4");
+    a("shr " + r(tmp) + ", " + r(lane) + ", 2");
+    a("add " + r(y) + ", " + r(y) + ", " + r(tmp));
+    a("shr " + r(tmp) + ", " + r(warp) + ", 2");
+    a("mad " + r(y) + ", " + r(tmp) + ", 64, " + r(y));
+    a("add " + r(y) + ", " + r(y) + ", " + r(row0));               // row
+    a("and " + r(tmp) + ", " + r(lane) + ", 3");
+    a("shl " + r(tmp) + ", " + r(tmp) + ", 1");
+    a("add " + r(tmp) + ", " + r(tmp) + ", " + r(col0));           // column
+    a("shl " + r(tmp) + ", " + r(tmp) + ", 1");
+    a("mad " + r(ta) + ", " + r(batch) + ", c_batch, C");
+    a("add " + r(ta) + ", " + r(ta) + ", " + r(tmp));
+    a("mad " + r(ta) + ", " + r(y) + ", ldc, " + r(ta));            // &C[row][column]
+    a("shl " + r(tb) + ", ldc, 3");
+    a("add " + r(tb) + ", " + r(ta) + ", " + r(tb));                // 8 rows down
+    const std::string pack = std::string("cvt.") + dtype + "x2.f32 ";
+    for (int j = 0; j < BN / 8; ++j) {
+        const int d = acc + 4 * j;
+        a(pack + r(pk0) + ", " + r(d) + ", " + r(d + 1));
+        a("st.global [" + r(ta) + "+" + n(16 * j) + "], " + r(pk0));
+        a(pack + r(pk1) + ", " + r(d + 2) + ", " + r(d + 3));
+        a("st.global [" + r(tb) + "+" + n(16 * j) + "], " + r(pk1));
+    }
+    a("exit");
+
+    // ---- Producer warp: lane 0 fills stage s once its consumers have released it.
+    a.label("producer");
+    a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
+    a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));        // &A[row0][0]
+    a("mad " + r(tb) + ", " + r(batch) + ", b_batch, B");
+    a("shl " + r(tmp) + ", " + r(col0) + ", 1");
+    a("add " + r(tb) + ", " + r(tb) + ", " + r(tmp));              // &B[0][col0]
+    a("shl " + r(y) + ", ldb, 6");                                  // 64 rows of B
+    a.label("produce");
+    a("mul " + r(sa) + ", " + r(s) + ", " + n(stage));
+    a("add " + r(sb) + ", " + r(sa) + ", " + n(a_bytes));
+    a("shl " + r(full) + ", " + r(s) + ", 3");
+    a("add " + r(full) + ", " + r(full) + ", " + n(bars));
+    a("add " + r(empty) + ", " + r(full) + ", " + n(8 * S));
+    // The ring's first pass finds every stage free: wait for the phase before the current one.
+    a("xor " + r(tmp) + ", " + r(ph) + ", 1");
+    a("mbarrier.wait.parity [" + r(empty) + "], " + r(tmp));
+    a("@p1 mbarrier.arrive.expect_tx [" + r(full) + "], " + n(stage));
+    a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(BK * 2) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full));
+    if (pair) {
+        a("add " + r(tmp) + ", " + r(lane) + ", " + r(rank));
+        a("setp.eq.s32 p4, " + r(tmp) + ", 0");  // lane 0 of rank 0
+        a("@p4 cp.async.bulk.tensor.2d.multicast." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+    } else {
+        a("@p1 cp.async.bulk.tensor.2d." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+    }
+    a("add " + r(ta) + ", " + r(ta) + ", " + n(BK * 2));
+    a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
+    next_stage("produce");
+    a("exit");
+    return src + a.text();
+}
+
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
+    const std::string key = "hopper_gemm_" + tile.name() + (type == simt::MmaType::f16 ? "_f16" : "_bf16");
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[key];
+    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_gemm_source(tile, type), "<gpu library>/" + key));
+    return k.get();
+}
+
+HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle) {
+    HopperTileChoice best;
+    double best_estimate = 0;
+    // One m16n8k16 (2048 MACs) per tensor initiation interval per sub-partition.
+    const double macs_per_cycle = 2048.0 * sm.sub_partitions / std::max(1, sm.tensor.initiation_interval);
+    for (const HopperTile& tile : hopper_gemm_tiles()) {
+        if (!hopper_gemm_fits(shape, tile) || tile.cluster > sms) continue;
+        const simt::Kernel* k = hopper_gemm_kernel(tile, simt::MmaType::f16);
+        const int per_sm = simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
+        if (per_sm == 0) continue;
+        const std::int64_t blocks = shape.batch * (shape.m / tile.bm) * (shape.n / tile.bn);
+        const double demand = 2.0 * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
+                              (static_cast<double>(tile.bm) * tile.bn) * macs_per_cycle;
+        const double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
+        const std::int64_t per_sm_blocks = (blocks + std::max(1, sms) - 1) / std::max(1, sms);
+        const double estimate = static_cast<double>(per_sm_blocks) * tile.bm * tile.bn * slowdown;
+        if (best.blocks == 0 || estimate < best_estimate) {
+            best = {tile, blocks, per_sm};
+            best_estimate = estimate;
+        }
+    }
+    return best;
+}
+
+}  // namespace accelsim::gpu

@@ -1,0 +1,71 @@
+#pragma once
+// The Hopper GEMM kernel (compute capability 9.0; docs/gpu.md, "Hopper GEMMs"): warp-specialized
+// as CUTLASS 3 describes its sm90 "TMA warp-specialized" kernels. One producer warp issues TMA
+// box copies (cp.async.bulk.tensor) of A and B k-blocks (BK = 64) into a ring of `stages`
+// shared-memory stages, each guarded by a "full" mbarrier (1 arrival + the stage's bytes) and an
+// "empty" one (one arrival per consumer warp). BM / 64 consumer warpgroups each compute a 64 x BN
+// slice of the tile with wgmma.mma_async.m64nBNk16 (4 per k-block, one commit group), keep one
+// group in flight (wait_group 1) and release the previous k-block's stage. Accumulators stay in
+// registers; the epilogue packs them to fp16/bf16 and stores them.
+//
+// Clusters of 2 (HopperTile::cluster): the pair's B boxes are the same; rank 0 multicasts them
+// (cp.async.bulk.tensor.2d.multicast) and waits for both blocks' consumers before reusing a stage,
+// rank 1's consumers arrive on rank 0's "empty" barriers too (mbarrier.arrive.remote). Stages the
+// producers never wait for again are not released, so no block reaches a peer that has left.
+//
+// The kernel needs M % BM == 0, N % BN == 0 and K % 64 == 0 (the TMA boxes never leave the
+// matrices; real TMA fills out-of-bounds elements with zeros, which is not modelled), row-major
+// A (M x K) and B (K x N), C (M x N). Params, in order: A, B, C, lda, ldb, ldc (row pitches in
+// bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m, tiles_per_batch,
+// group_blocks (kGemmGroupRows * tiles_n), kblocks (K / 64).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/common/op.h"
+#include "models/simt/isa.h"
+#include "models/simt/sm_core.h"
+
+namespace accelsim::gpu {
+
+struct HopperTile {
+    int bm = 128, bn = 256;  // bm / 64 consumer warpgroups
+    int stages = 4;          // shared-memory ring depth
+    // Blocks per thread-block cluster: 2 pairs the blocks of tile rows 2i and 2i+1 (same columns),
+    // and rank 0's producer multicasts their common B box to both (half the B traffic).
+    int cluster = 1;
+    static constexpr int bk = 64;
+    int consumer_warps() const { return bm / 16; }
+    int threads() const { return 32 * (consumer_warps() + 1); }  // + the producer warp
+    int stage_bytes() const { return bm * bk * 2 + bk * bn * 2; }
+    std::string name() const {
+        return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + "_s" + std::to_string(stages) +
+               (cluster > 1 ? "_c" + std::to_string(cluster) : "");
+    }
+};
+
+// Tile shapes, largest first.
+const std::vector<HopperTile>& hopper_gemm_tiles();
+
+// True when the config's SMs run the Hopper path (compute capability sm_90).
+bool hopper_gemm_target(const simt::SmParams& sm);
+// True when the shape tiles exactly with `tile` (see above; a cluster of 2 also needs an even
+// number of tile rows).
+bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile);
+
+struct HopperTileChoice {
+    HopperTile tile;
+    std::int64_t blocks = 0;
+    int blocks_per_sm = 0;
+};
+// The tile rule: among tiles that fit the shape and an SM, the smallest estimate of the busiest
+// SM's time, ceil(blocks / SMs) x BM x BN x max(1, demand / port), where demand is the operand
+// bytes per cycle a block fetches at the tensor cores' full rate, 2 (BM + BN / cluster) / (BM x BN)
+// bytes per MAC x the SM's MACs per cycle, and port the SM's port to the L2 (0: no limit). Ties go
+// to the earlier tile of the table. blocks == 0: no tile fits.
+HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle);
+
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type);
+
+}  // namespace accelsim::gpu

@@ -1,0 +1,277 @@
+// The sm_90 operations (docs/simt-isa.md, "Hopper"): wgmma values against Eigen, wgmma, TMA and
+// mbarrier timing against hand-worked cycle counts, and their faults. Timing uses H100-like SM
+// parameters: the tensor core of a sub-partition does one m16n8k16 (2048 MACs) every 4 cycles
+// (2048 MACs per SM cycle, h100.json), latency 32; the shared-memory port moves 32 banks x 4 B =
+// 128 B per cycle; global memory is a fixed 400-cycle latency, sectors sent 4 per cycle.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "models/simt/simt_gpu.h"
+
+namespace accelsim::simt {
+namespace {
+
+SimtParams h100_like() {
+    SimtParams p;
+    p.sms = 1;
+    p.sm.limits = *published_limits("sm_90");
+    p.sm.tensor.initiation_interval = 4;
+    return p;
+}
+
+std::uint16_t to_bits(float f, MmaType type) {
+    if (type == MmaType::f16) return Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(f));
+    return Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(f));
+}
+float from_bits(std::uint16_t b, MmaType type) {
+    if (type == MmaType::f16) return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(b));
+    return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b));
+}
+
+// One warpgroup: thread 0 sets up the mbarrier at `bar` and copies A (64 x 16, pitch 32 B) and B
+// (16 x N, pitch 2N B) with two TMA boxes; everyone waits for the barrier's phase 0, then issues
+// `count` wgmma.m64nNk16 on D = 1.0 and stores D (fp32, 64 x N row-major) from the accumulator
+// layout: register 4j+i of lane (g, t) in warp q is row 16q + g + 8 (i >= 2), column 8j + 2t + (i & 1).
+std::string wgmma_kernel(int n_dim, MmaType type, int count, bool store = true) {
+    const int acc = n_dim / 2, b_smem = 2048, bar = b_smem + 32 * n_dim;
+    const int t0 = acc;  // scratch registers after the accumulators
+    std::string s = ".param A, B, D\n.reg " + std::to_string(acc + 6) + "\n.shared " + std::to_string(bar + 8) + "\n";
+    auto r = [](int i) { return "r" + std::to_string(i); };
+    s += "mov " + r(t0) + ", %tid\nsetp.eq.s32 p0, " + r(t0) + ", 0\n";
+    s += "@p0 mbarrier.init [" + std::to_string(bar) + "], 1\nbar.sync\n";
+    s += "@p0 mbarrier.arrive.expect_tx [" + std::to_string(bar) + "], " + std::to_string(2048 + 32 * n_dim) + "\n";
+    s += "mov " + r(t0 + 1) + ", " + std::to_string(bar) + "\n";
+    s += "@p0 cp.async.bulk.tensor.2d.64x32 [0], A, 32, " + r(t0 + 1) + "\n";
+    s += "@p0 cp.async.bulk.tensor.2d.16x" + std::to_string(2 * n_dim) + " [" + std::to_string(b_smem) + "], B, " +
+         std::to_string(2 * n_dim) + ", " + r(t0 + 1) + "\n";
+    s += "mbarrier.wait.parity [" + std::to_string(bar) + "], 0\n";
+    for (int i = 0; i < acc; ++i) s += "mov " + r(i) + ", 1.0\n";
+    s += "mov " + r(t0 + 2) + ", 0\nmov " + r(t0 + 3) + ", " + std::to_string(b_smem) + "\n";
+    s += "wgmma.fence\n";
+    const std::string mma = std::string("wgmma.mma_async.m64n") + std::to_string(n_dim) + "k16." +
+                            (type == MmaType::f16 ? "f16" : "bf16");
+    for (int i = 0; i < count; ++i)
+        s += mma + " r0, " + r(t0 + 2) + ", " + r(t0 + 3) + ", 32, " + std::to_string(2 * n_dim) + "\n";
+    s += "wgmma.commit_group\nwgmma.wait_group 0\n";
+    if (!store) return s + "exit\n";
+    // base = D + ((16q + g) N + 2t) 4
+    s += "shr " + r(t0 + 1) + ", " + r(t0) + ", 5\nshl " + r(t0 + 1) + ", " + r(t0 + 1) + ", 4\n";  // 16q
+    s += "and " + r(t0 + 2) + ", " + r(t0) + ", 31\nshr " + r(t0 + 3) + ", " + r(t0 + 2) + ", 2\n";  // g
+    s += "add " + r(t0 + 1) + ", " + r(t0 + 1) + ", " + r(t0 + 3) + "\nmul " + r(t0 + 1) + ", " + r(t0 + 1) + ", " +
+         std::to_string(n_dim) + "\n";
+    s += "and " + r(t0 + 3) + ", " + r(t0 + 2) + ", 3\nshl " + r(t0 + 3) + ", " + r(t0 + 3) + ", 1\n";  // 2t
+    s += "add " + r(t0 + 1) + ", " + r(t0 + 1) + ", " + r(t0 + 3) + "\nshl " + r(t0 + 1) + ", " + r(t0 + 1) + ", 2\n";
+    s += "add " + r(t0 + 1) + ", " + r(t0 + 1) + ", D\n";
+    for (int j = 0; j < n_dim / 8; ++j)
+        for (int i = 0; i < 4; ++i) {
+            const int offset = ((i >= 2 ? 8 * n_dim : 0) + 8 * j + (i & 1)) * 4;
+            s += "st.global [" + r(t0 + 1) + "+" + std::to_string(offset) + "], " + r(4 * j + i) + "\n";
+        }
+    return s + "exit\n";
+}
+
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void check_wgmma_values(int n_dim, MmaType type, int count) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    GlobalMemory mem;
+    const std::uint32_t a = mem.allocate(64 * 16 * 2), b = mem.allocate(16 * n_dim * 2), d = mem.allocate(64 * n_dim * 4);
+    Matrix A(64, 16), B(16, n_dim);
+    for (int i = 0; i < 64; ++i)
+        for (int k = 0; k < 16; ++k) {
+            const std::uint16_t h = to_bits(uniform(rng), type);
+            std::memcpy(mem.data() + a + (i * 16 + k) * 2, &h, 2);
+            A(i, k) = from_bits(h, type);
+        }
+    for (int k = 0; k < 16; ++k)
+        for (int j = 0; j < n_dim; ++j) {
+            const std::uint16_t h = to_bits(uniform(rng), type);
+            std::memcpy(mem.data() + b + (k * n_dim + j) * 2, &h, 2);
+            B(k, j) = from_bits(h, type);
+        }
+    const Kernel k = assemble(wgmma_kernel(n_dim, type, count), "wgmma.sasm");
+    launch(k, {1, 128}, {a, b, d}, mem, h100_like());
+    // Eigen: D = 1 + count x A B. Products of 16-bit values are exact in fp32; the bound is the fp32
+    // accumulation of 16 count products in any order.
+    const Matrix ref = (A * B * static_cast<float>(count)).array() + 1.0f;
+    const Matrix mag = (A.cwiseAbs() * B.cwiseAbs() * static_cast<float>(count)).array() + 1.0f;
+    for (int i = 0; i < 64; ++i)
+        for (int j = 0; j < n_dim; ++j)
+            ASSERT_NEAR(mem.load_f32(d + (i * n_dim + j) * 4), ref(i, j), 16.0 * count * 0x1p-24 * mag(i, j) + 1e-6)
+                << "row " << i << " column " << j;
+}
+
+TEST(Wgmma, ValuesMatchEigen) {
+    check_wgmma_values(128, MmaType::bf16, 1);
+    check_wgmma_values(256, MmaType::f16, 2);
+    check_wgmma_values(8, MmaType::bf16, 3);
+}
+
+std::uint64_t wgmma_cycles(int n_dim, int count) {
+    GlobalMemory mem;
+    const std::uint32_t a = mem.allocate(64 * 16 * 2), b = mem.allocate(16 * n_dim * 2);
+    const Kernel k = assemble(wgmma_kernel(n_dim, MmaType::bf16, count, false), "wgmma.sasm");
+    const KernelStats s = launch(k, {1, 128}, {a, b, 0}, mem, h100_like());
+    EXPECT_EQ(s.mma_issued, static_cast<std::uint64_t>(4 * count * n_dim / 8));  // m16n8k16 equivalents
+    return s.cycles;
+}
+
+TEST(Wgmma, TakesItsMacsAtTheConfiguredRate) {
+    // m64n128k16 = 131072 MACs; at 2048 MACs per SM cycle that is 64 cycles: each warp's 16 rows
+    // (32768 MACs) on its sub-partition's tensor core at 512 MACs per cycle. Its operands are
+    // 2 KB of A + 4 KB of B = 48 cycles of the 128 B/cycle port: compute-bound, so every further
+    // wgmma in the chain adds 64 cycles.
+    const std::uint64_t one = wgmma_cycles(128, 1);
+    EXPECT_EQ(wgmma_cycles(128, 2) - one, 64u);
+    EXPECT_EQ(wgmma_cycles(128, 5) - one, 4u * 64u);
+    // m64n256k16: 128 cycles of compute, 2 KB + 8 KB = 80 port cycles.
+    EXPECT_EQ(wgmma_cycles(256, 3) - wgmma_cycles(256, 1), 2u * 128u);
+}
+
+TEST(Wgmma, SharedMemoryOperandsBoundSmallN) {
+    // m64n8k16: 4 cycles of compute per warp, but each warp reads 512 B of A and a quarter of
+    // B's 256 B = 576 B = 5 port cycles (rounded up per warp): the four warps take 20 cycles of
+    // the SM's port per wgmma, so the chain advances by 20 cycles, not 4.
+    EXPECT_EQ(wgmma_cycles(8, 2) - wgmma_cycles(8, 1), 20u);
+}
+
+// Thread 0 initializes an mbarrier (1 arrival), arrives with expect_tx = the box's bytes and issues
+// one TMA box of `rows` x 128 bytes; all 32 threads wait for phase 0.
+std::uint64_t tma_cycles(int rows, GlobalMemory& mem, std::uint32_t src) {
+    const std::string s = ".param src\n.reg 2\n.shared 32768\nmov r0, %tid\nsetp.eq.s32 p0, r0, 0\n"
+                          "@p0 mbarrier.init [32760], 1\n"
+                          "@p0 mbarrier.arrive.expect_tx [32760], " + std::to_string(rows * 128) + "\n"
+                          "mov r1, 32760\n"
+                          "@p0 cp.async.bulk.tensor.2d." + std::to_string(rows) + "x128 [0], src, 256, r1\n"
+                          "mbarrier.wait.parity [32760], 0\nexit\n";
+    const Kernel k = assemble(s, "tma.sasm");
+    return launch(k, {1, 32}, {src}, mem, h100_like()).cycles;
+}
+
+TEST(Tma, BoxCompletesItsBarrierWhenTheLastSectorArrives) {
+    // A box of R rows x 128 B is 4R sectors, sent 4 per cycle from the issue: the last leaves R - 1
+    // cycles after the first and arrives 400 cycles later; the waiters issue then. So a box of 64
+    // rows completes 32 cycles after one of 32 rows, and one of 1 row after 400 + the issue.
+    GlobalMemory mem;
+    const std::uint32_t src = mem.allocate(256 * 64);
+    const std::uint64_t rows32 = tma_cycles(32, mem, src), rows64 = tma_cycles(64, mem, src);
+    EXPECT_EQ(rows64 - rows32, 32u);
+    // Issue order (one warp, instruction buffer refilled every cycle, INT latency 4): mov at 0,
+    // setp at 4 (waits for r0), init 8 (waits for p0), arrive 9, mov 10, cp 14 (waits for r1):
+    // 1 sector at 14, answered at 414; the wait issues at 414, exit at 415, done at 416.
+    EXPECT_EQ(tma_cycles(1, mem, src), 416u);
+}
+
+TEST(Tma, CopiesTheBoxAndPhasesAlternate) {
+    // Two rounds on one barrier: phase 0 completes with the first box, phase 1 with the second
+    // (waited for with parity 1); the values land where the boxes say.
+    GlobalMemory mem;
+    const std::uint32_t src = mem.allocate(4096);
+    for (std::uint32_t i = 0; i < 4096; i += 4) mem.store32(src + i, i);
+    const std::uint32_t out = mem.allocate(64);
+    const std::string s = ".param src, out\n.reg 4\n.shared 4096\nmov r0, %tid\nsetp.eq.s32 p0, r0, 0\nmov r1, 4088\n"
+                          "@p0 mbarrier.init [4088], 1\n"
+                          "@p0 mbarrier.arrive.expect_tx [4088], 64\n"
+                          "@p0 cp.async.bulk.tensor.2d.2x32 [0], src, 1024, r1\n"  // rows 0 and 1024 B on
+                          "mbarrier.wait.parity [4088], 0\n"
+                          "add r2, src, 64\n"
+                          "@p0 mbarrier.arrive.expect_tx [4088], 32\n"
+                          "@p0 cp.async.bulk.tensor.2d.1x32 [128], r2, 16, r1\n"
+                          "mbarrier.wait.parity [4088], 1\n"
+                          "shl r2, r0, 2\nld.shared r3, [r2]\nadd r2, r2, out\n@p0 st.global [r2], r3\n"
+                          "setp.eq.s32 p1, r0, 8\n@p1 ld.shared r3, [32]\n@p1 st.global [out+4], r3\n"
+                          "@p1 ld.shared r3, [136]\n@p1 st.global [out+8], r3\nexit\n";
+    const Kernel k = assemble(s, "tma_phases.sasm");
+    launch(k, {1, 32}, {src, out}, mem, h100_like());
+    EXPECT_EQ(mem.load32(out), 0u);          // box 1, row 0, word 0
+    EXPECT_EQ(mem.load32(out + 4), 1024u);   // box 1, row 1 (1024 B on), word 0
+    EXPECT_EQ(mem.load32(out + 8), 72u);     // box 2 (src + 64), word 2
+    // The functional runner gives the same values (the waits retry until the phase completes).
+    GlobalMemory mem2 = mem;
+    std::memset(mem2.data() + out, 0, 12);
+    run_functional(k, mem2, {1, 32}, {src, out});
+    EXPECT_EQ(mem2.load32(out + 4), 1024u);
+    EXPECT_EQ(mem2.load32(out + 8), 72u);
+}
+
+SimtParams two_sms() {
+    SimtParams p = h100_like();
+    p.sms = 2;
+    return p;
+}
+
+TEST(Cluster, RemoteArrivalTakesTheClusterLatency) {
+    // Rank 0 initializes a barrier of 1 arrival and waits for it; lane 0 of rank 1 arrives on it
+    // remotely. Each warp issues (INT latency 4, in order): mov r0 at 0, setp p0 at 4, init at 8,
+    // sub at 9, add at 13, setp p1 at 17, arrive.remote at 21: rank 1's arrival reaches rank 0 200
+    // cycles later (SmParams::cluster_latency), at 221; rank 0's wait issues then, its exit at 222:
+    // the kernel takes 223 cycles.
+    const Kernel k = assemble(".cluster 2\n.reg 2\n.shared 4096\nmov r0, %cluster_ctarank\nsetp.eq.s32 p0, r0, 0\n"
+                              "@p0 mbarrier.init [4080], 1\nsub r1, 1, r0\nadd r1, r1, %tid\nsetp.eq.s32 p1, r1, 0\n"
+                              "@p1 mbarrier.arrive.remote [4080], 0\n@p0 mbarrier.wait.parity [4080], 0\nexit\n",
+                              "remote.sasm");
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {2, 32}, {}, mem, two_sms());
+    EXPECT_EQ(s.cycles, 223u);
+    EXPECT_EQ(s.blocks, 2u);
+    // The functional runner runs the cluster's blocks together.
+    run_functional(k, mem, {2, 32}, {}, 100000);
+}
+
+TEST(Cluster, MulticastBoxLandsInEveryBlock) {
+    // Rank 0 copies one 64-byte row of global memory into shared offset 0 of both blocks; each
+    // block's barrier expects the 64 bytes, and each block then stores its word 3 to out[rank].
+    // Blocks 2 and 3 form a second cluster reading the second row.
+    GlobalMemory mem;
+    const std::uint32_t src = mem.allocate(128), out = mem.allocate(16);
+    for (std::uint32_t i = 0; i < 32; ++i) mem.store32(src + 4 * i, 100 + i);
+    const std::string text = ".cluster 2\n.param src, out\n.reg 4\n.shared 4096\n"
+                             "mov r0, %tid\nsetp.eq.s32 p0, r0, 0\nmov r1, %cluster_ctarank\nmov r2, %ctaid\n"
+                             "@p0 mbarrier.init [4088], 1\n@p0 mbarrier.arrive.expect_tx [4088], 64\n"
+                             "add r3, r0, r1\nsetp.eq.s32 p1, r3, 0\nshr r3, r2, 1\nshl r3, r3, 6\nadd r3, r3, src\n"
+                             "mov r0, 4088\n@p1 cp.async.bulk.tensor.2d.multicast.1x64 [0], r3, 64, r0\n"
+                             "mbarrier.wait.parity [4088], 0\nld.shared r3, [12]\nshl r2, r2, 2\nadd r2, r2, out\n"
+                             "@p0 st.global [r2], r3\nexit\n";
+    const Kernel k = assemble(text, "multicast.sasm");
+    for (int run = 0; run < 2; ++run) {
+        GlobalMemory m = mem;
+        if (run == 0) launch(k, {4, 32}, {src, out}, m, two_sms());
+        else run_functional(k, m, {4, 32}, {src, out});
+        EXPECT_EQ(m.load32(out), 103u) << run;
+        EXPECT_EQ(m.load32(out + 4), 103u) << run;   // rank 1 got rank 0's box
+        EXPECT_EQ(m.load32(out + 8), 119u) << run;   // the second cluster: row 1
+        EXPECT_EQ(m.load32(out + 12), 119u) << run;
+    }
+    // A grid that is not a whole number of clusters, or a chip with fewer SMs than a cluster.
+    EXPECT_THROW(launch(k, {3, 32}, {src, out}, mem, two_sms()), SimtError);
+    EXPECT_THROW(launch(k, {2, 32}, {src, out}, mem, h100_like()), SimtError);
+}
+
+TEST(Hopper, FaultsAndAssemblyErrorsNameTheLine) {
+    GlobalMemory mem;
+    // A wgmma from a block of 2 warps: no complete warpgroup.
+    const Kernel k = assemble(".reg 8\nwgmma.fence\nwgmma.mma_async.m64n8k16.bf16 r0, 0, 2048, 32, 16\nexit\n", "wg.sasm");
+    try {
+        launch(k, {1, 64}, {}, mem, h100_like());
+        FAIL() << "expected a fault";
+    } catch (const SimtError& e) {
+        EXPECT_NE(std::string(e.what()).find("wg.sasm:3"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("warpgroup"), std::string::npos) << e.what();
+    }
+    // Waiting on an mbarrier nobody initialized.
+    const Kernel w = assemble(".reg 1\n.shared 64\nmbarrier.wait.parity [8], 0\nexit\n", "w.sasm");
+    EXPECT_THROW(launch(w, {1, 32}, {}, mem, h100_like()), SimtError);
+    EXPECT_THROW(assemble(".reg 8\nwgmma.mma_async.m64n12k16.bf16 r0, 0, 0, 32, 32\n", "n.sasm"), AssemblyError);
+    // m64n16k16 accumulates into 8 registers: r0..r7 do not fit in .reg 7.
+    EXPECT_THROW(assemble(".reg 7\nwgmma.mma_async.m64n16k16.bf16 r0, 0, 0, 32, 32\n", "r.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(".reg 8\n.shared 64\ncp.async.bulk.tensor.2d.4x24 [0], 256, 32, 8\n", "c.sasm"), AssemblyError);
+}
+
+}  // namespace
+}  // namespace accelsim::simt
