@@ -553,9 +553,21 @@ void Dram::drain_unit(std::size_t unit, Picoseconds now) {
         DramController::Burst burst = write_buffers_[unit][j];
         burst.arrival = now;
         // The write leaves its buffer entry when its column command issues.
-        slot_free[j] = controllers_[unit].serve(burst).column_command;
+        const auto served = controllers_[unit].serve(burst);
+        slot_free[j] = served.column_command;
+        last_write_data_end_ = std::max(last_write_data_end_, served.data_end);
     }
     write_buffers_[unit].clear();
+}
+
+Picoseconds Dram::flush_writes() {
+    for (std::size_t u = 0; u < write_buffers_.size(); ++u) {
+        if (write_buffers_[u].empty()) continue;
+        Picoseconds newest = 0;  // the buffer's last accepted write: the batch could start then
+        for (const auto& burst : write_buffers_[u]) newest = std::max(newest, burst.arrival);
+        drain_unit(u, newest);
+    }
+    return last_write_data_end_;
 }
 
 void Dram::drain_writes(Picoseconds now) {

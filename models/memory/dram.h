@@ -252,6 +252,12 @@ public:
     Picoseconds access(std::uint64_t address, std::uint32_t bytes, bool write, Picoseconds arrival);
     // Drains every write buffer at time `now` (end of a run, or before reading the counters).
     void drain_writes(Picoseconds now);
+    // Issues every buffered write as soon as its controller can (from the last write its buffer
+    // accepted) and returns when the data of every write issued so far is in the device (0: no
+    // write yet). A producer whose output must be in memory when it completes (a TPU op's DMA)
+    // waits for this: posted writes would otherwise let it end before its bytes could cross the
+    // channels.
+    Picoseconds flush_writes();
 
     const DramParams& params() const { return params_; }
     const DramAddressMapper& mapper() const { return mapper_; }
@@ -270,6 +276,7 @@ private:
     std::vector<std::vector<DramController::Burst>> write_buffers_;  // per controller
     std::vector<std::vector<Picoseconds>> write_slot_free_;           // per controller, per buffer entry
     void drain_unit(std::size_t unit, Picoseconds now);
+    Picoseconds last_write_data_end_ = 0;  // of every write issued to the controllers so far
     FastDivider burst_div_;
     Picoseconds controller_latency_ps_;
     std::uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0;

@@ -81,6 +81,7 @@ public:
 
     MemoryHierarchyStats stats() const;
     void drain_writes(Picoseconds now) { dram_.drain_writes(now); }  // posted DRAM writes
+    Picoseconds flush_writes() { return dram_.flush_writes(); }       // Dram::flush_writes
     const MemoryHierarchyParams& params() const { return params_; }
     L2Cache* l2() { return l2_.get(); }  // nullptr without an L2
     const L2Cache* l2() const { return l2_.get(); }

@@ -337,7 +337,7 @@ double HierarchyModel::judge(const OpPlan& candidate, std::uint64_t base) {
     pipelines.reserve(moved.cores.size());
     for (int c = 0; c < params_.cores; ++c) pipelines.emplace_back(idle, c, moved.cores[static_cast<std::size_t>(c)], 0);
     run_pipelines_in_time_order(pipelines);
-    Picoseconds finish = 0;
+    Picoseconds finish = idle.memory_.flush_writes();  // as run(): the op ends with its writes in HBM
     for (const CorePipeline& p : pipelines) finish = std::max(finish, p.end);
     judged_.emplace(key, static_cast<double>(finish));
     return static_cast<double>(finish);
@@ -368,7 +368,9 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
         if (!p.done()) throw std::logic_error("tpu: a core pipeline did not finish");
     const std::vector<CorePipeline>& state = pipelines;
 
-    Picoseconds finish = start;
+    // The op completes when its output is in memory: writes the DRAM controllers still hold
+    // (posted) are issued and waited for, so no op ends before its bytes could cross the channels.
+    Picoseconds finish = std::max(start, memory_.flush_writes());
     for (const auto& s : state) finish = std::max(finish, s.end);
     now_ = finish;
     TpuOpResult r;

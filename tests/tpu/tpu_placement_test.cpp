@@ -283,5 +283,20 @@ TEST(Placement, EngineKeepsEveryRooflineALowerBoundWithFusionAndCmem) {
     EXPECT_EQ(report.ops[0].roofline.bytes.count("cmem"), 0u);
 }
 
+TEST(Placement, AnOpEndsOnlyWhenItsWritesAreInHbm) {
+    // relu -> relu on tpu_v4: the second reads its input from CMEM and writes its output to HBM
+    // only. 64 pseudo-channels of 32-burst write buffers hold 64 KiB, a whole 32768-element bf16
+    // output: with writes acknowledged when buffered, op b ended at 56 cycles, below its bound of
+    // 65,536 B / 1142.86 B per cycle = 57.3 (run_trace refused it). Its writes now reach HBM first.
+    const ChipConfig config = load_config(std::string(ACCELSIM_SOURCE_DIR) + "/configs/tpu_v4.json", {});
+    for (const std::int64_t n : {8192, 16384, 32768, 65536}) {
+        const std::vector<Op> ops{elementwise(OpKind::relu, n), elementwise(OpKind::relu, n)};
+        const RunReport report = run_trace(config, "(ops)", ops, RunOptions{});
+        const OpReport& b = report.ops[1];
+        EXPECT_EQ(b.bytes.at("hbm"), 2 * n) << n;  // the output only: the input came from CMEM
+        EXPECT_GE(static_cast<double>(b.cycles), static_cast<double>(2 * n) / 1142.857) << n;
+    }
+}
+
 }  // namespace
 }  // namespace accelsim::tpu
