@@ -25,9 +25,9 @@ struct Timeline {
     json report, trace;
 };
 
-Timeline run_with_timeline(const std::string& config, const std::string& trace) {
+Timeline run_with_timeline(const std::string& config, const std::string& trace, const std::string& extra = "") {
     const fs::path dir = scratch_dir();
-    const Result r = run("--config configs/" + config + " --trace traces/" + trace + " -q --json '" +
+    const Result r = run("--config configs/" + config + " --trace traces/" + trace + extra + " -q --json '" +
                          (dir / "report.json").string() + "' --perfetto '" + (dir / "timeline.json").string() + "'");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return {json::parse(slurp(dir / "report.json")), json::parse(slurp(dir / "timeline.json"))};
@@ -129,8 +129,8 @@ double integrated_bytes(const json& trace, const std::string& counter) {
 }
 
 // A run's timeline, checked against the schema and its report's cycles.
-Timeline checked_timeline(const std::string& config, const std::string& trace) {
-    Timeline t = run_with_timeline(config, trace);
+Timeline checked_timeline(const std::string& config, const std::string& trace, const std::string& extra = "") {
+    Timeline t = run_with_timeline(config, trace, extra);
     check_trace_event_schema(t.trace);
     check_times_against_report(t.report, t.trace);
     return t;
@@ -177,7 +177,10 @@ TEST(Perfetto, TpuV4TimelineHasEveryUnitAndAgreesWithTheReport) {
 }
 
 TEST(Perfetto, A100TimelineHasKernelsOccupancyAndBandwidth) {
-    const Timeline t = checked_timeline("a100.json", "tiny_mixed.trace");
+    // Cold L2 per op: with the warm L2 (the default) the report's HBM and L2 bytes also count the
+    // carried lines' write-backs and the end flush, which the port's traffic windows do not see
+    // yet (docs/outputs.md says so); the counters are checked where both count the same bytes.
+    const Timeline t = checked_timeline("a100.json", "tiny_mixed.trace", " --set gpu.cold_l2_per_op=true");
     const auto tids = tids_by_name(t.trace);
     ASSERT_TRUE(tids.count("kernels"));
     // Each op's launch overhead and kernels fill its cycles exactly (one launch after the other).
