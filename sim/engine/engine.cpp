@@ -28,20 +28,6 @@ RunReport run_trace(const ChipConfig& config, const std::string& trace_path, con
 
 namespace {
 
-// "3.07 TB": three significant digits in SI units.
-std::string si(double value, const char* unit) {
-    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-    int i = 0;
-    while (value >= 1000 && i < 6) {
-        value /= 1000;
-        ++i;
-    }
-    std::ostringstream out;
-    out.precision(3);
-    out << value << " " << prefixes[i] << unit;
-    return out.str();
-}
-
 // "8e+12": a count in scientific notation, three significant digits.
 std::string count(double value) {
     std::ostringstream out;
@@ -72,13 +58,13 @@ void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, 
         }
         const std::string detail = cost.detail.empty() ? "" : " (" + cost.detail + ")";
         if (cost.memory_bytes > limits.max_memory_bytes)
-            throw InputError(op_words(op) + ": simulating it would hold about " + si(cost.memory_bytes, "B") +
+            throw InputError(op_words(op) + ": simulating it would hold about " + si_text(cost.memory_bytes, "B", 3) +
                              " of host memory" + detail + ", more than the limit of " +
-                             si(limits.max_memory_bytes, "B") + " (--max-memory BYTES raises it)");
+                             si_text(limits.max_memory_bytes, "B", 3) + " (--max-memory BYTES raises it)");
         if (cost.traffic_bytes > limits.max_traffic_bytes)
-            throw InputError(op_words(op) + ": simulating it would move about " + si(cost.traffic_bytes, "B") +
+            throw InputError(op_words(op) + ": simulating it would move about " + si_text(cost.traffic_bytes, "B", 3) +
                              " through the memory model" + detail + ", more than the limit of " +
-                             si(limits.max_traffic_bytes, "B") +
+                             si_text(limits.max_traffic_bytes, "B", 3) +
                              " (--max-traffic BYTES raises it; the memory model simulates roughly half a GB "
                              "per second of host time)");
         if (cost.stepped_pe_cycles > limits.max_stepped_pe_cycles)

@@ -719,4 +719,16 @@ void write_through(const RunReport& report, std::ostream* table, std::ostream* j
 void write_json(std::ostream& out, const RunReport& report) { write_through(report, nullptr, &out, nullptr); }
 void write_csv(std::ostream& out, const RunReport& report) { write_through(report, nullptr, nullptr, &out); }
 void write_table(std::ostream& out, const RunReport& report) { write_through(report, &out, nullptr, nullptr); }
+std::string si_text(double value, const char* unit, int significant) {
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    while (value >= 1000 && i < 6) {
+        value /= 1000;
+        ++i;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*g %s%s", significant, value, prefixes[i], unit);
+    return text;
+}
+
 }  // namespace accelsim

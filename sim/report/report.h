@@ -77,4 +77,7 @@ void write_json(std::ostream& out, const RunReport& report);
 void write_csv(std::ostream& out, const RunReport& report);
 void write_table(std::ostream& out, const RunReport& report);
 
+// "3.54 TB": `value` scaled by powers of 1000 to an SI prefix, `significant` digits, then `unit`.
+std::string si_text(double value, const char* unit, int significant);
+
 }  // namespace accelsim

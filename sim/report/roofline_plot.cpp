@@ -7,19 +7,11 @@
 
 #include "models/common/dtype.h"
 #include "sim/output/gnuplot.h"
+#include "sim/report/report.h"
 
 namespace accelsim {
 
 namespace {
-
-std::string scaled(double v, const char* unit) {
-    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-    int i = 0;
-    while (v >= 1000 && i < 5) v /= 1000, ++i;
-    char text[64];
-    std::snprintf(text, sizeof text, "%.4g %s%s", v, prefixes[i], unit);
-    return text;
-}
 
 std::string number(double v) {
     char text[64];
@@ -32,7 +24,7 @@ const char* const kBounds[] = {"compute", "hbm", "cmem", "l2", "latency"};
 
 }  // namespace
 
-std::string ceiling_value_text(const RooflineCeiling& c) { return scaled(c.value, c.memory ? "B/s" : "FLOP/s"); }
+std::string ceiling_value_text(const RooflineCeiling& c) { return si_text(c.value, c.memory ? "B/s" : "FLOP/s", 4); }
 
 std::vector<RooflineCeiling> roofline_ceilings(const ChipModel& chip, const ChipConfig& config) {
     const double hz = config.clock_hz();
