@@ -142,9 +142,18 @@ SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
     // CorePipeline), so a timing-only run holds the same memory whatever the op's size; its host
     // time follows the bytes the memory model moves, request by request.
     cost.traffic_bytes = size.dma_bytes;
+    const double chunks = std::ceil(size.dma_bytes / static_cast<double>(params_.dma.chunk_bytes));
+    if (record_activity_) {
+        // The timeline's records of the op (models/common/activity.h): the bytes of every DMA
+        // chunk at its memory level, and per step a span on each MXU (or the vector unit) and
+        // one per transfer (at most three); vectors grow to twice what they hold.
+        const double spans = size.steps * (params_.mxus_per_core + 3);
+        cost.memory_bytes += 2 * (chunks * sizeof(ActivityTransfer) + spans * sizeof(ActivitySpan));
+    }
     std::ostringstream detail;
     detail.precision(3);
     detail << size.steps << " tile steps";
+    if (record_activity_) detail << ", " << chunks << " DMA chunks recorded for the timeline";
     cost.detail = detail.str();  // "1.4e+06 tile steps"
     return cost;
 }

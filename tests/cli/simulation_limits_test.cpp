@@ -73,6 +73,27 @@ TEST(SimulationLimits, AHugeGemmWithValidationIsRefusedForTheMemoryOfItsOperands
         << r.err;
 }
 
+TEST(SimulationLimits, ATimelineCountsTheRecordsItWouldHold) {
+    // --perfetto records every DMA chunk's bytes and a span per MXU and transfer per step:
+    // m = n = k = 4096 on tpu_v4 moves 302 MB (73,728 chunks of 4 KiB) in 64 steps, so
+    // 2 x (73,728 x 56 + 64 x 7 x 80) bytes = 8.33 MB (vectors at twice what they hold; measured
+    // on m = n = k = 8192: 35 MB more peak RSS with --perfetto, estimated 48.9 MB). The same op
+    // and limit without a timeline holds no records and runs.
+    const fs::path dir = scratch_dir();
+    const fs::path trace = trace_of(dir, "matmul g m=4096 n=4096 k=4096\n");
+    const std::vector<std::string> base = {"--quiet", "--config", kSource + "/configs/tpu_v4.json", "--trace",
+                                           trace.string(), "--max-memory", "5e6"};
+    std::vector<std::string> timeline = base;
+    timeline.insert(timeline.end(), {"--perfetto", (dir / "t.json").string()});
+    const Refusal r = run_refused(timeline, dir);
+    EXPECT_TRUE(contains(r.err, ":2: op 'g' (matmul m=4096 n=4096 k=4096): simulating it would hold about 8.33 MB of "
+                                "host memory (64 tile steps, 7.37e+04 DMA chunks recorded for the timeline), more than "
+                                "the limit of 5 MB (--max-memory BYTES raises it)"))
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir / "t.json"));
+    EXPECT_EQ(run_measured(base, dir).exit_code, 0) << slurp(dir / "stderr");
+}
+
 TEST(SimulationLimits, ATimingOnlyGemmHoldsTheSameMemoryWhateverItsStepCount) {
     // 25,000 and 200,000 tile steps of 8 x 128 x 128 (VMEM cut to 80,000 bytes, so the smallest
     // tile is the only one that fits): the steps are made on demand and the pipelines hold the
