@@ -138,13 +138,22 @@ SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
     }
     if (params_.vmem_bytes == 0) return cost;  // roofline rows only
     const PlanSize size = plan_size(op, params_);
-    // A step as the plan holds it, plus the pipeline's per-step records (tpu_hierarchy.h).
-    constexpr double kHostBytesPerStep = sizeof(TileStep) + 3 * sizeof(std::int64_t);
-    cost.memory_bytes += size.steps * kHostBytesPerStep;
+    // The plan makes its steps on demand and the pipelines hold the few in flight (CoreSteps,
+    // CorePipeline), so a timing-only run holds the same memory whatever the op's size; its host
+    // time follows the bytes the memory model moves, request by request.
     cost.traffic_bytes = size.dma_bytes;
+    const double chunks = std::ceil(size.dma_bytes / static_cast<double>(params_.dma.chunk_bytes));
+    if (record_activity_) {
+        // The timeline's records of the op (models/common/activity.h): the bytes of every DMA
+        // chunk at its memory level, and per step a span on each MXU (or the vector unit) and
+        // one per transfer (at most three); vectors grow to twice what they hold.
+        const double spans = size.steps * (params_.mxus_per_core + 3);
+        cost.memory_bytes += 2 * (chunks * sizeof(ActivityTransfer) + spans * sizeof(ActivitySpan));
+    }
     std::ostringstream detail;
     detail.precision(3);
     detail << size.steps << " tile steps";
+    if (record_activity_) detail << ", " << chunks << " DMA chunks recorded for the timeline";
     cost.detail = detail.str();  // "1.4e+06 tile steps"
     return cost;
 }
