@@ -184,6 +184,8 @@ OpReport GpuChip::run_lowered(const Op& op) {
     target.launch_overhead_cycles = params_.launch_overhead_cycles;
     target.hbm_bytes_per_cycle = params_.hbm_bytes_per_cycle;
     target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;
+    target.tensor_cores = std::any_of(params_.tensor_macs_per_sm_cycle.begin(), params_.tensor_macs_per_sm_cycle.end(),
+                                      [](const auto& rate) { return rate.second > 0; });
     std::optional<LoweredKernel> lowered;
     try {
         lowered = lower_op(op, memory, target);

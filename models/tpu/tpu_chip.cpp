@@ -41,7 +41,18 @@ const ParamTable<TpuParams>& tpu_param_table() {
                     "Bytes per core cycle one core's DMA can move; 0 = limited only by the memory behind it.")
             .or_zero()
             .integer("dma.latency_cycles", &TpuParams::dma, &DmaParams::latency_cycles, 0, 1e6,
-                     "Fixed cycles added to each DMA transfer (descriptor issue).");
+                     "Fixed cycles added to each DMA transfer (descriptor issue).")
+            .boolean("int8_only", &TpuParams::int8_only,
+                     "The chip runs int8 tensors only (Edge TPU): an op of another dtype is refused; quantize the "
+                     "trace (dtype=int8, or --set default_dtype=int8).")
+            .integer("parameter_cache_bytes", &TpuParams::parameter_cache_bytes, 0, kTiB,
+                     "On-chip memory holding the model's parameters across inferences (Edge TPU): whole weight "
+                     "tensors in trace order; the rest stream from the host every inference. Used only when this and "
+                     "tpu.host_link_bytes_per_second are > 0; otherwise weights are read from the chip's memory.")
+            .number("host_link_bytes_per_second", &TpuParams::host_link_bytes_per_second, 1e3, 1e15,
+                    "Bandwidth of the host link that streams the parameters tpu.parameter_cache_bytes does not "
+                    "hold (Edge TPU: USB); 0 = none.")
+            .or_zero();
         return t;
     }();
     return table;
