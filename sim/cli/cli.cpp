@@ -15,6 +15,7 @@
 #include "sim/cli/vcd_option.h"
 #include "sim/compare/compare_command.h"
 #include "sim/config/config_docs.h"
+#include "sim/report/hardware_docs.h"
 #include "sim/report/stat_docs.h"
 #include "sim/advise/advise_command.h"
 #include "sim/config/config_loader.h"
@@ -54,6 +55,7 @@ const char* kUsage =
     "       accelsim advise --trace MODEL --configs A,B [--batch ...] [--latency-ms X]   which chip, batch, dtype\n"
     "       accelsim config-docs [--update FILE | --check FILE]   the config key table (docs/config.md)\n"
     "       accelsim stat-docs [--update FILE | --check FILE]     every stat with its unit (docs/stats.md)\n"
+    "       accelsim hardware-docs [--configs DIR] [--update FILE | --check FILE]   the chip table (docs/hardware.md)\n"
     "\n"
     "Simulates every operator of a trace on the chip a config describes and reports, per operator,\n"
     "cycles, utilization, bytes per memory level and the bound (compute, hbm, l2, latency).\n";
@@ -285,6 +287,7 @@ std::vector<Subcommand> subcommands() {
             {"compare", run_compare_command},
             {"config-docs", run_config_docs_command},
             {"stat-docs", run_stat_docs_command},
+            {"hardware-docs", run_hardware_docs_command},
             {"sweep", run_sweep_command},
             {"advise", run_advise_command}};
 }

@@ -8,7 +8,7 @@
 //
 // JSON layout (docs/config.md is the reference; every key below is a JSON key of the same name):
 //   name, kind ("systolic"|"simt"), description, extends, source{...free-form citations...},
-//   clock_mhz, default_dtype, memory ("ideal"|"hierarchy"), seed, cost_per_hour_usd, tdp_w,
+//   clock_mhz, default_dtype, memory ("ideal"|"hierarchy"), seed, cost_per_hour_usd, tdp_w, memory_gb,
 //   tpu{...}, compiler{...}  tpu::tpu_param_table, tpu::tpu_compiler_param_table
 //   mxu{...}                 mxu_param_table
 //   gpu{...}                 gpu::gpu_param_table
@@ -44,6 +44,7 @@ struct ChipConfig {
     std::string memory = "hierarchy";  // "ideal": operands always ready (compute effects alone)
     std::uint64_t seed = 1;
     std::optional<double> cost_per_hour_usd, tdp_w;
+    std::optional<double> memory_gb;  // device memory capacity, documentation only (not simulated)
 
     tpu::TpuParams tpu;      // the tpu and compiler sections
     MxuParams mxu;

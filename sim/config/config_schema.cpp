@@ -188,6 +188,11 @@ std::vector<KeySpec> build_schema() {
     s.push_back(positive("tdp_w", 1e5, nullptr,
                          "Thermal design power of one chip in watts. Optional.",
                          [](ChipConfig& c, const json& v) { c.tdp_w = v.get<double>(); }));
+    s.push_back(positive("memory_gb", 1e6, nullptr,
+                         "Device memory (HBM, GDDR or DRAM) capacity of one chip in GB, as the vendor states "
+                         "it (the citation says GB or GiB). Not simulated (addresses past it wrap); shown in "
+                         "docs/hardware.md. Optional.",
+                         [](ChipConfig& c, const json& v) { c.memory_gb = v.get<double>(); }));
 
     // ---- model sections: each model's own parameter table ----
     const std::string sys = "systolic";

@@ -638,6 +638,7 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"seed", std::to_string(c.seed)},
         {"cost_per_hour_usd", opt(c.cost_per_hour_usd)},
         {"tdp_w", opt(c.tdp_w)},
+        {"memory_gb", opt(c.memory_gb)},
         {"tpu.cores", num(c.tpu.cores)},
         {"tpu.mxus_per_core", num(c.tpu.mxus_per_core)},
         {"tpu.vmem_bytes", num(c.tpu.vmem_bytes)},
