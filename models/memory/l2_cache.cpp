@@ -147,10 +147,13 @@ void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const 
 }
 
 int L2Cache::slice_of(std::uint64_t address) const {
-    // XOR-fold of the line address so that power-of-two strides still spread over the slices.
+    // Each run of `slices` consecutive lines covers every slice once (a rotation of the run by a
+    // hash of its index), so that a stream fills every set of every slice evenly and the LRU
+    // evicts in the stream's order; the XOR-fold of the run index spreads power-of-two strides.
     const std::uint64_t line = line_div_.div(address);
-    const std::uint64_t h = line ^ (line >> 7) ^ (line >> 17) ^ (line >> 29);
-    return static_cast<int>(slice_div_.mod(h));
+    const std::uint64_t run = slice_div_.div(line);
+    const std::uint64_t h = run ^ (run >> 7) ^ (run >> 17) ^ (run >> 29);
+    return static_cast<int>(slice_div_.mod(line + h));
 }
 
 std::uint8_t L2Cache::sector_mask(std::uint64_t address, std::uint32_t bytes) const {

@@ -140,6 +140,27 @@ TEST(L2, SlicesSpreadConsecutiveLines) {
     for (int c : count) EXPECT_NEAR(c, 1000, 200);
 }
 
+TEST(L2, EveryRunOfSliceCountLinesCoversEverySliceOnce) {
+    // A stream then fills every set of every slice evenly, so the LRU victims leave in the
+    // stream's order (write-backs of a streamed output stay row hits at the DRAM).
+    FixedMemory mem;
+    L2Params p = small_l2();
+    p.slices = 80;  // not a power of two, as on A100
+    p.size_bytes = 80 * 16 * 1024;
+    L2Cache l2(p, mem.callback());
+    for (std::uint64_t run : {0ull, 1ull, 127ull, 128ull, 99991ull, 3000000ull}) {
+        std::vector<int> count(80, 0);
+        for (std::uint64_t i = 0; i < 80; ++i) ++count[static_cast<std::size_t>(l2.slice_of((run * 80 + i) * 128))];
+        for (int c : count) EXPECT_EQ(c, 1) << "run " << run;
+    }
+    // A power-of-two stride of lines still visits many slices.
+    std::vector<int> strided(80, 0);
+    for (std::uint64_t i = 0; i < 8000; ++i) ++strided[static_cast<std::size_t>(l2.slice_of(i * 1024 * 128))];
+    int used = 0;
+    for (int c : strided) used += c > 0;
+    EXPECT_GE(used, 64);
+}
+
 TEST(L2, RejectsBadParams) {
     FixedMemory mem;
     L2Params p = small_l2();
