@@ -291,8 +291,8 @@ DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
                 // Each run of `units` turns covers every channel once, rotated by a hash of the
                 // run (as GPUs hash the partition bits): rows, tiles and buffers that start at
                 // the same offset of a power-of-two span do not all start on the same channels.
-                const std::uint64_t h = x ^ (x >> 7) ^ (x >> 17) ^ (x >> 29);
-                c.unit = static_cast<int>(units_.mod(unit + h));
+                // x (the digits above the channel) is the run's index.
+                c.unit = static_cast<int>(units_.mod(unit + units_.mod(mix_run_index(x))));
                 c.bank_group = static_cast<int>(take(groups_));
                 c.column = static_cast<std::int64_t>(take(chunks_) * chunk_.divisor() + low);
             } else {

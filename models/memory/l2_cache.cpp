@@ -149,11 +149,10 @@ void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const 
 int L2Cache::slice_of(std::uint64_t address) const {
     // Each run of `slices` consecutive lines covers every slice once (a rotation of the run by a
     // hash of its index), so that a stream fills every set of every slice evenly and the LRU
-    // evicts in the stream's order; the XOR-fold of the run index spreads power-of-two strides.
+    // evicts in the stream's order; the mixed hash spreads power-of-two strides.
     const std::uint64_t line = line_div_.div(address);
     const std::uint64_t run = slice_div_.div(line);
-    const std::uint64_t h = run ^ (run >> 7) ^ (run >> 17) ^ (run >> 29);
-    return static_cast<int>(slice_div_.mod(line + h));
+    return static_cast<int>(slice_div_.mod(slice_div_.mod(line) + slice_div_.mod(mix_run_index(run))));
 }
 
 std::uint8_t L2Cache::sector_mask(std::uint64_t address, std::uint32_t bytes) const {

@@ -144,25 +144,26 @@ struct ReferenceRun {
 // it issues; before, a write was accepted at once however many were waiting): only small_mixed16
 // drains full write batches while more writes arrive, and its average DRAM latency moved
 // 28.433 -> 28.436 ns; every other counter of every run is unchanged.
-// The slice hash became a rotation of each run of `slices` consecutive lines (so a stream fills
-// every set evenly and the LRU evicts in stream order, docs/memory.md): which slice a line meets
-// moved, so the a100 runs' crossbar busy times, their DRAM latency in the third decimal, and
-// random32's hits (2990 -> 2988) and end moved; the small runs (3 slices) did not.
+// The slice hash became a rotation of each run of `slices` consecutive lines by a mixed hash of
+// the run (so a stream fills every set evenly and the LRU evicts in stream order, docs/memory.md):
+// which slice a line meets moved, so every run's crossbar busy time and slice queueing moved, and
+// with them hits and merges (a100_random32 2990 -> 2989 hits, small_random64 32 -> 29), latencies
+// and end times (small_mixed16 ends 2.4 us sooner); DRAM burst counts of the a100 runs are unchanged.
 const ReferenceRun kRuns[] = {
     {"a100_stream64", false, TrafficPattern::stream, 64, 4 << 20, 16384,
-     "req 65536 rd 4194304 wr 0 lat 497.022 p99 683 max 703.197 last 2245592 | xbar 65536 4194304 875314384 330056516 0 | l2 65536 0 65536 32768 0 0 0 4194304 0 4194304 0 46465024 | dram 65536 0 4194304 0 lat 155.644 | burst 131072 0 126912 1280 2880 4160 2880 0 164495360"},
+     "req 65536 rd 4194304 wr 0 lat 497.022 p99 683 max 703.197 last 2245592 | xbar 65536 4194304 875314384 330529594 0 | l2 65536 0 65536 32768 0 0 0 4194304 0 4194304 0 46465024 | dram 65536 0 4194304 0 lat 155.644 | burst 131072 0 126912 1280 2880 4160 2880 0 164495360"},
     {"a100_random32", false, TrafficPattern::random, 32, 1 << 20, 4096,
-     "req 32768 rd 1048576 wr 0 lat 444.211 p99 856 max 1327.752 last 4618877 | xbar 32768 1048576 26847940 11723766 0 | l2 32768 2988 29780 8204 836 0 0 1048576 0 926208 0 11632640 | dram 28944 0 926208 0 lat 324.190 | burst 28944 0 8403 1295 19246 20541 19294 3 36324720"},
+     "req 32768 rd 1048576 wr 0 lat 444.222 p99 856 max 1327.046 last 4618522 | xbar 32768 1048576 26847940 11993704 0 | l2 32768 2989 29779 8204 835 0 0 1048576 0 926208 0 11632640 | dram 28944 0 926208 0 lat 324.161 | burst 28944 0 8403 1295 19246 20541 19294 3 36324720"},
     {"a100_mixed64", false, TrafficPattern::mixed, 64, 3 << 20, 8192,
-     "req 49152 rd 2097152 wr 1048576 lat 1391.031 p99 2743 max 2764.238 last 9351623 | xbar 49152 3145728 217379400 89582385 0 | l2 49152 0 49152 24575 0 0 0 2097152 1048576 2097152 0 34848768 | dram 32768 0 2097152 0 lat 1340.630 | burst 65536 0 15360 1920 48256 50176 49536 160 82247680"},
+     "req 49152 rd 2097152 wr 1048576 lat 1391.031 p99 2743 max 2764.238 last 9351623 | xbar 49152 3145728 217379400 97565186 0 | l2 49152 0 49152 24575 0 0 0 2097152 1048576 2097152 0 34848768 | dram 32768 0 2097152 0 lat 1340.483 | burst 65536 0 15360 1920 48256 50176 49536 160 82247680"},
     {"a100_strided128", false, TrafficPattern::strided, 128, 1 << 20, 1024,
-     "req 8192 rd 1048576 wr 0 lat 306.384 p99 533 max 596.053 last 2604793 | xbar 12288 1048576 12169276 5105327 0 | l2 12288 2080 10208 2079 0 0 0 1048576 0 782400 0 11616256 | dram 10208 0 782400 0 lat 144.814 | burst 24450 0 14338 1280 8832 10112 8832 0 30684750"},
+     "req 8192 rd 1048576 wr 0 lat 306.356 p99 533 max 596.053 last 2604084 | xbar 12288 1048576 12169276 5910626 0 | l2 12288 2080 10208 2079 0 0 0 1048576 0 782400 0 11616256 | dram 10208 0 782400 0 lat 144.710 | burst 24450 0 14338 1280 8832 10112 8832 0 30684750"},
     {"small_mixed16", true, TrafficPattern::mixed, 16, 1 << 19, 64,
-     "req 32768 rd 349536 wr 174752 lat 85.011 p99 355 max 437.500 last 43589000 | xbar 32768 524288 314000 6201500 0 | l2 32768 0 32768 12287 16383 3714 1217 349536 174752 524320 155744 10911744 | dram 16385 1217 524320 155744 lat 28.008 | burst 16385 2434 16685 1493 641 2134 2049 88 37638000"},
+     "req 32768 rd 349536 wr 174752 lat 83.252 p99 351 max 454.500 last 42670500 | xbar 32768 524288 309000 6117000 0 | l2 32768 0 32768 12287 16383 3714 1217 349536 174752 524320 155744 10911744 | dram 16385 1217 524320 155744 lat 27.558 | burst 16385 2434 16783 1408 628 2036 1908 80 37638000"},
     {"small_random64", true, TrafficPattern::random, 64, 1 << 19, 128,
-     "req 8192 rd 524288 wr 0 lat 688.822 p99 964 max 1031.000 last 44493000 | xbar 8192 524288 3150000 3836000 0 | l2 8192 32 8160 55 16 7705 0 524288 0 521216 0 10919936 | dram 8144 0 521216 0 lat 65.337 | burst 8144 0 205 1518 6421 7939 7823 88 16288000"},
+     "req 8192 rd 524288 wr 0 lat 688.924 p99 977 max 1060.000 last 44438000 | xbar 8192 524288 3150000 3516000 0 | l2 8192 29 8163 50 16 7713 0 524288 0 521408 0 10919936 | dram 8147 0 521408 0 lat 65.314 | burst 8147 0 210 1519 6418 7937 7820 88 16294000"},
     {"small_stream96", true, TrafficPattern::stream, 96, 1 << 19, 32,
-     "req 5461 rd 524256 wr 0 lat 103.233 p99 387 max 412.000 last 17660000 | xbar 8191 524256 4488000 9218000 0 | l2 8191 0 8191 4095 0 3712 0 524256 0 524256 0 10922000 | dram 8191 0 524256 0 lat 25.799 | burst 10922 0 10282 576 64 640 576 32 21844000"},
+     "req 5461 rd 524256 wr 0 lat 103.351 p99 394 max 411.000 last 17683000 | xbar 8191 524256 4571000 9804000 0 | l2 8191 0 8191 4095 0 3712 0 524256 0 524256 0 10922000 | dram 8191 0 524256 0 lat 25.830 | burst 10922 0 10282 576 64 640 576 32 21844000"},
 };
 
 TEST(HierarchyReference, FixedRunsGiveTheCapturedStatistics) {

@@ -159,6 +159,15 @@ TEST(L2, EveryRunOfSliceCountLinesCoversEverySliceOnce) {
     int used = 0;
     for (int c : strided) used += c > 0;
     EXPECT_GE(used, 64);
+    // With a power-of-two slice count a stride that is a multiple of it is spread too (4 slices,
+    // 16 lines: the lines of one DRAM row of one bank on HBM2 with 8 channels).
+    L2Params q = small_l2();
+    q.slices = 4;
+    q.size_bytes = 4 * 64 * 1024;
+    L2Cache four(q, mem.callback());
+    std::vector<int> on(4, 0);
+    for (std::uint64_t i = 0; i < 64; ++i) ++on[static_cast<std::size_t>(four.slice_of(i * 16 * 128))];
+    for (int c : on) EXPECT_GT(c, 0);
 }
 
 TEST(L2, RejectsBadParams) {
