@@ -143,6 +143,9 @@ const ParamTable<DramConfig>& dram_param_table() {
             .integer("bank_groups", &DramConfig::bank_groups, 1, 64, "Bank groups per (pseudo-)channel.")
             .integer("banks_per_group", &DramConfig::banks_per_group, 1, 64, "Banks per bank group.")
             .integer("row_bytes", &DramConfig::row_bytes, 32, 1 << 20, "Row (page) size in bytes.")
+            .integer("interleave_bytes", &DramConfig::interleave_bytes, 0, 1 << 20,
+                     "channel_low and bank_xor maps: bytes one channel takes before the next (a multiple of the "
+                     "burst dividing the row); 0: one burst.")
             .choice("address_map", &DramConfig::address_map, kDramAddressMapNames,
                     "Address bits → channel/bank/row/column: channel bits lowest, row:bank:col, or bank bits XORed "
                     "with row bits.")
@@ -150,7 +153,15 @@ const ParamTable<DramConfig>& dram_param_table() {
                     "Controller scheduling: first-ready FCFS (row hits first) or plain FCFS.")
             .choice("page_policy", &DramConfig::page_policy, kPagePolicyNames,
                     "Keep a row open after an access, or precharge at once.")
-            .integer("queue_depth", &DramConfig::queue_depth, 1, 4096, "Request queue entries per channel.")
+            .integer("queue_depth", &DramConfig::queue_depth, 1, 4096,
+                     "Request queue entries per channel (reads; reads and writes when write_queue_depth is 0).")
+            .integer("write_queue_depth", &DramConfig::write_queue_depth, 0, 4096,
+                     "Write queue entries per channel, drained in batches between the watermarks; 0: writes share "
+                     "the request queue.")
+            .number("write_high_watermark", &DramConfig::write_high_watermark, 0, 1,
+                    "Write-queue fill (fraction) above which the controller switches to draining writes.")
+            .number("write_low_watermark", &DramConfig::write_low_watermark, 0, 1,
+                    "Write-queue fill (fraction) below which it returns to reads (when reads wait).")
             .number("controller_latency_ns", &DramConfig::controller_latency_ns, 0, 1e6,
                     "Fixed controller + PHY latency added to every access, in ns.")
             .number_map(
@@ -222,6 +233,10 @@ void validate(const DramParams& p) {
     require(p.bank_groups * p.banks_per_group <= 1024, "bank_groups x banks_per_group must be at most 1024");
     require(p.queue_depth <= 65536, "queue_depth must be at most 65536");
     require(p.queue_depth > 0, "queue_depth must be > 0");
+    require(p.write_queue_depth >= 0 && p.write_queue_depth <= 65536, "write_queue_depth must be in [0, 65536]");
+    require(p.write_low_watermark >= 0 && p.write_low_watermark < p.write_high_watermark &&
+                p.write_high_watermark <= 1,
+            "write watermarks must satisfy 0 <= write_low_watermark < write_high_watermark <= 1");
     require(p.controller_latency_ns >= 0, "controller_latency_ns must be >= 0");
     require(p.rows_per_bank > 0, "rows_per_bank must be > 0");
     require(p.timing.tCK > 0, "timing.tCK must be > 0");
@@ -229,6 +244,10 @@ void validate(const DramParams& p) {
             "timing.BL x pseudo-channel width must be a whole number of bytes");
     require(p.row_bytes > 0 && p.row_bytes % p.burst_bytes() == 0,
             "row_bytes must be a positive multiple of the burst size (" + std::to_string(p.burst_bytes()) + " B)");
+    require(p.interleave_bytes == 0 ||
+                (p.interleave_bytes % p.burst_bytes() == 0 && p.row_bytes % p.interleave_bytes == 0),
+            "interleave_bytes must be 0 or a multiple of the burst size (" + std::to_string(p.burst_bytes()) +
+                " B) that divides row_bytes");
     for (const auto& f : kIntFields)
         require(p.timing.*(f.field) >= 0, std::string("timing.") + f.name + " must be >= 0");
     require(p.timing.tREFI == 0 || p.timing.tREFI > p.timing.tRFC, "timing.tREFI must exceed timing.tRFC");
@@ -249,7 +268,9 @@ DramAddressMapper::DramAddressMapper(const DramParams& p)
       groups_(static_cast<std::uint64_t>(p.bank_groups)),
       banks_(static_cast<std::uint64_t>(p.banks_per_group)),
       columns_(static_cast<std::uint64_t>(p.columns_per_row())),
-      rows_(static_cast<std::uint64_t>(p.rows_per_bank)) {}
+      rows_(static_cast<std::uint64_t>(p.rows_per_bank)),
+      chunk_(static_cast<std::uint64_t>(p.interleave_bursts())),
+      chunks_(static_cast<std::uint64_t>(p.columns_per_row() / p.interleave_bursts())) {}
 
 DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
     // Mixed-radix decomposition of the burst index, lowest field first; any channel count works.
@@ -264,9 +285,21 @@ DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
     switch (map_) {
         case DramAddressMap::channel_low:
         case DramAddressMap::bank_xor:
-            c.unit = static_cast<int>(take(units_));
-            c.bank_group = static_cast<int>(take(groups_));
-            c.column = static_cast<std::int64_t>(take(columns_));
+            if (chunk_.divisor() > 1) {  // a run of columns, then the channel's turn ends
+                const std::uint64_t low = take(chunk_);
+                const std::uint64_t unit = take(units_);
+                // Each run of `units` turns covers every channel once, rotated by a hash of the
+                // run (as GPUs hash the partition bits): rows, tiles and buffers that start at
+                // the same offset of a power-of-two span do not all start on the same channels.
+                // x (the digits above the channel) is the run's index.
+                c.unit = static_cast<int>(units_.mod(unit + units_.mod(mix_run_index(x))));
+                c.bank_group = static_cast<int>(take(groups_));
+                c.column = static_cast<std::int64_t>(take(chunks_) * chunk_.divisor() + low);
+            } else {
+                c.unit = static_cast<int>(take(units_));
+                c.bank_group = static_cast<int>(take(groups_));
+                c.column = static_cast<std::int64_t>(take(columns_));
+            }
             c.bank = static_cast<int>(take(banks_));
             c.row = static_cast<std::int64_t>(take(rows_));
             if (map_ == DramAddressMap::bank_xor) {
@@ -294,6 +327,9 @@ DramController::DramController(const DramParams& p)
       fr_fcfs_(p.scheduler == DramScheduler::fr_fcfs),
       banks_per_group_(p.banks_per_group),
       queue_depth_(p.queue_depth),
+      write_queue_depth_(p.write_queue_depth),
+      write_enter_(p.write_high_watermark * p.write_queue_depth),
+      write_leave_(p.write_low_watermark * p.write_queue_depth),
       banks_(static_cast<std::size_t>(p.bank_groups * p.banks_per_group)),
       groups_(static_cast<std::size_t>(p.bank_groups)) {
     const auto& t = p.timing;
@@ -315,7 +351,8 @@ void DramController::refresh_until(Picoseconds now) {
     // Rows opened ahead were closed: the queued bursts wait for their banks again.
     for (auto& b : queue_) b.row_opened = false;
     if (fr_fcfs_)
-        for (std::size_t i = 0; i < queue_.size(); ++i) open_ahead(i, now);
+        for (std::size_t i = 0; i < queue_.size(); ++i)
+            if (schedulable(queue_[i])) open_ahead(i, now);
 }
 
 void DramController::refresh_all_until(Picoseconds now) {
@@ -391,7 +428,7 @@ DramController::Issued DramController::issue(const Burst& r, Picoseconds ready) 
     const auto& w = r.where;
     Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
     Group& group = groups_[static_cast<std::size_t>(w.bank_group)];
-    Issued out{r.tag, RowOutcome::hit, 0, 0, 0};
+    Issued out{r.tag, RowOutcome::hit, 0, 0, 0, r.write};
     Picoseconds first = 0;
     bool row_command = false;
 
@@ -448,7 +485,27 @@ DramController::Issued DramController::serve(const Burst& burst) {
 
 void DramController::enqueue(const Burst& burst) {
     queue_.push_back(burst);
-    if (fr_fcfs_) open_ahead(queue_.size() - 1, burst.arrival);
+    if (burst.write) ++queued_writes_;
+    // Bursts of the kind not being served get their rows only when their mode comes.
+    if (fr_fcfs_ && schedulable(burst)) open_ahead(queue_.size() - 1, burst.arrival);
+}
+
+void DramController::update_write_mode(Picoseconds now) {
+    // Ramulator 2's generic controller (src/dram_controller/impl/generic_dram_controller.cpp,
+    // set_write_mode): writes are drained as a batch once the write queue is above the high
+    // watermark or no read waits, and reads resume once it is below the low watermark (or empty).
+    // Counted are the bursts that have arrived by `now`.
+    int reads = 0, writes = 0;
+    for (const Burst& b : queue_) {
+        if (b.arrival > now) break;
+        ++(b.write ? writes : reads);
+    }
+    const bool was = write_mode_;
+    if (!write_mode_) write_mode_ = writes > 0 && (writes > write_enter_ || reads == 0);
+    else write_mode_ = writes > 0 && !(writes < write_leave_ && reads > 0);
+    if (write_mode_ != was && fr_fcfs_)
+        for (std::size_t i = 0; i < queue_.size(); ++i)
+            if (queue_[i].write == write_mode_) open_ahead(i, now);
 }
 
 void DramController::open_ahead(std::size_t index, Picoseconds now) {
@@ -459,7 +516,7 @@ void DramController::open_ahead(std::size_t index, Picoseconds now) {
     const Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
     if (b.row_opened || bank.open_row == w.row) return;
     for (std::size_t i = 0; i < queue_.size(); ++i) {
-        if (i == index) continue;
+        if (i == index || !schedulable(queue_[i])) continue;
         const auto& o = queue_[i].where;
         if (o.bank_group != w.bank_group || o.bank != w.bank) continue;
         if (o.row == bank.open_row) return;   // the open row is still needed
@@ -478,9 +535,12 @@ Picoseconds DramController::next_decision_time() const {
 DramController::Issued DramController::decide() {
     const Picoseconds now = next_decision_time();
     refresh_until(now);
+    if (write_queue_depth_ > 0) update_write_mode(now);
+    // The oldest burst of the kind being served (every burst with a shared queue); one has arrived.
     std::size_t pick = 0;
+    while (!schedulable(queue_[pick])) ++pick;
     // Starvation cap: once the oldest burst has waited starvation_ps_, it goes first.
-    if (fr_fcfs_ && now - std::min(now, queue_.front().arrival) < starvation_ps_) {
+    if (fr_fcfs_ && now - std::min(now, queue_[pick].arrival) < starvation_ps_) {
         // First ready: the queued burst whose data could move soonest (a row hit, or a miss whose
         // bank can be opened in time, after any bus turnaround); row hits win ties, then the
         // oldest. Picking the earliest rather than any hit keeps bursts alternating over bank
@@ -489,9 +549,10 @@ DramController::Issued DramController::decide() {
         bool best_hit = false;
         const Picoseconds floor_read = std::max({now + CL_, bus_free_, write_data_end_ + tWTR_ + CL_});
         const Picoseconds floor_write = std::max({now + CWL_, bus_free_, read_data_end_ ? read_data_end_ + turnaround_ : 0});
-        for (std::size_t i = 0; i < queue_.size(); ++i) {
+        for (std::size_t i = pick; i < queue_.size(); ++i) {
             const Burst& b = queue_[i];
             if (b.arrival > now) break;
+            if (!schedulable(b)) continue;
             const auto& w = b.where;
             const Bank& bank = banks_[static_cast<std::size_t>(w.bank_group * banks_per_group_ + w.bank)];
             const Group& group = groups_[static_cast<std::size_t>(w.bank_group)];
@@ -517,6 +578,7 @@ DramController::Issued DramController::decide() {
     Burst chosen = queue_[pick];
     if (pick == 0) queue_.pop_front();
     else queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(pick));
+    if (chosen.write) --queued_writes_;
     Issued done = issue(chosen, now);
     // The next decision may follow this one's first command: row commands of several requests
     // overlap (bank parallelism), while column commands stay in decision order.
@@ -525,6 +587,7 @@ DramController::Issued DramController::decide() {
         // The bank may now be free for the next burst waiting on it.
         for (std::size_t i = 0; i < queue_.size(); ++i) {
             const auto& o = queue_[i].where;
+            if (!schedulable(queue_[i])) continue;
             if (o.bank_group == chosen.where.bank_group && o.bank == chosen.where.bank) {
                 open_ahead(i, now);
                 break;

@@ -61,9 +61,20 @@ struct DramOrganisation {
     int bank_groups = 4, banks_per_group = 4;
     std::int64_t row_bytes = 2048;       // per bank per pseudo-channel
     DramAddressMap address_map = DramAddressMap::channel_low;
+    // channel_low, bank_xor: consecutive bytes one (pseudo-)channel takes before the next channel's
+    // turn (a multiple of the burst that divides the row; 0: one burst). GPUs keep at least a
+    // cache line in one channel (GPGPU-Sim's A100 config: 256 B, `dramid@8`), so that the
+    // bursts of one line, and of a line written back, are row hits of each other.
+    std::int64_t interleave_bytes = 0;
     DramScheduler scheduler = DramScheduler::fr_fcfs;
     PagePolicy page_policy = PagePolicy::open;
-    int queue_depth = 32;                // per (pseudo-)channel controller
+    int queue_depth = 32;                // per (pseudo-)channel controller: reads (and writes, when shared)
+    // Writes wait in their own queue of this many bursts, drained in batches (Ramulator 2's
+    // generic controller: a read and a write buffer of 32, write mode above 80 % of the write
+    // buffer or with no read waiting, read mode again below 20 % with reads waiting); 0: reads
+    // and writes share the one queue of queue_depth bursts.
+    int write_queue_depth = 0;
+    double write_high_watermark = 0.8, write_low_watermark = 0.2;  // fractions of write_queue_depth
     double controller_latency_ns = 0;    // fixed front-end latency added to every request
 
     // channels x bus width x data rate
@@ -79,6 +90,7 @@ struct DramParams : DramOrganisation {
     std::int64_t burst_bytes() const { return static_cast<std::int64_t>(unit_width_bits()) * timing.BL / 8; }
     double burst_ns() const { return timing.BL / data_rate_gbps; }
     std::int64_t columns_per_row() const { return row_bytes / burst_bytes(); }  // in bursts
+    std::int64_t interleave_bursts() const { return interleave_bytes > 0 ? interleave_bytes / burst_bytes() : 1; }
 };
 
 // A chip's DRAM as its config states it: a preset, the organisation (which always applies) and
@@ -138,6 +150,7 @@ public:
 private:
     DramAddressMap map_;
     FastDivider burst_bytes_, units_, groups_, banks_, columns_, rows_;  // radices, without divides
+    FastDivider chunk_, chunks_;  // channel_low, bank_xor: columns in one channel's turn, turns per row
 };
 
 enum class RowOutcome : std::uint8_t { hit, miss, conflict };
@@ -172,6 +185,7 @@ public:
         Picoseconds first_command;  // PRE, ACT or RD/WR, whichever came first
         Picoseconds column_command;
         Picoseconds data_end;       // completion of the burst
+        bool write;
     };
 
     explicit DramController(const DramParams& params);
@@ -180,14 +194,25 @@ public:
     // path: FCFS in call order).
     Issued serve(const Burst& burst);
 
-    // Queued operation: enqueue while has_space(); the controller decides at next_decision_time().
-    bool has_space() const { return static_cast<int>(queue_.size()) < queue_depth_; }
+    // Queued operation: enqueue while has_space(write); the controller decides at
+    // next_decision_time(). With a write queue, reads and writes have their own capacity, and a
+    // driver keeps one waiting line per kind (waiting_line(write)) so that neither kind blocks
+    // the other in front of the controller.
+    bool has_space(bool write) const {
+        if (write_queue_depth_ == 0) return static_cast<int>(queue_.size()) < queue_depth_;
+        return write ? queued_writes_ < write_queue_depth_ : static_cast<int>(queue_.size()) - queued_writes_ < queue_depth_;
+    }
+    int waiting_line(bool write) const { return write_queue_depth_ > 0 && write ? 1 : 0; }
+    static constexpr int kWaitingLines = 2;
     bool empty() const { return queue_.empty(); }
+    bool write_mode() const { return write_mode_; }
     std::uint32_t oldest_tag() const { return queue_.front().tag; }  // the queue must not be empty
     void enqueue(const Burst& burst);
     Picoseconds next_decision_time() const;  // kNeverPs when the queue is empty
     // Picks one queued burst and issues it. FR-FCFS: the burst whose data could move first (row
     // hits win ties, then the oldest; a burst waiting 32 x tRC goes first); FCFS: the oldest.
+    // With a write queue the pick is among the reads in read mode and among the writes in write
+    // mode (watermarks above).
     Issued decide();
 
     const DramUnitStats& stats() const { return stats_; }
@@ -206,6 +231,8 @@ private:
     Issued issue(const Burst& burst, Picoseconds ready);
     RowOutcome open_row(const Burst& burst, Picoseconds row_ready, bool count);  // PRE (if needed) + ACT
     void open_ahead(std::size_t queue_index, Picoseconds now);
+    bool schedulable(const Burst& b) const { return write_queue_depth_ == 0 || b.write == write_mode_; }
+    void update_write_mode(Picoseconds now);
     void refresh_until(Picoseconds now);
     void refresh_all_until(Picoseconds now);
 
@@ -213,7 +240,10 @@ private:
     Picoseconds tCK_, burst_, CL_, CWL_, tRCD_, tRP_, tRAS_, tRC_, tRRD_S_, tRRD_L_, tFAW_, tCCD_S_, tCCD_L_,
         tWR_, tWTR_, tRTP_, tREFI_, tRFC_, turnaround_, starvation_ps_;
     bool closed_page_, fr_fcfs_;
-    int banks_per_group_, queue_depth_;
+    int banks_per_group_, queue_depth_, write_queue_depth_;
+    double write_enter_, write_leave_;  // write-queue occupancies that switch the mode
+    int queued_writes_ = 0;
+    bool write_mode_ = false;
 
     std::vector<Bank> banks_;
     std::vector<Group> groups_;
@@ -225,7 +255,7 @@ private:
     bool faw_seen_[4] = {false, false, false, false};
     Picoseconds next_refresh_;
 
-    std::deque<Burst> queue_;  // in arrival order; FR-FCFS mostly takes the front
+    std::deque<Burst> queue_;  // reads and writes in arrival order; FR-FCFS mostly takes the front
     Picoseconds decide_at_ = 0;
 
     DramUnitStats stats_;

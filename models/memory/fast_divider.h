@@ -36,4 +36,17 @@ private:
     int shift_ = -1;
 };
 
+// A well-mixed 64-bit hash of a run index (MurmurHash3's fmix64 finalizer): every input bit
+// moves every output bit, so runs at any power-of-two stride get unrelated values. The L2 slice
+// and the DRAM channel rotate each run of lines / channel turns by it, as GPUs hash many address
+// bits into the slice and partition they pick.
+inline std::uint64_t mix_run_index(std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
 }  // namespace accelsim::memory

@@ -12,6 +12,7 @@
 // of arrivals would give (arrivals precede decisions of the same time), without a global heap of
 // every burst in flight (a thousand entries when the SMs stream).
 #include <algorithm>
+#include <array>
 #include <queue>
 #include <stdexcept>
 #include <tuple>
@@ -208,7 +209,7 @@ struct MemoryHierarchy::QueuedState {
     }
     // Per controller: bursts on their way (not yet applied), bursts in front of its full queue.
     std::vector<std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>> arrivals;
-    std::vector<RingQueue<DramController::Burst>> waiting;
+    std::vector<std::array<RingQueue<DramController::Burst>, DramController::kWaitingLines>> waiting;  // per kind
     // When each controller acts next (controller_event_time), as (time, controller); entries
     // that no longer match it are stale and skipped.
     using Event = std::pair<Picoseconds, int>;
@@ -553,8 +554,9 @@ void MemoryHierarchy::queued_step() {
     auto& pending = q.arrivals[static_cast<std::size_t>(unit)];
     while (!pending.empty() && pending.top().at <= now) {
         const DramController::Burst& burst = pending.top().burst;
-        if (c.has_space() && q.waiting[static_cast<std::size_t>(unit)].empty()) c.enqueue(burst);
-        else q.waiting[static_cast<std::size_t>(unit)].push_back(burst);
+        auto& line = q.waiting[static_cast<std::size_t>(unit)][static_cast<std::size_t>(c.waiting_line(burst.write))];
+        if (c.has_space(burst.write) && line.empty()) c.enqueue(burst);
+        else line.push_back(burst);
         pending.pop();
     }
     if (c.next_decision_time() != now) {  // its queue was empty: the first decision comes later
@@ -562,7 +564,7 @@ void MemoryHierarchy::queued_step() {
         return;
     }
     const DramController::Issued done = c.decide();
-    auto& line = q.waiting[static_cast<std::size_t>(unit)];
+    auto& line = q.waiting[static_cast<std::size_t>(unit)][static_cast<std::size_t>(c.waiting_line(done.write))];
     if (!line.empty()) {
         DramController::Burst next = line.front();
         line.pop_front();

@@ -147,10 +147,12 @@ void L2Cache::register_stats(StatsRegistry& r, const std::string& prefix) const 
 }
 
 int L2Cache::slice_of(std::uint64_t address) const {
-    // XOR-fold of the line address so that power-of-two strides still spread over the slices.
+    // Each run of `slices` consecutive lines covers every slice once (a rotation of the run by a
+    // hash of its index), so that a stream fills every set of every slice evenly and the LRU
+    // evicts in the stream's order; the mixed hash spreads power-of-two strides.
     const std::uint64_t line = line_div_.div(address);
-    const std::uint64_t h = line ^ (line >> 7) ^ (line >> 17) ^ (line >> 29);
-    return static_cast<int>(slice_div_.mod(h));
+    const std::uint64_t run = slice_div_.div(line);
+    return static_cast<int>(slice_div_.mod(slice_div_.mod(line) + slice_div_.mod(mix_run_index(run))));
 }
 
 std::uint8_t L2Cache::sector_mask(std::uint64_t address, std::uint32_t bytes) const {

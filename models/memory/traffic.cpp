@@ -1,6 +1,7 @@
 #include "models/memory/traffic.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <stdexcept>
 #include <utility>
@@ -120,9 +121,9 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
     std::priority_queue<Finished, std::vector<Finished>, std::greater<>> finished;
 
     auto& ctrls = dram.controllers();
-    // Bursts wait in front of a full controller queue, one line per controller (virtual output
-    // queues), so a busy channel never blocks requests to the others.
-    std::vector<std::deque<DramController::Burst>> waiting(ctrls.size());
+    // Bursts wait in front of a full controller queue, one line per controller and kind (virtual
+    // output queues), so a busy channel never blocks requests to the others, nor writes reads.
+    std::vector<std::array<std::deque<DramController::Burst>, DramController::kWaitingLines>> waiting(ctrls.size());
     using Event = std::pair<Picoseconds, int>;  // (decision time, controller); stale entries skipped
     std::priority_queue<Event, std::vector<Event>, std::greater<>> decisions;
     const Picoseconds controller_latency = ns_to_ps(dram.params().controller_latency_ns);
@@ -174,13 +175,14 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
                                             t_driver + controller_latency, s};
                 const auto u = static_cast<std::size_t>(burst.where.unit);
                 ++slots[s].remaining;
-                if (ctrls[u].has_space() && waiting[u].empty()) {
+                auto& line = waiting[u][static_cast<std::size_t>(ctrls[u].waiting_line(burst.write))];
+                if (ctrls[u].has_space(burst.write) && line.empty()) {
                     // A non-empty queue's next decision does not move when a burst joins it.
                     const bool was_empty = ctrls[u].empty();
                     ctrls[u].enqueue(burst);
                     if (was_empty) decisions.emplace(ctrls[u].next_decision_time(), burst.where.unit);
                 } else {
-                    waiting[u].push_back(burst);
+                    line.push_back(burst);
                 }
             }
             have_request = traffic.next(req);
@@ -192,8 +194,8 @@ DriveResult drive_dram_queued(Dram& dram, TrafficGenerator& traffic, const Drive
         decisions.pop();
         auto& c = ctrls[static_cast<std::size_t>(unit)];
         const DramController::Issued done = c.decide();
-        auto& line = waiting[static_cast<std::size_t>(unit)];
-        if (!line.empty()) {  // the decision freed a queue entry
+        auto& line = waiting[static_cast<std::size_t>(unit)][static_cast<std::size_t>(c.waiting_line(done.write))];
+        if (!line.empty()) {  // the decision freed an entry of its kind's queue
             DramController::Burst next = line.front();
             line.pop_front();
             next.arrival = std::max(next.arrival, decide_time);

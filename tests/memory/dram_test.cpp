@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/memory/dram.h"
 #include "models/memory/traffic.h"
@@ -251,6 +253,101 @@ TEST(Dram, AddressMapsPlaceConsecutiveBurstsAsDocumented) {
     const std::uint64_t next_row = 1024ull * 8 * 4 * 4;
     EXPECT_EQ(low.map(next_row).bank_group, 0);
     EXPECT_EQ(xr.map(next_row).bank_group, 1);  // row 1 XORed into the group bits
+}
+
+TEST(Dram, InterleaveKeepsARunOfBurstsInOneChannelRow) {
+    DramParams p = dram_preset("HBM2");  // 64 B bursts, 8 channels, 4 groups, 16 columns per row
+    p.interleave_bytes = 256;            // 4 bursts per channel turn, 4 turns per row
+    const DramAddressMapper m(p);
+    EXPECT_EQ(m.map(64).unit, 0);
+    EXPECT_EQ(m.map(64).column, 1);
+    EXPECT_EQ(m.map(3 * 64).column, 3);
+    EXPECT_EQ(m.map(256).unit, 1);
+    EXPECT_EQ(m.map(256).column, 0);
+    EXPECT_EQ(m.map(256 * 8).bank_group, 1);     // after all 8 channels' turns
+    EXPECT_EQ(m.map(256 * 8 * 4).column, 4);     // the row's second turn
+    EXPECT_EQ(m.map(256 * 8 * 4 + 64).column, 5);
+    EXPECT_EQ(m.map(256 * 8 * 4).bank, 0);
+    EXPECT_EQ(m.map(1024ull * 8 * 4).bank, 1);   // the stripe (row x channels x groups) is unchanged
+    EXPECT_EQ(m.map(1024ull * 8 * 4).column, 0);
+    EXPECT_EQ(row_stripe_bytes(p), 1024 * 8 * 4);
+    // Each run of 8 turns covers the 8 channels once, rotated by a hash of the run, so rows of a
+    // power-of-two pitch (2 KiB: every run starts a row) start on every channel, not on one.
+    std::vector<int> starts(8, 0);
+    for (std::uint64_t r = 0; r < 64; ++r) ++starts[static_cast<std::size_t>(m.map(r * 2048).unit)];
+    for (int n : starts) EXPECT_GT(n, 0);
+    for (std::uint64_t run : {0ull, 1ull, 5ull, 1000ull, 123457ull}) {
+        std::vector<int> seen(8, 0);
+        for (std::uint64_t i = 0; i < 8; ++i) ++seen[static_cast<std::size_t>(m.map((run * 8 + i) * 256).unit)];
+        EXPECT_EQ(seen, std::vector<int>(8, 1)) << "run " << run;
+    }
+    p.interleave_bytes = 96;  // not a multiple of the burst
+    EXPECT_THROW(validate(p), std::invalid_argument);
+    p.interleave_bytes = 192;  // a multiple that does not divide the 1024 B row
+    EXPECT_THROW(validate(p), std::invalid_argument);
+}
+
+TEST(Dram, WriteQueueDrainsBetweenTheWatermarks) {
+    // Ramulator 2's rule: write mode once the write queue holds more than high x depth (or no read
+    // waits), read mode again below low x depth with reads waiting. Depth 8, high 0.5, low 0.25:
+    // enter above 4 writes, leave below 2.
+    DramParams p = dram_preset("HBM2");
+    p.timing.tREFI = 0;
+    p.queue_depth = 2;
+    p.write_queue_depth = 8;
+    p.write_high_watermark = 0.5;
+    p.write_low_watermark = 0.25;
+    DramController c(p);
+    // Five writes, then a read, all to row 0 of bank (0, 0), at time 0.
+    for (std::uint32_t i = 0; i < 6; ++i) {
+        DramCoordinates w;
+        w.column = i;
+        c.enqueue({w, i < 5, 0, i});
+    }
+    EXPECT_TRUE(c.has_space(true));   // 5 of 8 writes
+    EXPECT_TRUE(c.has_space(false));  // 1 of 2 reads
+    EXPECT_EQ(c.waiting_line(true), 1);
+    EXPECT_EQ(c.waiting_line(false), 0);
+    std::vector<std::uint32_t> order;
+    while (!c.empty()) order.push_back(c.decide().tag);
+    // 5 > 4: writes until 1 < 2 is left, then the read, then the last write (no read waits).
+    EXPECT_EQ(order, (std::vector<std::uint32_t>{0, 1, 2, 3, 5, 4}));
+
+    // Times (HBM2: tCK 1 ns, tRCD 14, CL 14, CWL 4, burst 2, tCCD_L 2, tWTR 8), three writes W1 W2
+    // W4 and two reads R0 R3 at time 0, depth 4, high 0.5 (enter above 2), low 0.25 (leave below 1):
+    // R0 (read mode at start) opens the row at 0; the first decision sees 3 > 2 writes. W1: WR at
+    // tRCD 14, data 18..20; W2: WR 16 (tCCD_L), data ..22; W4: WR 18, data ..24. No write left:
+    // R0's RD waits tWTR after the last write data, 24 + 8 = 32, data 46..48; R3: RD 34, data ..50.
+    p.write_queue_depth = 4;
+    DramController d(p);
+    const bool writes[] = {false, true, true, false, true};
+    for (std::uint32_t i = 0; i < 5; ++i) {
+        DramCoordinates w;
+        w.column = i;
+        d.enqueue({w, writes[i], 0, i});
+    }
+    std::vector<std::pair<std::uint32_t, Picoseconds>> done;
+    while (!d.empty()) {
+        const auto issued = d.decide();
+        done.emplace_back(issued.tag, issued.data_end);
+    }
+    const std::vector<std::pair<std::uint32_t, Picoseconds>> expected{
+        {1, 20000}, {2, 22000}, {4, 24000}, {0, 48000}, {3, 50000}};
+    EXPECT_EQ(done, expected);
+    EXPECT_EQ(d.stats().row_misses, 1u);  // R0's activation
+    EXPECT_EQ(d.stats().row_hits, 4u);
+}
+
+TEST(Dram, SharedQueueCountsReadsAndWritesTogether) {
+    DramParams p = dram_preset("HBM2");
+    p.queue_depth = 2;
+    p.write_queue_depth = 0;  // one queue for both kinds
+    DramController c(p);
+    c.enqueue({DramCoordinates{}, true, 0, 0});
+    c.enqueue({DramCoordinates{}, false, 0, 1});
+    EXPECT_FALSE(c.has_space(true));
+    EXPECT_FALSE(c.has_space(false));
+    EXPECT_EQ(c.waiting_line(true), 0);
 }
 
 TEST(Dram, BankXorTurnsTheSameBankStrideIntoParallelBanks) {

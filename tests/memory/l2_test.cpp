@@ -140,6 +140,36 @@ TEST(L2, SlicesSpreadConsecutiveLines) {
     for (int c : count) EXPECT_NEAR(c, 1000, 200);
 }
 
+TEST(L2, EveryRunOfSliceCountLinesCoversEverySliceOnce) {
+    // A stream then fills every set of every slice evenly, so the LRU victims leave in the
+    // stream's order (write-backs of a streamed output stay row hits at the DRAM).
+    FixedMemory mem;
+    L2Params p = small_l2();
+    p.slices = 80;  // not a power of two, as on A100
+    p.size_bytes = 80 * 16 * 1024;
+    L2Cache l2(p, mem.callback());
+    for (std::uint64_t run : {0ull, 1ull, 127ull, 128ull, 99991ull, 3000000ull}) {
+        std::vector<int> count(80, 0);
+        for (std::uint64_t i = 0; i < 80; ++i) ++count[static_cast<std::size_t>(l2.slice_of((run * 80 + i) * 128))];
+        for (int c : count) EXPECT_EQ(c, 1) << "run " << run;
+    }
+    // A power-of-two stride of lines still visits many slices.
+    std::vector<int> strided(80, 0);
+    for (std::uint64_t i = 0; i < 8000; ++i) ++strided[static_cast<std::size_t>(l2.slice_of(i * 1024 * 128))];
+    int used = 0;
+    for (int c : strided) used += c > 0;
+    EXPECT_GE(used, 64);
+    // With a power-of-two slice count a stride that is a multiple of it is spread too (4 slices,
+    // 16 lines: the lines of one DRAM row of one bank on HBM2 with 8 channels).
+    L2Params q = small_l2();
+    q.slices = 4;
+    q.size_bytes = 4 * 64 * 1024;
+    L2Cache four(q, mem.callback());
+    std::vector<int> on(4, 0);
+    for (std::uint64_t i = 0; i < 64; ++i) ++on[static_cast<std::size_t>(four.slice_of(i * 16 * 128))];
+    for (int c : on) EXPECT_GT(c, 0);
+}
+
 TEST(L2, RejectsBadParams) {
     FixedMemory mem;
     L2Params p = small_l2();
