@@ -1002,22 +1002,31 @@ void fill_gemm(const GemmBuffers& buf, DType dtype, std::uint64_t seed, simt::Gl
                     put(buf.b + static_cast<std::uint32_t>(((p * buf.lda + kk) * buf.ldb + jx) * eb), uniform(rng));
 }
 
+// Eigen's fp32 C = A*B of the stored (rounded) inputs and sum_k |a||b| of every element, batch by
+// batch: visit(p, i, j, reference, magnitude). The checks of the plain and the fused GEMM share it.
+template <class Visit>
+void for_each_gemm_reference(const GemmBuffers& buf, const std::vector<float>& a, const std::vector<float>& b,
+                             Visit visit) {
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    for (std::int64_t p = 0; p < buf.batch; ++p) {
+        const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
+        const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
+        const Matrix ref = A * B;
+        const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
+        for (std::int64_t i = 0; i < buf.m; ++i)
+            for (std::int64_t jx = 0; jx < buf.n; ++jx) visit(p, i, jx, static_cast<double>(ref(i, jx)), static_cast<double>(mag(i, jx)));
+    }
+}
+
 std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const GemmBuffers& buf, DType dtype,
                                                                        std::vector<float> a, std::vector<float> b) {
     // Reference: Eigen fp32 GEMM of the same (rounded) inputs. Bound per element: the fp32
     // accumulation of K products in any order, K * 2^-24 * sum_k |a||b|, plus the rounding of the
     // output to the dtype (half an ulp: 2^-11 relative for fp16, 2^-8 for bf16, 0 for fp32).
     return [buf, dtype, a = std::move(a), b = std::move(b)](const simt::GlobalMemory& memory) {
-        using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
         LoweringNumerics out;
         const double unit_out = dtype == DType::fp16 ? 0x1p-11 : dtype == DType::bf16 ? 0x1p-8 : 0.0;
-        for (std::int64_t p = 0; p < buf.batch; ++p) {
-            const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
-            const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
-            const Matrix ref = A * B;
-            const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
-            for (std::int64_t i = 0; i < buf.m; ++i)
-                for (std::int64_t jx = 0; jx < buf.n; ++jx) {
+        for_each_gemm_reference(buf, a, b, [&](std::int64_t p, std::int64_t i, std::int64_t jx, double r, double mag) {
                     const auto address = static_cast<std::uint32_t>(
                         buf.c + ((p * buf.m + i) * buf.ldc + jx) * buf.element_bytes);
                     float got;
@@ -1028,16 +1037,14 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const Gemm
                         std::memcpy(&h, memory.data() + address, 2);
                         got = to_float(h, dtype);
                     }
-                    const double r = ref(i, jx);
-                    const double accumulate = static_cast<double>(buf.k) * 0x1p-24 * mag(i, jx);
+                    const double accumulate = static_cast<double>(buf.k) * 0x1p-24 * mag;
                     const double bound = accumulate + unit_out * (std::fabs(r) + accumulate) + 1e-30;
                     const double err = std::fabs(static_cast<double>(got) - r);
                     out.max_abs_err = std::max(out.max_abs_err, err);
                     if (std::fabs(r) > 0) out.max_rel_err = std::max(out.max_rel_err, err / std::fabs(r));
                     if (!(err <= bound)) out.passed = false;
                     ++out.checked;
-                }
-        }
+        });
         return out;
     };
 }
@@ -1068,18 +1075,11 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_epilogue_check(
     std::vector<float> bias, std::vector<std::vector<float>> tensors) {
     return [buf, dtype, epilogue, a = std::move(a), b = std::move(b), bias = std::move(bias),
             tensors = std::move(tensors)](const simt::GlobalMemory& memory) {
-        using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
         LoweringNumerics out;
         const Storage storage = storage_of(dtype);
         const double u32 = 0x1p-24, unit_out = unit_roundoff(storage);
-        for (std::int64_t p = 0; p < buf.batch; ++p) {
-            const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
-            const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
-            const Matrix ref = A * B;
-            const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
-            for (std::int64_t i = 0; i < buf.m; ++i)
-                for (std::int64_t jx = 0; jx < buf.n; ++jx) {
-                    double v = ref(i, jx), err = static_cast<double>(buf.k) * u32 * mag(i, jx);
+        for_each_gemm_reference(buf, a, b, [&](std::int64_t p, std::int64_t i, std::int64_t jx, double ref, double mag) {
+                    double v = ref, err = static_cast<double>(buf.k) * u32 * mag;
                     const std::size_t at_c = static_cast<std::size_t>((p * buf.m + i) * buf.ldc + jx);
                     std::size_t tensor = 0;
                     for (const EpilogueStep step : epilogue.steps) {
@@ -1112,8 +1112,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_epilogue_check(
                     if (std::fabs(v) > 0) out.max_rel_err = std::max(out.max_rel_err, e / std::fabs(v));
                     if (!(e <= bound)) out.passed = false;
                     ++out.checked;
-                }
-        }
+        });
         return out;
     };
 }
