@@ -316,6 +316,17 @@ TEST(FusedAttention, MatchesTheDoubleReference) {
         }
 }
 
+TEST(FusedAttention, CheckFailsWithoutTheKernel) {
+    // The reference is not vacuous: O left as zeros (no launch) fails it.
+    simt::GlobalMemory memory;
+    const LoweredKernel lk = lower_attention(gemm(OpKind::bmm, 2, 40, 40, 32), gemm(OpKind::bmm, 2, 40, 32, 40), memory,
+                                             target_of(1, true));
+    ASSERT_TRUE(lk.check);
+    const LoweringNumerics n = lk.check(memory);
+    EXPECT_EQ(n.checked, 2 * 40 * 32);
+    EXPECT_FALSE(n.passed);
+}
+
 TEST(FusedAttention, NeverStoresTheScores) {
     // b = 2, s = 128, d = 64: 2 blocks of 64 query rows per entry, 4 blocks. Sectors requested:
     // Q's A fragments are 32-bit loads of 8 rows x 16 B, so each 32-byte sector of Q is asked for
