@@ -21,15 +21,21 @@ constexpr int kThreads = 32 * kAttentionWarps;
 constexpr int kKeyTiles8 = kAttentionKeyTile / 8;  // n8 tiles of S per key tile
 const std::string kMinusInf = "0xff800000";        // -inf as fp32 bits
 
-std::string r(int i) { return "r" + std::to_string(i); }
-std::string n(long long v) { return std::to_string(v); }
+std::string r(int i) {
+    return "r" + std::to_string(i);
+}
+std::string n(long long v) {
+    return std::to_string(v);
+}
 std::string at(int reg, long long off) {
     return off == 0 ? "[" + r(reg) + "]" : "[" + r(reg) + "+" + std::to_string(off) + "]";
 }
 
 // Padded sequence length: K and V stream in whole key tiles and Q in whole blocks of rows, so the
 // tensors hold ceil(s / 64) * 64 rows per batch entry (the padding rows are zero and never stored).
-std::int64_t padded_seq(std::int64_t s) { return (s + kAttentionKeyTile - 1) / kAttentionKeyTile * kAttentionKeyTile; }
+std::int64_t padded_seq(std::int64_t s) {
+    return (s + kAttentionKeyTile - 1) / kAttentionKeyTile * kAttentionKeyTile;
+}
 
 std::string attention_source(int D, Storage s) {
     const std::string t = s == Storage::bf16 ? "bf16" : "f16";
@@ -37,12 +43,15 @@ std::string attention_source(int D, Storage s) {
     const std::string pack = "cvt." + t + "x2.f32";
     const int KD = D / 16, ND = D / 8;
     const int row_bytes = D * 2;
-    const int pitch_k = D / 2 + 4;   // words per K row in shared memory (= 4 mod 8: conflict-free fragments)
-    const int pitch_v = D + 8;       // words per V k-pair row (= 8 mod 32)
+    const int pitch_k =
+        D / 2 + 4;  // words per K row in shared memory (= 4 mod 8: conflict-free fragments)
+    const int pitch_v = D + 8;  // words per V k-pair row (= 8 mod 32)
     const int k_bytes = kAttentionKeyTile * pitch_k * 4;
     const int v_bytes = kAttentionKeyTile / 2 * pitch_v * 4;
-    const int k_chunks = kAttentionKeyTile * D / 8 / kThreads;     // 16-byte K chunks per thread per tile
-    const int v_units = kAttentionKeyTile / 2 * D / 4 / kThreads;  // (k-pair row, 4 columns) units per thread
+    const int k_chunks =
+        kAttentionKeyTile * D / 8 / kThreads;  // 16-byte K chunks per thread per tile
+    const int v_units =
+        kAttentionKeyTile / 2 * D / 4 / kThreads;  // (k-pair row, 4 columns) units per thread
     const int k_rows_per_round = kThreads / (D / 8), v_pairs_per_round = kThreads / (D / 4);
 
     int next = 0;
@@ -52,14 +61,18 @@ std::string attention_source(int D, Storage s) {
         return first;
     };
     // Integers and addresses.
-    const int tid = alloc(1), lane = alloc(1), g = alloc(1), tq = alloc(1), x = alloc(1), y = alloc(1);
-    const int len = alloc(1), key0 = alloc(1), tiles = alloc(1), j = alloc(1), gK = alloc(1), gV = alloc(1);
-    const int stK = alloc(1), stV = alloc(1), fK = alloc(1), fV = alloc(1), optr = alloc(1), rows_left = alloc(1);
+    const int tid = alloc(1), lane = alloc(1), g = alloc(1), tq = alloc(1), x = alloc(1),
+              y = alloc(1);
+    const int len = alloc(1), key0 = alloc(1), tiles = alloc(1), j = alloc(1), gK = alloc(1),
+              gV = alloc(1);
+    const int stK = alloc(1), stV = alloc(1), fK = alloc(1), fV = alloc(1), optr = alloc(1),
+              rows_left = alloc(1);
     // Data (never an address: timing-only runs skip it).
     const int qf = alloc(4 * KD), sacc = alloc(4 * kKeyTiles8), oacc = alloc(4 * ND), pf = alloc(4);
-    const int kb = alloc(4 * KD), vb = alloc(2 * ND), sk = alloc(4 * k_chunks), sv = alloc(4 * v_units),
-              so = alloc(4), zero = alloc(4);
-    const int m = alloc(2), l = alloc(2), mx = alloc(2), alpha = alloc(2), nm = alloc(2), other = alloc(1);
+    const int kb = alloc(4 * KD), vb = alloc(2 * ND), sk = alloc(4 * k_chunks),
+              sv = alloc(4 * v_units), so = alloc(4), zero = alloc(4);
+    const int m = alloc(2), l = alloc(2), mx = alloc(2), alpha = alloc(2), nm = alloc(2),
+              other = alloc(1);
     const int registers = next;
 
     std::string o = ".kernel attention_d" + n(D) + "_" + t +
@@ -74,9 +87,9 @@ std::string attention_source(int D, Storage s) {
     e("shr " + r(g) + ", " + r(lane) + ", 2");
     e("and " + r(tq) + ", " + r(lane) + ", 3");
     e("mov " + r(x) + ", %ctaid");
-    e("div " + r(y) + ", " + r(x) + ", q_blocks");  // batch entry
-    e("rem " + r(x) + ", " + r(x) + ", q_blocks");  // block of query rows
-    e("mov " + r(len) + ", kv_len");  // keys at or past it are masked
+    e("div " + r(y) + ", " + r(x) + ", q_blocks");      // batch entry
+    e("rem " + r(x) + ", " + r(x) + ", q_blocks");      // block of query rows
+    e("mov " + r(len) + ", kv_len");                    // keys at or past it are masked
     e("mul " + r(y) + ", " + r(y) + ", batch_stride");  // the entry's byte offset in Q, K, V, O
     e("add " + r(gK) + ", " + r(y) + ", k");
     e("add " + r(gV) + ", " + r(y) + ", v");
@@ -93,14 +106,16 @@ std::string attention_source(int D, Storage s) {
     e("add " + r(x) + ", " + r(x) + ", " + r(stV));  // byte offset of (row g, column 2t)
     e("add " + r(optr) + ", " + r(x) + ", o");
     e("add " + r(x) + ", " + r(x) + ", q");
-    // Q's A fragments for the whole kernel: (g, 2t), (g+8, 2t), (g, 2t+8), (g+8, 2t+8) per k16 step.
+    // Q's A fragments for the whole kernel: (g, 2t), (g+8, 2t), (g, 2t+8), (g+8, 2t+8) per k16
+    // step.
     for (int ks = 0; ks < KD; ++ks) {
         e("ld.global " + r(qf + 4 * ks) + ", " + at(x, 32LL * ks));
         e("ld.global " + r(qf + 4 * ks + 1) + ", " + at(x, 32LL * ks + 8LL * row_bytes));
         e("ld.global " + r(qf + 4 * ks + 2) + ", " + at(x, 32LL * ks + 16));
         e("ld.global " + r(qf + 4 * ks + 3) + ", " + at(x, 32LL * ks + 8LL * row_bytes + 16));
     }
-    // K copy: chunk i of a thread is key row tid / (D/8) + i * rows_per_round, 16-byte chunk tid % (D/8).
+    // K copy: chunk i of a thread is key row tid / (D/8) + i * rows_per_round, 16-byte chunk tid %
+    // (D/8).
     e("shr " + r(x) + ", " + r(tid) + ", " + n(__builtin_ctz(static_cast<unsigned>(D / 8))));
     e("and " + r(y) + ", " + r(tid) + ", " + n(D / 8 - 1));
     e("shl " + r(y) + ", " + r(y) + ", 4");
@@ -108,8 +123,8 @@ std::string attention_source(int D, Storage s) {
     e("add " + r(gK) + ", " + r(gK) + ", " + r(y));
     e("mul " + r(stK) + ", " + r(x) + ", " + n(pitch_k * 4));
     e("add " + r(stK) + ", " + r(stK) + ", " + r(y));
-    // V copy: unit i is k-pair row tid / (D/4) + i * pairs_per_round, columns 4 (tid % (D/4)) .. + 3:
-    // rows 2kp and 2kp + 1 (ld.global.v2 each), four prmt into (V[2kp][c], V[2kp+1][c]) words.
+    // V copy: unit i is k-pair row tid / (D/4) + i * pairs_per_round, columns 4 (tid % (D/4)) .. +
+    // 3: rows 2kp and 2kp + 1 (ld.global.v2 each), four prmt into (V[2kp][c], V[2kp+1][c]) words.
     e("shr " + r(x) + ", " + r(tid) + ", " + n(__builtin_ctz(static_cast<unsigned>(D / 4))));
     e("and " + r(y) + ", " + r(tid) + ", " + n(D / 4 - 1));
     e("shl " + r(y) + ", " + r(y) + ", 3");
@@ -129,7 +144,8 @@ std::string attention_source(int D, Storage s) {
     e("shr " + r(tiles) + ", " + r(tiles) + ", 6");  // key tiles holding an unmasked key
     auto global_loads = [&](const std::string& guard) {
         for (int i = 0; i < k_chunks; ++i)
-            e(guard + "ld.global.v4 " + r(sk + 4 * i) + ", " + at(gK, 1LL * i * k_rows_per_round * row_bytes));
+            e(guard + "ld.global.v4 " + r(sk + 4 * i) + ", " +
+              at(gK, 1LL * i * k_rows_per_round * row_bytes));
         for (int i = 0; i < v_units; ++i) {
             const long long off = 2LL * i * v_pairs_per_round * row_bytes;
             e(guard + "ld.global.v2 " + r(sv + 4 * i) + ", " + at(gV, off));
@@ -152,7 +168,8 @@ std::string attention_source(int D, Storage s) {
     label("tile");
     e("bar.sync");  // every warp is done with the previous tile's shared memory
     for (int i = 0; i < k_chunks; ++i)
-        e("st.shared.v4 " + at(stK, 1LL * i * k_rows_per_round * pitch_k * 4) + ", " + r(sk + 4 * i));
+        e("st.shared.v4 " + at(stK, 1LL * i * k_rows_per_round * pitch_k * 4) + ", " +
+          r(sk + 4 * i));
     for (int i = 0; i < v_units; ++i) {
         const int x0 = sv + 4 * i, y0 = x0 + 2;
         e("prmt " + r(so) + ", " + r(x0) + ", " + r(y0) + ", 0x5410");
@@ -165,7 +182,8 @@ std::string attention_source(int D, Storage s) {
     e("add " + r(j) + ", " + r(j) + ", 1");
     e("setp.lt.s32 p5, " + r(j) + ", " + r(tiles));
     global_loads("@p5 ");  // the next tile's loads fly while this one is computed
-    // S = Q K^T: n8 tile jt holds keys jt*8 .. +7; K fragments of tile jt+1 load while tile jt's mmas run.
+    // S = Q K^T: n8 tile jt holds keys jt*8 .. +7; K fragments of tile jt+1 load while tile jt's
+    // mmas run.
     auto load_k = [&](int jt, int set) {
         for (int ks = 0; ks < KD; ++ks) {
             const long long off = (1LL * jt * 8 * pitch_k + 8 * ks) * 4;
@@ -178,8 +196,8 @@ std::string attention_source(int D, Storage s) {
         if (jt + 1 < kKeyTiles8) load_k(jt + 1, (jt + 1) % 2);
         const int d = sacc + 4 * jt;
         for (int ks = 0; ks < KD; ++ks)
-            e(mma + " " + r(d) + ", " + r(qf + 4 * ks) + ", " + r(kb + 2 * KD * (jt % 2) + 2 * ks) + ", " +
-              r(ks == 0 ? zero : d));
+            e(mma + " " + r(d) + ", " + r(qf + 4 * ks) + ", " + r(kb + 2 * KD * (jt % 2) + 2 * ks) +
+              ", " + r(ks == 0 ? zero : d));
     }
     // Keys at or past the length get -inf (only in the tile that holds the length).
     e("add " + r(x) + ", " + r(key0) + ", " + n(kAttentionKeyTile));
@@ -191,21 +209,26 @@ std::string attention_source(int D, Storage s) {
             e("add " + r(x) + ", " + r(x) + ", " + r(key0));
             e("add " + r(x) + ", " + r(x) + ", " + n(jt * 8 + c));
             e("setp.lt.s32 p6, " + r(x) + ", " + r(len));
-            e("selp " + r(sacc + 4 * jt + c) + ", " + r(sacc + 4 * jt + c) + ", " + kMinusInf + ", p6");
-            e("selp " + r(sacc + 4 * jt + c + 2) + ", " + r(sacc + 4 * jt + c + 2) + ", " + kMinusInf + ", p6");
+            e("selp " + r(sacc + 4 * jt + c) + ", " + r(sacc + 4 * jt + c) + ", " + kMinusInf +
+              ", p6");
+            e("selp " + r(sacc + 4 * jt + c + 2) + ", " + r(sacc + 4 * jt + c + 2) + ", " +
+              kMinusInf + ", p6");
         }
     label("unmasked");
     // Online softmax in the log2 domain, rows g (h = 0: c0, c1) and g+8 (h = 1: c2, c3); the four
     // lanes of a row (t = 0..3) combine by butterflies 1 and 2.
+    auto across_row = [&](const std::string& op, int value) {
+        for (int mask = 1; mask <= 2; mask *= 2) {
+            e("shfl.bfly " + r(other) + ", " + r(value) + ", " + n(mask));
+            e(op + " " + r(value) + ", " + r(value) + ", " + r(other));
+        }
+    };
     for (int h = 0; h < 2; ++h) {
         e("fmax " + r(mx + h) + ", " + r(sacc + 2 * h) + ", " + r(sacc + 2 * h + 1));
         for (int jt = 1; jt < kKeyTiles8; ++jt)
             for (int c = 0; c < 2; ++c)
                 e("fmax " + r(mx + h) + ", " + r(mx + h) + ", " + r(sacc + 4 * jt + 2 * h + c));
-        for (int mask = 1; mask <= 2; mask *= 2) {
-            e("shfl.bfly " + r(other) + ", " + r(mx + h) + ", " + n(mask));
-            e("fmax " + r(mx + h) + ", " + r(mx + h) + ", " + r(other));
-        }
+        across_row("fmax", mx + h);
         e("fmul " + r(mx + h) + ", " + r(mx + h) + ", scale_log2e");
         e("fmax " + r(mx + h) + ", " + r(mx + h) + ", " + r(m + h));  // the new running max
         e("fsub " + r(alpha + h) + ", " + r(m + h) + ", " + r(mx + h));
@@ -218,18 +241,17 @@ std::string attention_source(int D, Storage s) {
                 e("ffma " + v + ", " + v + ", scale_log2e, " + r(nm + h));
                 e("ex2 " + v + ", " + v);
             }
-        e("fadd " + r(mx + h) + ", " + r(sacc + 2 * h) + ", " + r(sacc + 2 * h + 1));  // the tile's row sum
+        e("fadd " + r(mx + h) + ", " + r(sacc + 2 * h) + ", " +
+          r(sacc + 2 * h + 1));  // the tile's row sum
         for (int jt = 1; jt < kKeyTiles8; ++jt)
             for (int c = 0; c < 2; ++c)
                 e("fadd " + r(mx + h) + ", " + r(mx + h) + ", " + r(sacc + 4 * jt + 2 * h + c));
-        for (int mask = 1; mask <= 2; mask *= 2) {
-            e("shfl.bfly " + r(other) + ", " + r(mx + h) + ", " + n(mask));
-            e("fadd " + r(mx + h) + ", " + r(mx + h) + ", " + r(other));
-        }
+        across_row("fadd", mx + h);
         e("ffma " + r(l + h) + ", " + r(l + h) + ", " + r(alpha + h) + ", " + r(mx + h));
         for (int nn = 0; nn < ND; ++nn)
             for (int c = 0; c < 2; ++c)
-                e("fmul " + r(oacc + 4 * nn + 2 * h + c) + ", " + r(oacc + 4 * nn + 2 * h + c) + ", " + r(alpha + h));
+                e("fmul " + r(oacc + 4 * nn + 2 * h + c) + ", " + r(oacc + 4 * nn + 2 * h + c) +
+                  ", " + r(alpha + h));
     }
     // O += P V: the accumulators of S tiles 2kk and 2kk+1 are the A fragment of keys 16kk .. +15.
     for (int kk = 0; kk < kAttentionKeyTile / 16; ++kk) {
@@ -244,7 +266,8 @@ std::string attention_source(int D, Storage s) {
             e("ld.shared " + r(vb + 2 * nn + 1) + ", " + at(fV, off + 4LL * pitch_v * 4));
         }
         for (int nn = 0; nn < ND; ++nn)
-            e(mma + " " + r(oacc + 4 * nn) + ", " + r(pf) + ", " + r(vb + 2 * nn) + ", " + r(oacc + 4 * nn));
+            e(mma + " " + r(oacc + 4 * nn) + ", " + r(pf) + ", " + r(vb + 2 * nn) + ", " +
+              r(oacc + 4 * nn));
     }
     e("add " + r(key0) + ", " + r(key0) + ", " + n(kAttentionKeyTile));
     e("@p5 bra tile");
@@ -275,8 +298,8 @@ const simt::Kernel* attention_kernel(int head_dim, Storage storage) {
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[{head_dim, storage}];
     if (!k)
-        k = std::make_unique<simt::Kernel>(
-            simt::assemble(attention_source(head_dim, storage), "<gpu library>/attention_d" + n(head_dim)));
+        k = std::make_unique<simt::Kernel>(simt::assemble(
+            attention_source(head_dim, storage), "<gpu library>/attention_d" + n(head_dim)));
     return k.get();
 }
 
@@ -284,16 +307,22 @@ LoweredKernel lower_attention(const Op& scores, const Op& context, simt::GlobalM
                               const LoweringTarget& target, std::int64_t kv_length) {
     const Storage st = storage_of(scores.dtype);
     const std::int64_t b = scores.gemm.batch, s = scores.gemm.m, d = scores.gemm.k;
-    if (scores.kind != OpKind::bmm || context.kind != OpKind::bmm || scores.gemm.n != s || context.gemm.batch != b ||
-        context.gemm.m != s || context.gemm.k != s || context.gemm.n != d)
-        throw LoweringError("fused attention '" + scores.name + "': needs scores bmm (b, s, s, d) and context bmm (b, s, d, s)");
+    if (scores.kind != OpKind::bmm || context.kind != OpKind::bmm || scores.gemm.n != s ||
+        context.gemm.batch != b || context.gemm.m != s || context.gemm.k != s ||
+        context.gemm.n != d)
+        throw LoweringError("fused attention '" + scores.name +
+                            "': needs scores bmm (b, s, s, d) and context bmm (b, s, d, s)");
     const simt::Kernel* kernel = attention_kernel(static_cast<int>(d), st);
     if (kv_length == 0) kv_length = s;
-    if (kv_length < 1 || kv_length > s) throw LoweringError("fused attention: the key length must lie in [1, s]");
+    if (kv_length < 1 || kv_length > s)
+        throw LoweringError("fused attention: the key length must lie in [1, s]");
     const std::int64_t sp = padded_seq(s), stride = sp * d * 2, tensor = b * stride;
     if (4 * tensor > (std::int64_t{1} << 30))
-        throw LoweringError("fused attention '" + scores.name + "': tensors exceed the GPU kernel library's 1 GiB");
-    auto alloc = [&](std::int64_t bytes) { return memory.allocate(static_cast<std::size_t>(bytes)); };
+        throw LoweringError("fused attention '" + scores.name +
+                            "': tensors exceed the GPU kernel library's 1 GiB");
+    auto alloc = [&](std::int64_t bytes) {
+        return memory.allocate(static_cast<std::size_t>(bytes));
+    };
     // Q first: the warm L2 reads the previous op's output (the QKV projection) as the first buffer.
     const std::uint32_t q = alloc(tensor), k = alloc(tensor), v = alloc(tensor), o = alloc(tensor);
     LoweredKernel out;
@@ -301,14 +330,16 @@ LoweredKernel lower_attention(const Op& scores, const Op& context, simt::GlobalM
     const std::int64_t q_blocks = (s + kBlockRows - 1) / kBlockRows;
     if (b * q_blocks > 0xffffffffLL) throw LoweringError("fused attention: grid too large");
     out.dims = {static_cast<std::uint32_t>(b * q_blocks), static_cast<std::uint32_t>(kThreads)};
-    const float scale_log2e = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)));
+    const float scale_log2e =
+        static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)));
     std::uint32_t scale_bits;
     std::memcpy(&scale_bits, &scale_log2e, 4);
     auto u = [](std::int64_t value) { return static_cast<std::uint32_t>(value); };
     out.args = {u(s), u(kv_length), q, k, v, o, u(stride), scale_bits, u(q_blocks)};
     out.stats.push_back(stat_value(stat::grid, out.dims.grid));
     out.stats.push_back(stat_value(stat::block, out.dims.block));
-    out.stats.push_back(stat_value(stat::blocks_per_sm, blocks_per_sm(*kernel, out.dims.block, target)));
+    out.stats.push_back(
+        stat_value(stat::blocks_per_sm, blocks_per_sm(*kernel, out.dims.block, target)));
     out.stats.push_back(stat_value(stat::tile_m, kBlockRows));
     out.stats.push_back(stat_value(stat::tile_n, kAttentionKeyTile));
     if (!target.real_data) return out;
@@ -322,16 +353,18 @@ LoweredKernel lower_attention(const Op& scores, const Op& context, simt::GlobalM
             std::vector<float> rows(static_cast<std::size_t>(s * d));
             for (float& x : rows) x = round_to(st, unit_random(rng));
             store_elements(memory, bases[which] + static_cast<std::uint32_t>(e * stride), rows, st);
-            std::copy(rows.begin(), rows.end(), values[static_cast<std::size_t>(which)].begin() + e * s * d);
+            std::copy(rows.begin(), rows.end(),
+                      values[static_cast<std::size_t>(which)].begin() + e * s * d);
         }
     }
     // Reference in double: O = softmax(Q K^T / sqrt(d) over the first `length` keys) V. Bound per
-    // row, u = 2^-24: the exponent of each score is off by E = log2(e)/sqrt(d) (d u sum |q||k|) + 4 u
-    // (X + 1) with X its magnitude (the fp32 dot product, ffma and the running max), so each
+    // row, u = 2^-24: the exponent of each score is off by E = log2(e)/sqrt(d) (d u sum |q||k|) + 4
+    // u (X + 1) with X its magnitude (the fp32 dot product, ffma and the running max), so each
     // normalized weight by at most 2 ln2 E + 4 u relative (numerator and sum), plus 2^-24 for ex2;
     // P is rounded to the dtype before P V (u_storage relative). O is a weighted mean of V rows:
     // its error is at most that relative error times max|v|, plus the fp32 sum of s products, the
-    // rescaling and 1/l ((s + 8) u max|v|), plus the store's rounding; doubled for second-order terms.
+    // rescaling and 1/l ((s + 8) u max|v|), plus the store's rounding; doubled for second-order
+    // terms.
     out.check = [=](const simt::GlobalMemory& mem) {
         LoweringNumerics num;
         const double u = 0x1p-24, c = 1.0 / std::sqrt(static_cast<double>(d));
@@ -342,7 +375,10 @@ LoweredKernel lower_attention(const Op& scores, const Op& context, simt::GlobalM
         for (std::int64_t e = 0; e < b; ++e) {
             const std::int64_t keys = kv_length;
             double vmax = 0;
-            for (std::int64_t i = 0; i < keys * d; ++i) vmax = std::max(vmax, std::fabs(static_cast<double>(V[static_cast<std::size_t>(e * s * d + i)])));
+            for (std::int64_t i = 0; i < keys * d; ++i)
+                vmax = std::max(
+                    vmax,
+                    std::fabs(static_cast<double>(V[static_cast<std::size_t>(e * s * d + i)])));
             for (std::int64_t row = 0; row < s; ++row) {
                 const float* qr = &Q[static_cast<std::size_t>((e * s + row) * d)];
                 double mx = -INFINITY, E = 0;
@@ -355,23 +391,30 @@ LoweredKernel lower_attention(const Op& scores, const Op& context, simt::GlobalM
                     }
                     w[static_cast<std::size_t>(key)] = dot * c;
                     mx = std::max(mx, dot * c);
-                    E = std::max(E, 1.4426950408889634 * c * static_cast<double>(d) * u * mag + 4 * u * (std::fabs(dot * c) * 1.45 + 1));
+                    E = std::max(E, 1.4426950408889634 * c * static_cast<double>(d) * u * mag +
+                                        4 * u * (std::fabs(dot * c) * 1.45 + 1));
                 }
                 double sum = 0;
-                for (std::int64_t key = 0; key < keys; ++key) sum += w[static_cast<std::size_t>(key)] = std::exp(w[static_cast<std::size_t>(key)] - mx);
+                for (std::int64_t key = 0; key < keys; ++key)
+                    sum += w[static_cast<std::size_t>(key)] =
+                        std::exp(w[static_cast<std::size_t>(key)] - mx);
                 const double rel = 2 * std::log(2.0) * E + 5 * u + unit_roundoff(st);
                 for (std::int64_t col = 0; col < d; ++col) {
                     double want = 0;
                     for (std::int64_t key = 0; key < keys; ++key)
-                        want += w[static_cast<std::size_t>(key)] * V[static_cast<std::size_t>((e * s + key) * d + col)];
+                        want += w[static_cast<std::size_t>(key)] *
+                                V[static_cast<std::size_t>((e * s + key) * d + col)];
                     want /= sum;
-                    const double got = load_element(mem, o + static_cast<std::uint32_t>(e * stride), row * d + col, st);
+                    const double got = load_element(mem, o + static_cast<std::uint32_t>(e * stride),
+                                                    row * d + col, st);
                     const double bound = 2 * (rel + static_cast<double>(keys + 8) * u) * vmax +
-                                         unit_roundoff(st) * std::fabs(want) + subnormal_half_spacing(st);
+                                         unit_roundoff(st) * std::fabs(want) +
+                                         subnormal_half_spacing(st);
                     const double err = std::fabs(got - want);
                     ++num.checked;
                     num.max_abs_err = std::max(num.max_abs_err, err);
-                    num.max_rel_err = std::max(num.max_rel_err, err / std::max(1e-30, std::fabs(want)));
+                    num.max_rel_err =
+                        std::max(num.max_rel_err, err / std::max(1e-30, std::fabs(want)));
                     if (!(err <= bound)) num.passed = false;
                 }
             }

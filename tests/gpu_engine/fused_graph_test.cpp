@@ -1,6 +1,7 @@
-// The fused-graph compiler through the engine (compiler.gpu_fusion; docs/gpu.md "Fused graphs"): one
-// BERT-base layer on a100 keeps its 13 trace ops in the report, the fused ones without a kernel or
-// time of their own, naming the kernel they ran in, and every kernel's outputs match the references
+// The fused-graph compiler through the engine (compiler.gpu_fusion; docs/gpu.md "Fused graphs"):
+// one BERT-base layer on a100 keeps its 13 trace ops in the report, the fused ones without a kernel
+// or time of their own, naming the kernel they ran in, and every kernel's outputs match the
+// references
 // (--validate). The kernels and their numerics are tested in tests/gpu/fusion_test.cpp.
 #include <gtest/gtest.h>
 
@@ -40,7 +41,8 @@ void expect_fused_as(const RunReport& report, const std::map<std::string, std::s
             device += r.cycles;
             for (const std::string& name : r.fused_ops) runs[r.op.name].push_back(name);
             if (!r.fused_ops.empty()) {
-                EXPECT_EQ(test::stat(r, "gpu.fused_ops"), 1.0 + static_cast<double>(r.fused_ops.size()));
+                EXPECT_EQ(test::stat(r, "gpu.fused_ops"),
+                          1.0 + static_cast<double>(r.fused_ops.size()));
             }
             continue;
         }
@@ -99,7 +101,8 @@ TEST(FusedGraph, DefaultRunsEveryOpAloneAndFusionSavesTime) {
         EXPECT_TRUE(r.fused_ops.empty()) << r.op.name;
     }
     const RunReport fused = bert_layer({"compiler.gpu_fusion=tensorrt_like"}, false);
-    EXPECT_LT(fused.total_cycles() - fused.host_cycles(), plain.total_cycles() - plain.host_cycles());
+    EXPECT_LT(fused.total_cycles() - fused.host_cycles(),
+              plain.total_cycles() - plain.host_cycles());
     // The first op runs the same kernel on the same (empty) L2 either way.
     EXPECT_EQ(fused.ops[0].cycles, plain.ops[0].cycles);
 }
