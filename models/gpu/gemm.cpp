@@ -138,6 +138,7 @@ void fused_epilogue(Asm& a, const GemmEpilogue& epilogue, simt::MmaType type, co
                         switch (step) {
                             case EpilogueStep::bias: a("fadd " + x + ", " + x + ", " + P(bias + 2 * jj + half)); break;
                             case EpilogueStep::relu: a("fmax " + x + ", " + x + ", 0.0"); break;
+                            case EpilogueStep::scale: a("fmul " + x + ", " + x + ", alpha"); break;
                             case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form (elementwise.cpp)
                                 a("fmul " + P(t0) + ", " + x + ", -2.4554669");
                                 a("ex2 " + P(t0) + ", " + P(t0));
@@ -261,6 +262,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     if (conv) src += ", H, W, Cp, S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix, image, zero";
     // Epilogue tensors: e<i> = the tensor's address minus C's (same layout as C), bias its vector.
     if (epilogue.has_bias()) src += ", bias";
+    if (epilogue.has_scale()) src += ", alpha";
     for (int i = 0; i < tensor_steps; ++i) src += ", e" + n(i);
     src += "\n";
     src += ".reg " + n(registers) + "\n";
@@ -640,10 +642,11 @@ int GemmEpilogue::tensor_steps() const {
     }));
 }
 bool GemmEpilogue::has_bias() const { return std::find(steps.begin(), steps.end(), EpilogueStep::bias) != steps.end(); }
+bool GemmEpilogue::has_scale() const { return std::find(steps.begin(), steps.end(), EpilogueStep::scale) != steps.end(); }
 std::string GemmEpilogue::name() const {
     std::string out;
     for (const EpilogueStep s : steps) {
-        static const char* const names[] = {"bias", "gelu", "relu", "add", "mul"};
+        static const char* const names[] = {"bias", "gelu", "relu", "add", "mul", "scale"};
         out += (out.empty() ? "" : "_") + std::string(names[static_cast<int>(s)]);
     }
     return out;
@@ -679,6 +682,7 @@ const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const Gemm
               t1 = t0 + 1;
     std::string params = "pairs, ws, plane, c";
     if (epilogue.has_bias()) params += ", bias, ldc_pairs";
+    if (epilogue.has_scale()) params += ", alpha";
     for (int i = 0; i < steps; ++i) params += ", e" + n(i);
     std::string src = ".kernel splitk_sum_" + n(splits) + "_" + t + (epilogue.steps.empty() ? "" : "_" + epilogue.name()) +
                       "\n.param " + params + "\n.reg " + n(epilogue.steps.empty() ? 4 + 2 * splits : t1 + 1) + "\n";
@@ -709,6 +713,7 @@ const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const Gemm
                         src += (half == 0 ? lo : hi) + r(t0) + ", " + r(t1) + "\n    fadd " + x + ", " + x + ", " + r(t0) + "\n";
                         break;
                     case EpilogueStep::relu: src += "    fmax " + x + ", " + x + ", 0.0\n"; break;
+                    case EpilogueStep::scale: src += "    fmul " + x + ", " + x + ", alpha\n"; break;
                     case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form
                         src += "    fmul " + r(t0) + ", " + x + ", -2.4554669\n    ex2 " + r(t0) + ", " + r(t0) + "\n    fadd " +
                                r(t0) + ", " + r(t0) + ", 1.0\n    rcp " + r(t0) + ", " + r(t0) + "\n    fmul " + x + ", " + x +
@@ -1093,6 +1098,10 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_epilogue_check(
                                 break;
                             }
                             case EpilogueStep::relu: v = std::fmax(v, 0.0); break;
+                            case EpilogueStep::scale:
+                                v *= epilogue.alpha;
+                                err *= std::fabs(epilogue.alpha);
+                                break;
                             case EpilogueStep::gelu: {
                                 const double x = v;
                                 v = elementwise_reference_double(OpKind::gelu, x, 0);
@@ -1191,6 +1200,11 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
         bias = memory.allocate(static_cast<std::size_t>(buf.ldc * eb));
         epilogue_args.push_back(bias);
         if (split) epilogue_args.push_back(u(buf.ldc / 2));
+    }
+    if (epilogue.has_scale()) {
+        std::uint32_t alpha_bits;
+        std::memcpy(&alpha_bits, &epilogue.alpha, 4);
+        epilogue_args.push_back(alpha_bits);
     }
     std::vector<std::uint32_t> tensors;
     for (int i = 0; i < epilogue.tensor_steps(); ++i) {

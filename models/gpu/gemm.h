@@ -30,12 +30,15 @@ namespace accelsim::gpu {
 // one store, as CUTLASS's epilogue visitors and cuBLASLt's epilogues do. bias adds a vector of N
 // (one value per column, shared by every row and batch entry); add and mul read a tensor of C's
 // shape and layout (a residual, a scale-and-mask tensor); gelu is the elementwise kernel's sigmoid
-// form; relu max(x, 0).
-enum class EpilogueStep : std::uint8_t { bias, gelu, relu, add, mul };
+// form; relu max(x, 0); scale multiplies by the scalar alpha (a launch argument: one kernel serves
+// every alpha).
+enum class EpilogueStep : std::uint8_t { bias, gelu, relu, add, mul, scale };
 struct GemmEpilogue {
     std::vector<EpilogueStep> steps;
+    float alpha = 1.0f;  // the scale step's factor
     int tensor_steps() const;  // add and mul steps: each reads a tensor of C's shape
     bool has_bias() const;
+    bool has_scale() const;
     std::string name() const;  // "gelu", "add_gelu": the kernel's name suffix
 };
 // The step of a fused trace op (gelu, relu, add, mul); throws LoweringError for other kinds.

@@ -163,6 +163,8 @@ const GemmEpilogue kEpilogues[] = {
     {{EpilogueStep::bias, EpilogueStep::gelu}},
     {{EpilogueStep::bias, EpilogueStep::add, EpilogueStep::relu}},
     {{EpilogueStep::mul, EpilogueStep::add}},
+    {{EpilogueStep::scale, EpilogueStep::add}, 0.125f},  // attention's 1/sqrt(64), then a mask
+    {{EpilogueStep::bias, EpilogueStep::scale, EpilogueStep::gelu}, -1.5f},
 };
 
 TEST(GemmEpilogue, EveryTileAndStepMatchesEigen) {
