@@ -7,7 +7,7 @@ namespace accelsim {
 void choose_bound(Roofline& r) {
     r.bound.clear();
     r.bound_cycles = 0;
-    for (const char* key : {"compute", "hbm", "cmem", "l2", "latency"}) {
+    for (const char* key : {"compute", "hbm", "cmem", "l2", "latency", "host_link"}) {
         auto it = r.cycles.find(key);
         if (it != r.cycles.end() && (r.bound.empty() || it->second > r.bound_cycles)) {
             r.bound = key;

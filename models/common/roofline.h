@@ -42,7 +42,8 @@ struct Roofline {
     std::string compute_unit;
     double compute_cycles = 0;
     bool matrix_fallback = false;  // see ComputeUnit::matrix_fallback
-    // Lower bounds by resource, keyed by the report's names: "compute", "hbm", "cmem", "l2", "latency".
+    // Lower bounds by resource, keyed by the report's names: "compute", "hbm", "cmem", "l2", "latency",
+    // "host_link" (parameters streamed from the host, Edge TPU).
     std::map<std::string, double> cycles;
     // Compulsory bytes by memory level: every input read once, every output written once.
     std::map<std::string, std::int64_t> bytes;
@@ -54,7 +55,7 @@ struct Roofline {
 Roofline roofline_of(const Op& op, const ComputeUnit& unit, const MemoryPeaks& memory);
 
 // Sets bound and bound_cycles to the largest entry of `cycles`; ties go to the first of compute,
-// hbm, cmem, l2, latency, so the result is deterministic.
+// hbm, cmem, l2, latency, host_link, so the result is deterministic.
 void choose_bound(Roofline& roofline);
 
 // A chip's lowering placed some of an op's compulsory bytes off HBM: `hbm_bytes_off` of them stay

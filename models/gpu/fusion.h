@@ -39,8 +39,10 @@ struct FusionGroup {
         ops;  // indices into the trace, in order; ops.front() carries the kernel
 };
 
-// The groups of two or more ops; ops in no group run alone. Deterministic, in trace order.
-std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion mode);
+// The groups of two or more ops; ops in no group run alone. Deterministic, in trace order. Without
+// tensor cores (16-bit GEMMs then run the FP32 kernel) no GEMM epilogue or attention is formed:
+// both fused kernels are built on mma.
+std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion mode, bool tensor_cores = true);
 
 // Whether the fused attention kernel runs these shapes: 16-bit, head dimension d of 16, 32 or 64
 // (fused_kernels.h).

@@ -1330,7 +1330,7 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
 LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, simt::GlobalMemory& memory,
                                   const LoweringTarget& target, const GemmTile* tile_override, int splits_override) {
     const GemmShape g = gemm_shape_of(op);
-    if (op.dtype != DType::fp16 && op.dtype != DType::bf16)
+    if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !target.tensor_cores)
         throw LoweringError("gemm '" + op.name + "': fused epilogues run on the 16-bit tensor-core kernel");
     GemmTileChoice choice = tile_override ? GemmTileChoice{} : choose_gemm_tile(g, target.sms, target.sm);
     if (tile_override) {
@@ -1347,6 +1347,15 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
+    if (!target.tensor_cores) {
+        // No mma unit: a 16-bit GEMM runs as an fp32 one (operands and result stored as fp32, as
+        // cuBLAS's SGEMM would be called on Kepler); the stat says so.
+        Op as_fp32 = op;
+        as_fp32.dtype = DType::fp32;
+        LoweredKernel out = lower_fp32_gemm(as_fp32, g, memory, target);
+        out.stats.push_back(stat_value(stat::fp32_fallback, 1));
+        return out;
+    }
     if (hopper_gemm_target(target.sm)) {
         const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle);
         if (hopper.blocks > 0) return lower_hopper_gemm(op, g, memory, target, hopper);

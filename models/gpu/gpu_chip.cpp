@@ -76,7 +76,7 @@ MemoryPeaks GpuChip::memory_peaks() const {
 
 void GpuChip::plan(const std::vector<Op>& ops) {
     planned_ops_ = ops;
-    groups_ = plan_gpu_fusion(ops, params_.fusion);
+    groups_ = plan_gpu_fusion(ops, params_.fusion, lowering_target().tensor_cores);
     group_of_.assign(ops.size(), -1);
     for (std::size_t g = 0; g < groups_.size(); ++g)
         for (const std::size_t i : groups_[g].ops) group_of_[i] = static_cast<int>(g);
@@ -211,6 +211,8 @@ LoweringTarget GpuChip::lowering_target() const {
     target.launch_overhead_cycles = params_.launch_overhead_cycles;
     target.hbm_bytes_per_cycle = params_.hbm_bytes_per_cycle;
     target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;
+    target.tensor_cores = std::any_of(params_.tensor_macs_per_sm_cycle.begin(), params_.tensor_macs_per_sm_cycle.end(),
+                                      [](const auto& rate) { return rate.second > 0; });
     return target;
 }
 

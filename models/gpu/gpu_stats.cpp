@@ -77,6 +77,8 @@ const StatDef waves{"gpu.waves", U::waves, "blocks per full wave of resident blo
                     "gpu.grid / (SMs x gpu.blocks_per_sm)"};
 const StatDef wave_efficiency{"gpu.wave_efficiency", U::ratio, "how full the waves are on average",
                               "gpu.waves / ceil(gpu.waves)"};
+const StatDef fp32_fallback{"gpu.fp32_fallback", U::enumeration,
+                            "1: a 16-bit GEMM ran the FP32 FFMA kernel on fp32 copies (the chip has no tensor cores)"};
 const StatDef gemm_m{"gpu.gemm_m", U::elements, "implicit GEMM M = N*OH*OW"};
 const StatDef gemm_n{"gpu.gemm_n", U::elements, "implicit GEMM N = K/groups"};
 const StatDef gemm_k{"gpu.gemm_k", U::elements, "implicit GEMM K = R*S*C' (C/groups padded to 8)"};

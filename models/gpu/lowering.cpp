@@ -14,7 +14,8 @@ std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, 
         case OpKind::conv2d:
             // The implicit-GEMM kernel gathers 16-bit operands for the tensor cores; fp32
             // convolutions have no kernel yet and keep their roofline rows (docs/gpu.md).
-            if (op.dtype == DType::fp32) return std::nullopt;
+            // The same holds for every convolution on a chip without tensor cores (K80).
+            if (op.dtype == DType::fp32 || !target.tensor_cores) return std::nullopt;
             return lower_conv2d(op, memory, target);
         case OpKind::softmax: return lower_softmax(op, memory, target);
         case OpKind::layernorm: return lower_layernorm(op, memory, target);

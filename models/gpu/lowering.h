@@ -33,6 +33,9 @@ struct LoweringTarget {
     int launch_overhead_cycles = 0;
     double hbm_bytes_per_cycle = 0;
     double sm_port_bytes_per_cycle = 0;  // an SM's port to the L2 (0: no bandwidth floor)
+    // false on chips without tensor cores (K80: every tensor rate 0): 16-bit GEMMs then run the
+    // FP32 FFMA kernel, fp32 math on fp32 copies of the operands (docs/gpu.md).
+    bool tensor_cores = true;
 };
 
 // The outcome of comparing a kernel's outputs with the reference.

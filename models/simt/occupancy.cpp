@@ -38,11 +38,40 @@ std::optional<OccupancyLimits> published_limits(std::string_view arch) {
     if (arch == "sm_89") return make_limits("sm_89", 48, 24, 100, 99, 128, 1024);
     if (arch == "sm_90") return make_limits("sm_90", 64, 32, 228, 227, 128, 1024);
     if (arch == "sm_100") return make_limits("sm_100", 64, 32, 228, 227, 128, 1024);  // B200
+    if (arch == "sm_37") {  // Tesla K80 (GK210): twice GK110's registers, 112 KB shared memory
+        OccupancyLimits l = make_limits("sm_37", 64, 16, 112, 48, 256, 0);
+        l.registers = 131072;
+        return l;
+    }
+    if (arch == "gfx942") {
+        // AMD CDNA3 (MI300X), in the same rules with waves of 64 (ROCm "AMD GPU specifications":
+        // wavefront 64, LDS 64 KiB and a 512 KiB VGPR file per CU; LLVM AMDGPUBaseInfo for gfx90a
+        // and later: 512 VGPRs per SIMD lane allocated in granules of 8, at most 8 waves per SIMD and
+        // 4 SIMDs per CU, 16 workgroups per CU (barriers) unless a workgroup is one wave; LDS
+        // allocated in blocks of 128 dwords).
+        OccupancyLimits l;
+        l.arch = "gfx942";
+        l.wave_size = 64;
+        l.max_warps = 32;  // 4 SIMDs x 8 waves
+        l.max_threads = 32 * 64;
+        l.max_blocks = 16;
+        l.max_blocks_single_warp = 32;
+        l.registers = 512 * 1024 / 4;        // 32-bit registers per CU
+        l.register_alloc_unit = 8 * 64;      // 8 VGPRs x 64 lanes
+        l.max_registers_per_thread = 512;    // 256 arch VGPRs + 256 AccVGPRs
+        l.register_partitions = 4;           // one VGPR file per SIMD
+        l.shared_memory_bytes = 64 * 1024;
+        l.shared_memory_per_block_bytes = 64 * 1024;
+        l.shared_memory_alloc_unit = 512;
+        l.shared_memory_reserved_per_block = 0;
+        return l;
+    }
     return std::nullopt;
 }
 
 const std::vector<std::string>& compute_capability_names() {
-    static const std::vector<std::string> names{"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100"};
+    static const std::vector<std::string> names{"sm_37", "sm_70", "sm_75", "sm_80", "sm_86",
+                                                "sm_87", "sm_89", "sm_90", "sm_100", "gfx942"};
     return names;
 }
 
@@ -53,9 +82,11 @@ Occupancy compute_occupancy(const OccupancyLimits& limits, const BlockResources&
         r.unlaunchable_reason = "threads per block must be positive";
         return r;
     }
-    r.warps_per_block = (block.threads_per_block + kWarpSize - 1) / kWarpSize;
+    const int wave = limits.wave_size > 0 ? limits.wave_size : kWarpSize;
+    r.warps_per_block = (block.threads_per_block + wave - 1) / wave;
+    r.core_warps_per_block = (block.threads_per_block + kWarpSize - 1) / kWarpSize;
     const std::int64_t regs_per_warp =
-        round_up(static_cast<std::int64_t>(block.registers_per_thread) * kWarpSize, limits.register_alloc_unit);
+        round_up(static_cast<std::int64_t>(block.registers_per_thread) * wave, limits.register_alloc_unit);
     r.registers_per_block = regs_per_warp * r.warps_per_block;
     r.shared_memory_per_block =
         round_up(block.shared_memory_bytes + limits.shared_memory_reserved_per_block, limits.shared_memory_alloc_unit);
@@ -76,8 +107,9 @@ Occupancy compute_occupancy(const OccupancyLimits& limits, const BlockResources&
                                 std::to_string(limits.shared_memory_per_block_bytes);
     }
 
-    r.blocks_by_blocks = limits.max_blocks;
-    r.blocks_by_warps = std::min(limits.max_warps, limits.max_threads / kWarpSize) / r.warps_per_block;
+    r.blocks_by_blocks = r.warps_per_block == 1 && limits.max_blocks_single_warp > 0 ? limits.max_blocks_single_warp
+                                                                                      : limits.max_blocks;
+    r.blocks_by_warps = std::min(limits.max_warps, limits.max_threads / wave) / r.warps_per_block;
     if (regs_per_warp == 0) {
         r.blocks_by_registers = INT_MAX;
     } else {

@@ -96,7 +96,9 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
     s.ipc = s.cycles ? static_cast<double>(s.issued) / static_cast<double>(s.cycles) : 0.0;
     const double slots = static_cast<double>(sms.size()) * params.sm.sub_partitions * static_cast<double>(s.cycles);
     s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
-    const double max_warps = static_cast<double>(params.sm.limits.max_warps);
+    // Resident 32-lane warps against the limit in 32-lane warps (a wave of 64 counts twice).
+    const double max_warps = static_cast<double>(params.sm.limits.max_warps) *
+                             std::max(1, params.sm.limits.wave_size / kWarpSize);
     s.achieved_occupancy = busy ? static_cast<double>(warp_cycles) / (max_warps * static_cast<double>(busy)) : 0.0;
     return s;
 }

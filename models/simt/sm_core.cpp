@@ -32,7 +32,7 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
         throw SimtError(kernel_.file + ": kernel '" + kernel_.name + "' cannot launch on " + params_.limits.arch +
                         ": " + occupancy_.unlaunchable_reason);
     if (params_.sub_partitions < 1) throw SimtError("SM: sub_partitions must be at least 1");
-    warps_per_block_ = occupancy_.warps_per_block;
+    warps_per_block_ = occupancy_.core_warps_per_block;
     const auto slots = static_cast<std::size_t>(occupancy_.blocks_per_sm * warps_per_block_);
     warps_.resize(slots);
     timing_.resize(slots);
@@ -41,9 +41,11 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
     generation_.assign(slots, 0);
     const auto registers = static_cast<std::size_t>(kernel_.registers);
     reg_ready_.assign(slots * registers, 0);
+    const auto halves = static_cast<std::size_t>(std::max(1, params_.limits.wave_size / kWarpSize));
     for (std::size_t i = 0; i < slots; ++i) {
         timing_[i].reg_ready = reg_ready_.data() + i * registers;
-        timing_[i].sub_partition = static_cast<int>(i % static_cast<std::size_t>(params_.sub_partitions));
+        // A wave of 64 is two consecutive 32-lane warps; both halves issue from one scheduler (SIMD).
+        timing_[i].sub_partition = static_cast<int>(i / halves % static_cast<std::size_t>(params_.sub_partitions));
     }
     blocks_.resize(static_cast<std::size_t>(occupancy_.blocks_per_sm));
     for (int sp = 0; sp < params_.sub_partitions; ++sp)

@@ -15,9 +15,16 @@ const ParamTable<SmSpec>& sm_param_table() {
                      "Warp schedulers per SM (each issues one warp instruction per cycle).")
             .choice("warp_scheduler", &SmSpec::warp_scheduler, warp_scheduler_names(),
                     "Warp scheduling policy: loose round robin, greedy-then-oldest, two-level.")
-            .integer("max_warps", &SmSpec::max_warps, 1, 256, "Resident warps per SM.")
-            .integer("max_threads", &SmSpec::max_threads, 1, 8192, "Resident threads per SM (at most 32 × max_warps).")
+            .integer("wave_size", &SmSpec::wave_size, 32, 64,
+                     "Threads per warp (wavefront) in the occupancy rules: 32 (NVIDIA) or 64 (AMD CDNA; the core "
+                     "runs a wave as two 32-lane warps on one scheduler).")
+            .integer("max_warps", &SmSpec::max_warps, 1, 256, "Resident warps (waves) per SM.")
+            .integer("max_threads", &SmSpec::max_threads, 1, 16384,
+                     "Resident threads per SM (at most wave_size × max_warps).")
             .integer("max_blocks", &SmSpec::max_blocks, 1, 256, "Resident thread blocks per SM.")
+            .integer("max_blocks_single_warp", &SmSpec::max_blocks_single_warp, 0, 256,
+                     "Resident blocks of a single warp per SM (CDNA: one-wave workgroups need no barrier); 0 = "
+                     "max_blocks.")
             .integer("registers", &SmSpec::registers, 1, 1 << 20, "32-bit registers per SM.")
             .integer("register_alloc_unit", &SmSpec::register_alloc_unit, 1, 65536,
                      "Registers are allocated per warp in multiples of this.")
@@ -54,6 +61,8 @@ OccupancyLimits occupancy_limits_from(const SmSpec& sm) {
     l.max_warps = sm.max_warps;
     l.max_threads = sm.max_threads;
     l.max_blocks = sm.max_blocks;
+    l.wave_size = sm.wave_size;
+    l.max_blocks_single_warp = sm.max_blocks_single_warp;
     l.registers = sm.registers;
     l.register_alloc_unit = sm.register_alloc_unit;
     l.max_registers_per_thread = sm.max_registers_per_thread;

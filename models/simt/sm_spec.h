@@ -18,7 +18,9 @@ struct SmSpec {
     std::string compute_capability = "sm_80";
     int schedulers = 4;
     std::string warp_scheduler = "gto";
+    int wave_size = 32;  // threads per warp (wave): 32 on NVIDIA, 64 on AMD CDNA
     int max_warps = 64, max_threads = 2048, max_blocks = 32;
+    int max_blocks_single_warp = 0;  // blocks of one warp per SM; 0 = max_blocks
     int registers = 65536;
     int register_alloc_unit = 256;       // registers are allocated per warp in units of this
     int max_registers_per_thread = 255;

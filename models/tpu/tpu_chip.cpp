@@ -41,7 +41,18 @@ const ParamTable<TpuParams>& tpu_param_table() {
                     "Bytes per core cycle one core's DMA can move; 0 = limited only by the memory behind it.")
             .or_zero()
             .integer("dma.latency_cycles", &TpuParams::dma, &DmaParams::latency_cycles, 0, 1e6,
-                     "Fixed cycles added to each DMA transfer (descriptor issue).");
+                     "Fixed cycles added to each DMA transfer (descriptor issue).")
+            .boolean("int8_only", &TpuParams::int8_only,
+                     "The chip runs int8 tensors only (Edge TPU): an op of another dtype is refused; quantize the "
+                     "trace (dtype=int8, or --set default_dtype=int8).")
+            .integer("parameter_cache_bytes", &TpuParams::parameter_cache_bytes, 0, kTiB,
+                     "On-chip memory holding the model's parameters across inferences (Edge TPU): whole weight "
+                     "tensors in trace order; the rest stream from the host every inference. Used only when this and "
+                     "tpu.host_link_bytes_per_second are > 0; otherwise weights are read from the chip's memory.")
+            .number("host_link_bytes_per_second", &TpuParams::host_link_bytes_per_second, 1e3, 1e15,
+                    "Bandwidth of the host link that streams the parameters tpu.parameter_cache_bytes does not "
+                    "hold (Edge TPU: USB); 0 = none.")
+            .or_zero();
         return t;
     }();
     return table;
@@ -138,13 +149,22 @@ SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
     }
     if (params_.vmem_bytes == 0) return cost;  // roofline rows only
     const PlanSize size = plan_size(op, params_);
-    // A step as the plan holds it, plus the pipeline's per-step records (tpu_hierarchy.h).
-    constexpr double kHostBytesPerStep = sizeof(TileStep) + 3 * sizeof(std::int64_t);
-    cost.memory_bytes += size.steps * kHostBytesPerStep;
+    // The plan makes its steps on demand and the pipelines hold the few in flight (CoreSteps,
+    // CorePipeline), so a timing-only run holds the same memory whatever the op's size; its host
+    // time follows the bytes the memory model moves, request by request.
     cost.traffic_bytes = size.dma_bytes;
+    const double chunks = std::ceil(size.dma_bytes / static_cast<double>(params_.dma.chunk_bytes));
+    if (record_activity_) {
+        // The timeline's records of the op (models/common/activity.h): the bytes of every DMA
+        // chunk at its memory level, and per step a span on each MXU (or the vector unit) and
+        // one per transfer (at most three); vectors grow to twice what they hold.
+        const double spans = size.steps * (params_.mxus_per_core + 3);
+        cost.memory_bytes += 2 * (chunks * sizeof(ActivityTransfer) + spans * sizeof(ActivitySpan));
+    }
     std::ostringstream detail;
     detail.precision(3);
     detail << size.steps << " tile steps";
+    if (record_activity_) detail << ", " << chunks << " DMA chunks recorded for the timeline";
     cost.detail = detail.str();  // "1.4e+06 tile steps"
     return cost;
 }

@@ -1,7 +1,10 @@
 #include "models/tpu/tpu_chip_model.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "models/tpu/tpu_stats.h"
 
 namespace accelsim::tpu {
 
@@ -55,6 +58,47 @@ SimulationCost TpuChipModel::simulation_cost(const Op& op) const {
 }
 
 OpReport TpuChipModel::run(const Op& op, const Op* next) {
+    const TpuChipParams& p = chip_->params();
+    if (p.int8_only && op.dtype != DType::int8)
+        throw std::invalid_argument(op_location(op) + "op '" + op.name + "' (" + std::string(to_string(op.kind)) + ", " +
+                                    std::string(to_string(op.dtype)) +
+                                    "): this chip runs int8 only (tpu.int8_only); quantize the trace (dtype=int8, or "
+                                    "--set default_dtype=int8)");
+    OpReport r = run_on_chip(op, next);
+    if (p.streams_parameters()) stream_parameters(op, r);
+    return r;
+}
+
+void TpuChipModel::stream_parameters(const Op& op, OpReport& r) {
+    // Whole tensors are cached in trace order while they fit (the Edge TPU compiler caches what fits
+    // and streams the rest); a streamed tensor crosses the host link before its op can finish, and
+    // the link is not overlapped with the op's own work (the conservative reading: the runtime's
+    // overlap is not documented).
+    const TpuChipParams& p = chip_->params();
+    // bmm's second operand is an activation (attention), not a parameter.
+    const std::int64_t weights = op.kind == OpKind::bmm ? 0 : op.weight_bytes();
+    std::int64_t streamed = 0;
+    if (weights > 0) {
+        if (parameter_cache_used_ + weights <= p.parameter_cache_bytes) parameter_cache_used_ += weights;
+        else streamed = weights;
+    }
+    const double link_bytes_per_cycle = p.host_link_bytes_per_second / p.clock_hz;
+    const double stream_cycles = static_cast<double>(streamed) / link_bytes_per_cycle;
+    const auto added = static_cast<std::uint64_t>(std::ceil(stream_cycles));
+    if (streamed > 0) {
+        if (r.utilization) *r.utilization *= static_cast<double>(r.cycles) / static_cast<double>(r.cycles + added);
+        r.cycles += added;
+        r.bytes["host_link"] = streamed;
+        r.roofline.bytes["host_link"] = streamed;
+        r.roofline.cycles["host_link"] = stream_cycles;
+        choose_bound(r.roofline);
+    }
+    r.stats.push_back(stat_value(stat::host_stream_bytes, static_cast<double>(streamed)));
+    r.stats.push_back(stat_value(stat::host_stream_cycles, static_cast<double>(added)));
+    r.stats.push_back(stat_value(stat::parameter_cache_used_bytes, static_cast<double>(parameter_cache_used_)));
+}
+
+OpReport TpuChipModel::run_on_chip(const Op& op, const Op* next) {
     TpuOpResult result;
     try {
         result = chip_->run(op, options_.validate, next);

@@ -32,6 +32,11 @@ public:
     const TpuChip& model() const { return *chip_; }
 
 private:
+    OpReport run_on_chip(const Op& op, const Op* next);
+    // Parameters the on-chip cache cannot hold cross the host link (tpu.parameter_cache_bytes).
+    void stream_parameters(const Op& op, OpReport& r);
+
+    std::int64_t parameter_cache_used_ = 0;
     TpuChipModelOptions options_;
     std::unique_ptr<TpuChip> chip_;
     std::unique_ptr<TpuCoresModule> cores_;  // with options.systemc: one thread per core

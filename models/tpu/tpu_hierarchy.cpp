@@ -17,11 +17,8 @@ using memory::Picoseconds;
 constexpr std::uint64_t kAlignment = 4096;
 }  // namespace
 
-CorePipeline::CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, Picoseconds start)
-    : end(start), model_(&model), core_(core), steps_(&steps), start_(start), ready_(steps.size(), start),
-      pieces_left_(steps.size(), 0) {
-    compute_end_.reserve(steps.size());
-}
+CorePipeline::CorePipeline(HierarchyModel& model, int core, const CoreSteps& steps, Picoseconds start)
+    : end(start), model_(&model), core_(core), steps_(&steps), start_(start) {}
 
 namespace {
 constexpr Picoseconds kNever = ~Picoseconds{0};
@@ -32,7 +29,7 @@ Picoseconds CorePipeline::prefetch_time() const {
     // step i is the one step i-2 computed from (known once step i-2 has computed).
     if (next_ >= steps_->size()) return kNever;
     if (next_ < 2) return start_;
-    return next_ - 2 < compute_end_.size() ? compute_end_[next_ - 2] : kNever;
+    return next_ - 2 < computed_ ? compute_end_[(next_ - 2) % kWindow] : kNever;
 }
 
 Picoseconds CorePipeline::piece_time() const {
@@ -90,11 +87,12 @@ std::int64_t CorePipeline::queue_pieces(const DmaSegment& segment, bool write, s
 void CorePipeline::request_inputs() {
     const Picoseconds request = prefetch_time();
     const std::size_t index = next_++;
-    const TileStep& step = (*steps_)[index];
-    ready_[index] = request;
+    const TileStep step = (*steps_)[index];
+    ready_[index % kWindow] = request;
+    pieces_left_[index % kWindow] = 0;
     for (int i = 0; i < step.in_count; ++i) {
         const DmaSegment& segment = step.in[static_cast<std::size_t>(i)];
-        pieces_left_[index] += queue_pieces(segment, false, static_cast<std::int64_t>(index), request);
+        pieces_left_[index % kWindow] += queue_pieces(segment, false, static_cast<std::int64_t>(index), request);
         (segment.level == MemLevel::cmem ? cmem_in : bytes_in) += segment.bytes;
         if (segment.copy_to_cmem) cmem_out += segment.bytes;
         vmem_bytes += segment.bytes;
@@ -111,20 +109,20 @@ void CorePipeline::execute_piece() {
         end = std::max(end, arrived);
         return;
     }
-    const auto index = static_cast<std::size_t>(c.step);
-    ready_[index] = std::max(ready_[index], arrived);
-    --pieces_left_[index];
+    const auto slot = static_cast<std::size_t>(c.step) % kWindow;
+    ready_[slot] = std::max(ready_[slot], arrived);
+    --pieces_left_[slot];
     advance_compute();
 }
 
 void CorePipeline::advance_compute() {
     // Steps compute in order, each once all its input pieces have arrived.
-    while (compute_end_.size() < next_ && pieces_left_[compute_end_.size()] == 0) {
-        const std::size_t index = compute_end_.size();
+    while (computed_ < next_ && pieces_left_[computed_ % kWindow] == 0) {
+        const std::size_t index = computed_;
         const double hz = model_->params().clock_hz;
-        const TileStep& step = (*steps_)[index];
-        const Picoseconds previous_end = index == 0 ? start_ : compute_end_[index - 1];
-        const Picoseconds ready = ready_[index];
+        const TileStep step = (*steps_)[index];
+        const Picoseconds previous_end = index == 0 ? start_ : compute_end_[(index - 1) % kWindow];
+        const Picoseconds ready = ready_[index % kWindow];
         const Picoseconds compute_start = std::max(previous_end, ready);
         // The unit streams tile after tile: a step's fill overlaps the previous step's drain as
         // far as its data allows. It ends `warm` cycles after the previous step (data early
@@ -143,7 +141,8 @@ void CorePipeline::advance_compute() {
         vmem_bytes += step.vmem_bytes;
         dma_wait_cycles +=
             static_cast<std::int64_t>(std::llround(static_cast<double>(compute_start - previous_end) * hz * 1e-12));
-        compute_end_.push_back(finish);
+        compute_end_[index % kWindow] = finish;
+        ++computed_;
         end = std::max(end, finish);
         if (ActivityRecorder* recorder = model_->recorder()) recorder->compute(core_, step, compute_start, finish);
         if (step.out.bytes > 0) writebacks_.emplace_back(finish, step.out);
@@ -311,19 +310,19 @@ double HierarchyModel::judge(const OpPlan& candidate, std::uint64_t base) {
     // part of the simulated run). With the tensors moved to address 0, the identical ops of a
     // model's layers share one judgement.
     OpPlan moved = candidate;
+    for (CoreSteps& core : moved.cores) core = core.moved_down(base);
     std::uint64_t key = 14695981039346656037ULL;  // FNV-1a over everything the run depends on
     auto mix = [&key](std::uint64_t v) {
         for (int i = 0; i < 8; ++i) key = (key ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ULL;
     };
-    auto move = [&](DmaSegment& s) {
-        s.address -= base;
+    auto move = [&](const DmaSegment& s) {
         mix(s.address);
         mix(static_cast<std::uint64_t>(s.bytes));
         mix(static_cast<std::uint64_t>(s.level) << 1 | static_cast<std::uint64_t>(s.copy_to_cmem));
     };
-    for (auto& core : moved.cores) {
+    for (const CoreSteps& core : moved.cores) {
         mix(core.size());
-        for (TileStep& step : core) {
+        for (const TileStep& step : core) {
             mix(static_cast<std::uint64_t>(step.in_count));
             for (int i = 0; i < step.in_count; ++i) move(step.in[static_cast<std::size_t>(i)]);
             move(step.out);

@@ -11,6 +11,7 @@
 // tile is written back from its compute's end. Transfers enter the memory system in pieces of a
 // DRAM row stripe, all cores' pieces in the order of their entry times (ties: lower core first),
 // so the busy-until DRAM channels see the cores' traffic interleaved as in time.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -80,7 +81,8 @@ private:
 // core's earlier pieces).
 class CorePipeline {
 public:
-    CorePipeline(HierarchyModel& model, int core, const std::vector<TileStep>& steps, memory::Picoseconds start);
+    // `steps` must outlive the pipeline.
+    CorePipeline(HierarchyModel& model, int core, const CoreSteps& steps, memory::Picoseconds start);
     bool done() const { return next_ >= steps_->size() && writebacks_.empty() && pieces_.empty(); }
     memory::Picoseconds next_request() const;  // time of the next event (request or piece)
     void execute_next();                       // performs it
@@ -115,12 +117,17 @@ private:
 
     HierarchyModel* model_;
     int core_;
-    const std::vector<TileStep>* steps_;
+    const CoreSteps* steps_;
     memory::Picoseconds start_;
     std::size_t next_ = 0;                     // next step whose inputs are to be requested
-    std::vector<memory::Picoseconds> compute_end_;  // of the steps computed so far (in order)
-    std::vector<memory::Picoseconds> ready_;        // per step: its inputs have arrived (so far)
-    std::vector<std::int64_t> pieces_left_;         // per step: input pieces not yet arrived
+    std::size_t computed_ = 0;                 // steps computed so far (in order)
+    // Per step, in a ring of kWindow: steps in flight (requested, not yet computed) and the last
+    // ones computed. Step i is requested once step i-2 has computed (double buffering), so at most
+    // two are in flight and the pipeline's memory does not grow with the op's step count.
+    static constexpr std::size_t kWindow = 4;
+    std::array<memory::Picoseconds, kWindow> compute_end_{};  // of computed steps
+    std::array<memory::Picoseconds, kWindow> ready_{};        // of steps in flight: inputs arrived (so far)
+    std::array<std::int64_t, kWindow> pieces_left_{};         // of steps in flight: input pieces not yet arrived
     std::deque<std::pair<memory::Picoseconds, DmaSegment>> writebacks_;  // requested, not yet issued
     std::deque<Piece> pieces_;                 // issued by the DMA engine, not yet in the memory system
 };

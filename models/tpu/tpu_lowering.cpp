@@ -54,6 +54,18 @@ std::int64_t gemm_footprint(std::int64_t bt, std::int64_t mt, std::int64_t nt, s
     return 2 * (bt * mt * kt + bt * kt * nt) * e + bt * mt * nt * (kAccumulatorBytes + e);
 }
 
+// conv2d: bytes of one input row of one group (all W columns, C/groups channels).
+std::int64_t conv_input_row_bytes(const Conv2dShape& c, std::int64_t e) { return c.w * (c.c / c.groups) * e; }
+
+// conv2d: A bytes of the tile of output pixels [m0, m0 + mt), batch bt, k-block kt of a GEMM of
+// depth k: its input rows (halo included, conv_tile_rows); a k-block of a split K takes its share
+// kt / k of them.
+std::int64_t conv_a_bytes(const Conv2dShape& c, std::int64_t k, std::int64_t e, std::int64_t bt, std::int64_t m0,
+                          std::int64_t mt, std::int64_t kt) {
+    const std::int64_t whole = bt * conv_tile_rows(c, m0, m0 + mt).count() * conv_input_row_bytes(c, e);
+    return kt == k ? whole : ceil_div(whole * kt, k);
+}
+
 std::string op_label(const Op& op) { return "op '" + op.name + "' (" + std::string(to_string(op.kind)) + ")"; }
 
 }  // namespace
@@ -86,6 +98,29 @@ RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t
     rows.first = m_begin == 0 ? 0 : row_of(m_begin, 0);
     rows.last = m_end >= pixels ? c.n * c.h - 1 : std::max(row_of(m_end - 1, c.r - 1), row_of(m_end, 0) - 1);
     return rows;
+}
+
+CoreSteps::CoreSteps(std::int64_t count, Maker maker)
+    : count_(count), maker_(std::make_shared<const Maker>(std::move(maker))) {}
+
+CoreSteps::CoreSteps(std::vector<TileStep> steps) : count_(static_cast<std::int64_t>(steps.size())) {
+    maker_ = std::make_shared<const Maker>(
+        [list = std::move(steps)](std::int64_t index) { return list[static_cast<std::size_t>(index)]; });
+}
+
+TileStep CoreSteps::operator[](std::size_t index) const {
+    TileStep step = (*maker_)(static_cast<std::int64_t>(index));
+    if (moved_down_ != 0) {
+        for (int i = 0; i < step.in_count; ++i) step.in[static_cast<std::size_t>(i)].address -= moved_down_;
+        step.out.address -= moved_down_;
+    }
+    return step;
+}
+
+CoreSteps CoreSteps::moved_down(std::uint64_t bytes) const {
+    CoreSteps moved = *this;
+    moved.moved_down_ += bytes;
+    return moved;
 }
 
 double core_bytes_per_cycle_estimate(const TpuChipParams& p) {
@@ -268,14 +303,9 @@ struct GemmContext {
         return batch * m * g.k * e;
     }
 
-    // conv2d: bytes of one input row of one group (all W columns, C/groups channels).
-    std::int64_t conv_row_bytes() const { return op.conv.w * (op.conv.c / op.conv.groups) * e; }
-
-    // conv2d: A bytes of the tile of output pixels [m0, m0 + mt), batch bt, k-block kt: its input
-    // rows (halo included, conv_tile_rows); a k-block of a split K takes its share kt / K of them.
+    std::int64_t conv_row_bytes() const { return conv_input_row_bytes(op.conv, e); }
     std::int64_t conv_a_tile_bytes(std::int64_t bt, std::int64_t m0, std::int64_t mt, std::int64_t kt) const {
-        const std::int64_t whole = bt * conv_tile_rows(op.conv, m0, m0 + mt).count() * conv_row_bytes();
-        return kt == g.k ? whole : ceil_div(whole * kt, g.k);
+        return conv_a_bytes(op.conv, g.k, e, bt, m0, mt, kt);
     }
 
     // A bytes one pass over a part's m-blocks (tile rows mt) reads, halos included.
@@ -455,6 +485,76 @@ std::vector<GemmPart> gemm_core_parts(GemmContext& ctx) {
     });
 }
 
+// One core's steps for its part under tiling t, iterated
+// for n-block { for batch-block { for m-block { for k-block } } }, made from the step's index.
+CoreSteps gemm_core_steps(GemmContext& ctx, const GemmPart& part, const GemmTiling& t, const TensorAddresses& where,
+                          MemLevel a_level, OutputTo output) {
+    const GemmShape g = ctx.g;
+    const std::int64_t e = ctx.e;
+    const std::int64_t nb = ceil_div(part.batch, t.bt), nm = ceil_div(part.m, t.mt), nn = ceil_div(part.n, t.nt),
+                       nk = ceil_div(g.k, t.kt);
+    const bool reuse_a = a_level == MemLevel::hbm && GemmContext::reuse_a(t.cmem_reuse, nn, nb * nm * nk);
+    const bool reuse_b = GemmContext::reuse_b(t.cmem_reuse, nm, nk);
+    // The tile costs of every shape the steps take: whole tiles and the ragged last block of
+    // each dimension (at most 16 shapes).
+    struct ShapeCost {
+        std::int64_t bt, mt, nt, kt;
+        MxuTileCost cost;
+    };
+    std::vector<ShapeCost> costs;
+    for (const std::int64_t bt : {t.bt, part.batch - (nb - 1) * t.bt})
+        for (const std::int64_t mt : {t.mt, part.m - (nm - 1) * t.mt})
+            for (const std::int64_t nt : {t.nt, part.n - (nn - 1) * t.nt})
+                for (const std::int64_t kt : {t.kt, g.k - (nk - 1) * t.kt})
+                    costs.push_back(ShapeCost{bt, mt, nt, kt, ctx.tile_cost(bt, mt, nt, kt)});
+    const bool conv = ctx.op.kind == OpKind::conv2d;
+    const Conv2dShape shape = ctx.op.conv;
+    const std::int64_t steps = nb * nm * nn * nk;
+    return CoreSteps(steps, [=](std::int64_t index) {
+        const std::int64_t ki = index % nk, mi = index / nk % nm, bi = index / (nk * nm) % nb, ni = index / (nk * nm * nb);
+        const std::int64_t n0 = part.n0 + ni * t.nt, b0 = part.b0 + bi * t.bt, m0 = part.m0 + mi * t.mt, k0 = ki * t.kt;
+        const std::int64_t nt = std::min(t.nt, part.n0 + part.n - n0), bt = std::min(t.bt, part.b0 + part.batch - b0),
+                           mt = std::min(t.mt, part.m0 + part.m - m0), kt = std::min(t.kt, g.k - k0);
+        TileStep s;
+        s.b0 = b0; s.bt = bt; s.m0 = m0; s.mt = mt; s.n0 = n0; s.nt = nt; s.k0 = k0; s.kt = kt;
+        // A tiles are contiguous in HBM: a panel of rows [m0, m0 + mt) stored k-block after
+        // k-block (conv: the input rows the tile reads).
+        std::int64_t a_tile = bt * mt * kt * e;
+        std::uint64_t a_at = where.a + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.k + mt * k0) * e);
+        if (conv) {
+            a_tile = conv_a_bytes(shape, g.k, e, bt, m0, mt, kt);
+            const RowRange rows = conv_tile_rows(shape, m0, m0 + mt);
+            a_at = where.a + static_cast<std::uint64_t>((b0 * shape.n * shape.h + rows.first) * conv_input_row_bytes(shape, e) +
+                                                        (kt == g.k ? 0 : ceil_div(a_tile * k0, kt)));
+        }
+        // With CMEM reuse the first n-block reads A from HBM and leaves a copy in CMEM; later
+        // n-blocks read the copy.
+        const bool a_first = n0 == part.n0;
+        // A single A tile stays resident in VMEM across the n-blocks.
+        const bool a_resident = nb * nm * nk == 1 && !a_first;
+        if (!a_resident)
+            s.in[s.in_count++] = {a_at, a_tile, reuse_a && !a_first ? MemLevel::cmem : a_level, reuse_a && a_first};
+        // B stays resident across m-blocks when the whole K fits in one k-block.
+        const bool b_resident = kt == g.k && m0 != part.m0;
+        const bool b_first = m0 == part.m0;
+        if (!b_resident)
+            s.in[s.in_count++] = {where.b + static_cast<std::uint64_t>(((b0 * g.k + k0) * g.n + n0) * e), bt * kt * nt * e,
+                                  reuse_b && !b_first ? MemLevel::cmem : MemLevel::hbm, reuse_b && b_first};
+        if (k0 + kt == g.k && output != OutputTo::vmem)
+            s.out = {where.c + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.n + n0) * e), bt * mt * nt * e,
+                     MemLevel::hbm, output == OutputTo::hbm_and_cmem};
+        for (const ShapeCost& c : costs)
+            if (c.bt == bt && c.mt == mt && c.nt == nt && c.kt == kt) {
+                s.cold_cycles = c.cost.cold;
+                s.warm_cycles = c.cost.warm;
+                s.weight_stall_cycles = c.cost.weight_stall;
+                break;
+            }
+        s.vmem_bytes = (bt * mt * kt + bt * kt * nt) * e + bt * mt * nt * kAccumulatorBytes;
+        return s;
+    });
+}
+
 OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place,
                   const TilingJudge& judge) {
     if (place.input == InputFrom::vmem) throw std::logic_error(op_label(op) + ": a GEMM's input cannot be fused");
@@ -479,74 +579,22 @@ OpPlan lower_gemm(const Op& op, const TpuChipParams& p, const TensorAddresses& w
     const OpPlan base = plan;
     // The plan with every core on its `choice`-th finalist tiling.
     auto build = [&](std::size_t choice) {
-    OpPlan plan = base;
-    for (std::size_t c = 0; c < core_parts.size(); ++c) {
-        const GemmPart& part = core_parts[c];
-        const GemmTiling t = finalists[c][choice];
-        const std::int64_t nb = ceil_div(part.batch, t.bt), nm = ceil_div(part.m, t.mt), nn = ceil_div(part.n, t.nt),
-                           nk = ceil_div(g.k, t.kt);
-        const bool reuse_a = a_level == MemLevel::hbm && GemmContext::reuse_a(t.cmem_reuse, nn, nb * nm * nk);
-        const bool reuse_b = GemmContext::reuse_b(t.cmem_reuse, nm, nk);
-        plan.tile = TileShape{t.bt, t.mt, t.nt, t.kt};
-        plan.vmem_footprint = std::max(plan.vmem_footprint, gemm_footprint(t.bt, t.mt, t.nt, t.kt, e));
-        std::vector<TileStep>& steps = plan.cores[c];
-        for (std::int64_t n0 = part.n0; n0 < part.n0 + part.n; n0 += t.nt) {
-            const std::int64_t nt = std::min(t.nt, part.n0 + part.n - n0);
-            for (std::int64_t b0 = part.b0; b0 < part.b0 + part.batch; b0 += t.bt) {
-                const std::int64_t bt = std::min(t.bt, part.b0 + part.batch - b0);
-                for (std::int64_t m0 = part.m0; m0 < part.m0 + part.m; m0 += t.mt) {
-                    const std::int64_t mt = std::min(t.mt, part.m0 + part.m - m0);
-                    for (std::int64_t k0 = 0; k0 < g.k; k0 += t.kt) {
-                        const std::int64_t kt = std::min(t.kt, g.k - k0);
-                        TileStep s;
-                        s.b0 = b0; s.bt = bt; s.m0 = m0; s.mt = mt; s.n0 = n0; s.nt = nt; s.k0 = k0; s.kt = kt;
-                        // A tiles are contiguous in HBM: a panel of rows [m0, m0 + mt) stored
-                        // k-block after k-block (conv: the input rows the tile reads).
-                        std::int64_t a_tile = bt * mt * kt * e;
-                        std::uint64_t a_at = where.a + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.k + mt * k0) * e);
-                        if (op.kind == OpKind::conv2d) {
-                            a_tile = ctx.conv_a_tile_bytes(bt, m0, mt, kt);
-                            const RowRange rows = conv_tile_rows(op.conv, m0, m0 + mt);
-                            a_at = where.a + static_cast<std::uint64_t>(
-                                                 (b0 * op.conv.n * op.conv.h + rows.first) * ctx.conv_row_bytes() +
-                                                 (kt == g.k ? 0 : ceil_div(a_tile * k0, kt)));
-                        }
-                        // With CMEM reuse the first n-block reads A from HBM and leaves a copy in
-                        // CMEM; later n-blocks read the copy.
-                        const bool a_first = n0 == part.n0;
-                        // A single A tile stays resident in VMEM across the n-blocks.
-                        const bool a_resident = nb * nm * nk == 1 && !a_first;
-                        if (!a_resident)
-                            s.in[s.in_count++] = {a_at, a_tile, reuse_a && !a_first ? MemLevel::cmem : a_level,
-                                                  reuse_a && a_first};
-                        // B stays resident across m-blocks when the whole K fits in one k-block.
-                        const bool b_resident = kt == g.k && m0 != part.m0;
-                        const bool b_first = m0 == part.m0;
-                        if (!b_resident)
-                            s.in[s.in_count++] = {
-                                where.b + static_cast<std::uint64_t>(((b0 * g.k + k0) * g.n + n0) * e), bt * kt * nt * e,
-                                reuse_b && !b_first ? MemLevel::cmem : MemLevel::hbm, reuse_b && b_first};
-                        if (k0 + kt == g.k && place.output != OutputTo::vmem)
-                            s.out = {where.c + static_cast<std::uint64_t>(((b0 * g.m + m0) * g.n + n0) * e),
-                                     bt * mt * nt * e, MemLevel::hbm, place.output == OutputTo::hbm_and_cmem};
-                        const MxuTileCost cost = ctx.tile_cost(bt, mt, nt, kt);
-                        s.cold_cycles = cost.cold;
-                        s.warm_cycles = cost.warm;
-                        s.weight_stall_cycles = cost.weight_stall;
-                        s.vmem_bytes = (bt * mt * kt + bt * kt * nt) * e + bt * mt * nt * kAccumulatorBytes;
-                        steps.push_back(s);
-                    }
-                }
-            }
+        OpPlan plan = base;
+        for (std::size_t c = 0; c < core_parts.size(); ++c) {
+            const GemmTiling& t = finalists[c][choice];
+            plan.tile = TileShape{t.bt, t.mt, t.nt, t.kt};
+            plan.vmem_footprint = std::max(plan.vmem_footprint, gemm_footprint(t.bt, t.mt, t.nt, t.kt, e));
+            plan.cores[c] = gemm_core_steps(ctx, core_parts[c], t, where, a_level, place.output);
         }
-    }
-    return plan;
+        return plan;
     };
     OpPlan best = build(0);
+    // Bytes its tiles move, counted until they pass the judge's limit (every step moves some).
     std::int64_t moved = 0;
-    for (const auto& core : best.cores)
-        for (const TileStep& step : core) {
-            for (int i = 0; i < step.in_count; ++i) moved += step.in[static_cast<std::size_t>(i)].bytes;
+    for (const CoreSteps& core : best.cores)
+        for (std::size_t i = 0; i < core.size() && moved <= kJudgedBytesMax; ++i) {
+            const TileStep step = core[i];
+            for (int j = 0; j < step.in_count; ++j) moved += step.in[static_cast<std::size_t>(j)].bytes;
             moved += step.out.bytes;
         }
     if (!judge || choices < 2 || moved > kJudgedBytesMax) return best;
@@ -622,25 +670,27 @@ OpPlan lower_vector(const Op& op, const TpuChipParams& p, const TensorAddresses&
         const std::int64_t tile_rows = t.tile_rows[c];
         plan.tile = TileShape{1, tile_rows * row, 0, 0};
         plan.vmem_footprint = std::max(plan.vmem_footprint, tile_rows * row * t.per_element + extra);
-        std::vector<TileStep>& steps = plan.cores[c];
-        for (std::int64_t r0 = t.begin[c]; r0 < t.begin[c] + t.size[c]; r0 += tile_rows) {
-            const std::int64_t rt = std::min(tile_rows, t.begin[c] + t.size[c] - r0);
+        const std::int64_t begin = t.begin[c], end = t.begin[c] + t.size[c];
+        const std::int64_t steps = t.size[c] == 0 ? 0 : ceil_div(t.size[c], tile_rows);
+        const MemLevel a_level = place.input == InputFrom::cmem ? MemLevel::cmem : MemLevel::hbm;
+        const bool copy_out = place.output == OutputTo::hbm_and_cmem;
+        const std::int64_t reduction_cycles = reductions * p.vector.reduction_latency_cycles();
+        plan.cores[c] = CoreSteps(steps, [=](std::int64_t index) {
+            const std::int64_t r0 = begin + index * tile_rows;
+            const std::int64_t rt = std::min(tile_rows, end - r0);
             const std::int64_t elems = rt * row;
             const auto offset = static_cast<std::uint64_t>(r0 * row * e);
             TileStep s;
             s.m0 = r0;
             s.mt = rt;
-            if (!input_in_vmem)
-                s.in[s.in_count++] = {where.a + offset, elems * e,
-                                      place.input == InputFrom::cmem ? MemLevel::cmem : MemLevel::hbm, false};
+            if (!input_in_vmem) s.in[s.in_count++] = {where.a + offset, elems * e, a_level, false};
             if (inputs == 2) s.in[s.in_count++] = {where.b + offset, elems * e};
-            if (extra > 0 && r0 == t.begin[c]) s.in[s.in_count++] = {where.b, extra};
-            s.out = {where.c + offset, elems * e, MemLevel::hbm, place.output == OutputTo::hbm_and_cmem};
-            s.cold_cycles = s.warm_cycles =
-                ceil_div(elems * ops, vreg) + reductions * p.vector.reduction_latency_cycles();
+            if (extra > 0 && r0 == begin) s.in[s.in_count++] = {where.b, extra};
+            s.out = {where.c + offset, elems * e, MemLevel::hbm, copy_out};
+            s.cold_cycles = s.warm_cycles = ceil_div(elems * ops, vreg) + reduction_cycles;
             s.vmem_bytes = (inputs + 1) * elems * e;
-            steps.push_back(s);
-        }
+            return s;
+        });
     }
     return plan;
 }

@@ -24,6 +24,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,13 +60,60 @@ struct TileStep {
     std::int64_t vmem_bytes = 0;     // VMEM traffic of the compute: operand reads + result writes
 };
 
+// One core's steps, made on demand from the step's index: a plan's memory does not grow with its
+// step count (a huge GEMM has billions of steps; its pipeline holds a few at a time, so a timing-
+// only run holds the same few kilobytes whatever the op's size). Copies share the maker.
+class CoreSteps {
+public:
+    using Maker = std::function<TileStep(std::int64_t index)>;
+    CoreSteps() = default;
+    CoreSteps(std::int64_t count, Maker maker);
+    // A fixed list (tests, and anything built step by step).
+    explicit CoreSteps(std::vector<TileStep> steps);
+
+    std::size_t size() const { return static_cast<std::size_t>(count_); }
+    bool empty() const { return count_ == 0; }
+    TileStep operator[](std::size_t index) const;
+    TileStep back() const { return (*this)[size() - 1]; }
+    // The same steps with every DMA address moved down by `bytes` (the judge's idle copy).
+    CoreSteps moved_down(std::uint64_t bytes) const;
+
+    class iterator {
+    public:
+        using value_type = TileStep;
+        using difference_type = std::ptrdiff_t;
+        using reference = TileStep;
+        using pointer = void;
+        using iterator_category = std::input_iterator_tag;
+        iterator(const CoreSteps* steps, std::size_t index) : steps_(steps), index_(index) {}
+        TileStep operator*() const { return (*steps_)[index_]; }
+        iterator& operator++() {
+            ++index_;
+            return *this;
+        }
+        bool operator==(const iterator& o) const { return index_ == o.index_; }
+        bool operator!=(const iterator& o) const { return index_ != o.index_; }
+
+    private:
+        const CoreSteps* steps_;
+        std::size_t index_;
+    };
+    iterator begin() const { return {this, 0}; }
+    iterator end() const { return {this, size()}; }
+
+private:
+    std::int64_t count_ = 0;
+    std::shared_ptr<const Maker> maker_;
+    std::uint64_t moved_down_ = 0;
+};
+
 struct TileShape {
     std::int64_t batch = 0, m = 0, n = 0, k = 0;
 };
 
 struct OpPlan {
     std::string unit;                 // "mxu" or "vector"
-    std::vector<std::vector<TileStep>> cores;  // steps per core (empty for an idle core)
+    std::vector<CoreSteps> cores;     // steps per core (empty for an idle core)
     TileShape tile;                   // the largest tile (GEMMs) or elements per tile (vector: m)
     std::int64_t vmem_footprint = 0;  // bytes of VMEM one core uses (double-buffered)
     std::int64_t macs = 0;            // useful MACs (GEMMs)

@@ -43,6 +43,13 @@ struct TpuParams {
     double cmem_bytes_per_cycle = 0;
     bool cmem_enabled() const { return cmem_bytes > 0 && cmem_bytes_per_cycle > 0; }
     bool fuse_elementwise = false;       // keep an elementwise op after a GEMM in VMEM
+    // Edge TPU (docs/tpu.md "Int8-only chips and host-streamed parameters"): ops of any dtype but
+    // int8 are refused; the model's parameters stay on chip up to parameter_cache_bytes (whole
+    // tensors, in trace order), and the rest cross the host link every inference.
+    bool int8_only = false;
+    std::int64_t parameter_cache_bytes = 0;  // 0: parameters are read from the chip's memory
+    double host_link_bytes_per_second = 0;   // streams the parameters the cache does not hold
+    bool streams_parameters() const { return parameter_cache_bytes > 0 && host_link_bytes_per_second > 0; }
 };
 
 const ParamTable<TpuParams>& tpu_param_table();           // the `tpu` section

@@ -67,4 +67,12 @@ const StatDef mxu_utilization{"chip.mxu.utilization", U::ratio, "the op's utiliz
 const StatDef vpu_utilization{"chip.vpu.utilization", U::ratio, "the op's utilization of the vector units",
                               "element-ops / (all vector ALUs x cycles)"};
 
+const StatDef host_stream_bytes{"chip.host_link.stream_bytes", U::bytes,
+                                "parameter bytes of the op the on-chip cache does not hold, streamed from the host"};
+const StatDef host_stream_cycles{"chip.host_link.stream_cycles", U::cycles,
+                                 "cycles the host link takes for them, added to the op's cycles",
+                                 "chip.host_link.stream_bytes / (tpu.host_link_bytes_per_second / clock)"};
+const StatDef parameter_cache_used_bytes{"chip.parameter_cache.used_bytes", U::bytes,
+                                         "parameters held on chip after this op (whole tensors in trace order)"};
+
 }  // namespace accelsim::tpu::stat

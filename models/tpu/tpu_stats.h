@@ -17,5 +17,7 @@ extern const StatDef hbm_bytes_read, hbm_bytes_written, hbm_achieved_bytes_per_s
     cmem_hbm_bytes_saved, stall_dma_cycles, stall_weight_load_cycles, stall_vector_unit_cycles, cold_steps,
     tile_batch, tile_m, tile_n, tile_k, vmem_footprint_bytes, wall_time_seconds, fusion_hbm_bytes_saved,
     mxu_utilization, vpu_utilization;
+// Chips that stream parameters from the host (Edge TPU).
+extern const StatDef host_stream_bytes, host_stream_cycles, parameter_cache_used_bytes;
 
 }  // namespace accelsim::tpu::stat

@@ -103,6 +103,12 @@ std::string why_line(const AdvicePoint& best, const std::vector<const AdvicePoin
         if (it != best.bytes.end() && best.batch > 0)
             why += ": " + sig3(it->second / static_cast<double>(best.batch) / 1e6) +
                    " MB of HBM traffic per inference; a larger batch shares each weight read";
+    } else if (b == "host_link") {
+        const auto it = best.bytes.find("host_link");
+        if (it != best.bytes.end() && best.batch > 0)
+            why += ": " + sig3(it->second / static_cast<double>(best.batch) / 1e6) +
+                   " MB of parameters per inference stream from the host (they exceed the on-chip cache); a larger "
+                   "batch shares each stream";
     } else if (b == "latency") {
         why += ": ops too small to fill the chip (fixed per-op and launch costs)";
     }

@@ -372,10 +372,12 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
                  "mxu.macs_per_pe_per_cycle: every rate is 0, so the MXU could run nothing");
     } else {
         const simt::SmSpec& sm = c.sm;
-        if (sm.max_threads > 32 * sm.max_warps)
+        if (sm.wave_size != 32 && sm.wave_size != 64)
+            fail({"sm.wave_size"}, "sm.wave_size = " + std::to_string(sm.wave_size) + " must be 32 or 64");
+        if (sm.max_threads > sm.wave_size * sm.max_warps)
             fail({"sm.max_threads", "sm.max_warps"},
-                 "sm.max_threads = " + std::to_string(sm.max_threads) +
-                     " exceeds 32 × sm.max_warps = " + std::to_string(32 * sm.max_warps));
+                 "sm.max_threads = " + std::to_string(sm.max_threads) + " exceeds " + std::to_string(sm.wave_size) +
+                     " × sm.max_warps = " + std::to_string(sm.wave_size * sm.max_warps));
         if (sm.max_warps % sm.schedulers != 0)
             fail({"sm.max_warps", "sm.schedulers"},
                  "sm.max_warps = " + std::to_string(sm.max_warps) +
@@ -390,7 +392,8 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
                  "sm.shared_memory_per_block_bytes = " +
                      std::to_string(sm.shared_memory_per_block_bytes) +
                      " exceeds sm.shared_memory_bytes = " + std::to_string(sm.shared_memory_bytes));
-        if (sm.l1_bytes > 0 && sm.l1_bytes < sm.shared_memory_bytes)
+        // NVIDIA carves shared memory out of a unified L1; CDNA's (wave 64) LDS and L1 are separate arrays.
+        if (sm.wave_size == 32 && sm.l1_bytes > 0 && sm.l1_bytes < sm.shared_memory_bytes)
             fail({"sm.l1_bytes", "sm.shared_memory_bytes"}, "sm.l1_bytes = " + std::to_string(sm.l1_bytes) +
                                     " is smaller than sm.shared_memory_bytes = " +
                                     std::to_string(sm.shared_memory_bytes) +

@@ -148,7 +148,10 @@ json PerfettoTimeline::to_json() const {
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 0},
                       {"args", {{"name", "accelsim " + chip_name_ + " (" + trace_ + ")"}}}});
     int tid = 0;
-    for (const auto& [track, spans] : tracks) {
+    for (const auto& track_spans : tracks) {
+        // Named copies of the pair's parts: C++17 lambdas cannot capture structured bindings.
+        const auto& track = track_spans.first;
+        const auto& spans = track_spans.second;
         std::vector<TimeSpan> times;
         times.reserve(spans.size());
         for (const Span& s : spans) times.push_back({s.start, s.end});

@@ -20,7 +20,7 @@ std::string number(double v) {
 }
 
 // The bounds in the order the report names them: one point series each.
-const char* const kBounds[] = {"compute", "hbm", "cmem", "l2", "latency"};
+const char* const kBounds[] = {"compute", "hbm", "cmem", "l2", "latency", "host_link"};
 
 }  // namespace
 
@@ -104,7 +104,7 @@ std::string RooflinePlot::script(const std::string& output) const {
                 " with lines linewidth 2 dashtype " + (c.memory ? "2" : "1") + " title " + gnuplot_quote(title);
     }
     // One series per bound (its own colour and marker), ops in run order within it.
-    const char* const colours[] = {"#d62728", "#1f77b4", "#9467bd", "#8c564b", "#7f7f7f"};
+    const char* const colours[] = {"#d62728", "#1f77b4", "#9467bd", "#8c564b", "#7f7f7f", "#2ca02c"};
     for (std::size_t b = 0; b < std::size(kBounds); ++b) {
         std::ostringstream data;
         std::size_t count = 0;

@@ -82,6 +82,22 @@ TEST(Cli, MalformedJsonNamesTheLine) {
     EXPECT_TRUE(contains(r.err, "broken.json:4")) << r.err;  // the missing comma shows on line 4
 }
 
+TEST(Cli, AnInt8OnlyChipRefusesABf16OpNamingItsLine) {
+    // coral_edgetpu (tpu.int8_only): the trace's second op pins bf16; the first (int8 by the
+    // config's default) would run. One error line naming the trace line, exit 2.
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "mixed.trace";
+    write_file(trace, "# accelsim-trace 1\nmatmul q m=8 n=8 k=8\nmatmul f m=8 n=8 k=8 dtype=bf16\n");
+    const Result r = run("--config configs/coral_edgetpu.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "mixed.trace:3")) << r.err;
+    EXPECT_TRUE(contains(r.err, "int8 only")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one clear error line: " << r.err;
+    // Without the bf16 op the trace runs.
+    write_file(trace, "# accelsim-trace 1\nmatmul q m=8 n=8 k=8\n");
+    EXPECT_EQ(run("--config configs/coral_edgetpu.json --trace '" + trace.string() + "'").exit_code, 0);
+}
+
 TEST(Cli, BadTraceLinesAreReportedCompilerStyle) {
     const fs::path dir = scratch_dir();
     const fs::path trace = dir / "bad.trace";

@@ -41,20 +41,85 @@ Refusal run_refused(const std::vector<std::string>& args, const fs::path& dir) {
 
 }  // namespace
 
-TEST(SimulationLimits, AHugeGemmOnATpuIsRefusedForItsMemoryNamingTheOpAndTheOption) {
-    // m = n = k = 10^6: 1.95e9 tile steps on tpu_v4 (plan_size), about 438 GB of plan; it used to
-    // grow to 13 GB in two minutes and end in bad_alloc.
+TEST(SimulationLimits, AHugeGemmOnATpuIsRefusedForItsTrafficNamingTheOpAndTheOption) {
+    // m = n = k = 10^6: 1.95e9 tile steps on tpu_v4 (plan_size) moving 2.98 PB; it used to grow to
+    // 13 GB in two minutes and end in bad_alloc. A timing-only run holds no plan (its steps are
+    // made on demand), so its traffic, not its memory, is what cannot be afforded.
     const fs::path dir = scratch_dir();
     const fs::path trace = trace_of(dir, "matmul small m=128 n=128 k=128\nmatmul huge m=1000000 n=1000000 k=1000000\n");
     const Refusal r = run_refused({"--config", kSource + "/configs/tpu_v4.json", "--trace", trace.string(), "--json",
                                    (dir / "r.json").string()},
                                   dir);
     EXPECT_TRUE(contains(r.err, trace.string() + ":3: op 'huge' (matmul m=1000000 n=1000000 k=1000000): simulating it "
-                                                 "would hold about 438 GB of host memory (1.95e+09 tile steps), more "
-                                                 "than the limit of 8 GB (--max-memory BYTES raises it)"))
+                                                 "would move about 2.98 PB through the memory model (1.95e+09 tile "
+                                                 "steps), more than the limit of 200 GB (--max-traffic BYTES raises it"))
         << r.err;
     EXPECT_EQ(slurp(dir / "stdout"), "");   // decided before the first op ran: no table started
     EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
+TEST(SimulationLimits, AHugeGemmWithValidationIsRefusedForTheMemoryOfItsOperands) {
+    // With --validate (its MAC limit raised) the operands and results are held: 2e12 operands as
+    // floats with their per-unit copies (8 bytes each) and 1e12 results and references (16 bytes):
+    // 32 TB.
+    const fs::path dir = scratch_dir();
+    const fs::path trace = trace_of(dir, "matmul huge m=1000000 n=1000000 k=1000000\n");
+    const Refusal r = run_refused({"--quiet", "--validate", "--validate-max-macs", "1e20", "--config",
+                                   kSource + "/configs/tpu_v4.json", "--trace", trace.string()},
+                                  dir);
+    EXPECT_TRUE(contains(r.err, ":2: op 'huge' (matmul m=1000000 n=1000000 k=1000000): simulating it would hold about "
+                                "32 TB of host memory (1.95e+09 tile steps), more than the limit of 8 GB "
+                                "(--max-memory BYTES raises it)"))
+        << r.err;
+}
+
+TEST(SimulationLimits, ATimelineCountsTheRecordsItWouldHold) {
+    // --perfetto records every DMA chunk's bytes and a span per MXU and transfer per step:
+    // m = n = k = 4096 on tpu_v4 moves 302 MB (73,728 chunks of 4 KiB) in 64 steps, so
+    // 2 x (73,728 x 56 + 64 x 7 x 80) bytes = 8.33 MB (vectors at twice what they hold; measured
+    // on m = n = k = 8192: 35 MB more peak RSS with --perfetto, estimated 48.9 MB). The same op
+    // and limit without a timeline holds no records and runs.
+    const fs::path dir = scratch_dir();
+    const fs::path trace = trace_of(dir, "matmul g m=4096 n=4096 k=4096\n");
+    const std::vector<std::string> base = {"--quiet", "--config", kSource + "/configs/tpu_v4.json", "--trace",
+                                           trace.string(), "--max-memory", "5e6"};
+    std::vector<std::string> timeline = base;
+    timeline.insert(timeline.end(), {"--perfetto", (dir / "t.json").string()});
+    const Refusal r = run_refused(timeline, dir);
+    EXPECT_TRUE(contains(r.err, ":2: op 'g' (matmul m=4096 n=4096 k=4096): simulating it would hold about 8.33 MB of "
+                                "host memory (64 tile steps, 7.37e+04 DMA chunks recorded for the timeline), more than "
+                                "the limit of 5 MB (--max-memory BYTES raises it)"))
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir / "t.json"));
+    EXPECT_EQ(run_measured(base, dir).exit_code, 0) << slurp(dir / "stderr");
+}
+
+TEST(SimulationLimits, ATimingOnlyGemmHoldsTheSameMemoryWhateverItsStepCount) {
+    // 25,000 and 200,000 tile steps of 8 x 128 x 128 (VMEM cut to 80,000 bytes, so the smallest
+    // tile is the only one that fits): the steps are made on demand and the pipelines hold the
+    // few in flight. When the plan held every step, peak RSS grew by about 290 bytes per step
+    // (24 MB and 74 MB); now both runs peak at SystemC's and the chip's fixed footprint.
+    const fs::path dir = scratch_dir();
+    long rss[2] = {0, 0};
+    const int rows[2] = {200'000, 1'600'000};
+    for (int i = 0; i < 2; ++i) {
+        const fs::path trace = trace_of(dir, "matmul g m=" + std::to_string(rows[i]) + " n=128 k=128\n");
+        const Measured m = run_measured({"--quiet", "--config", kSource + "/configs/tpu_v4.json", "--trace",
+                                         trace.string(), "--set", "tpu.vmem_bytes=80000", "--json",
+                                         (dir / "r.json").string()},
+                                        dir);
+        ASSERT_EQ(m.exit_code, 0) << slurp(dir / "stderr");
+        rss[i] = m.max_rss_kib;
+        // m / 8 rows per tile / 2 cores steps on core 0.
+        const std::string steps = "\"chip.core0.steps\": {\n          \"description\": \"pipeline steps (tiles) of this "
+                                  "core\",\n          \"unit\": \"tiles\",\n          \"value\": " +
+                                  std::to_string(rows[i] / 16) + ".0";
+        EXPECT_NE(slurp(dir / "r.json").find(steps), std::string::npos) << steps;
+    }
+    ::testing::Test::RecordProperty("rss_small_kib", std::to_string(rss[0]));
+    ::testing::Test::RecordProperty("rss_large_kib", std::to_string(rss[1]));
+    // 175,000 more steps at the old 290 bytes each would add 50 MB; allow 4 MB of noise.
+    EXPECT_LT(rss[1] - rss[0], 4 * 1024) << rss[0] << " KiB, then " << rss[1] << " KiB";
 }
 
 TEST(SimulationLimits, ALongGemmIsRefusedForItsTrafficAndRunsOnceTheLimitIsRaised) {

@@ -165,6 +165,15 @@ TEST(ShippedConfigs, SystolicPeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(inf2, DType::int8), 2 * 2 * 92e12);
     EXPECT_NEAR(mxu_peak_ops(inf2, DType::bf16) / 190e12, 1.0, 0.04);
     EXPECT_EQ(mxu_peak_ops(load_config(kConfigDir + "tpu_v1.json"), DType::bf16), 0);
+    // Coral Edge TPU: 64 x 64 PEs x 2 x 488e6 = 3.998e12 int8 (datasheet: 4 TOPS); nothing else.
+    const ChipConfig coral = load_config(kConfigDir + "coral_edgetpu.json");
+    EXPECT_WITHIN_1_PERCENT(mxu_peak_ops(coral, DType::int8), 4e12);
+    for (DType t : {DType::fp16, DType::bf16, DType::fp32}) EXPECT_EQ(mxu_peak_ops(coral, t), 0);
+    EXPECT_TRUE(coral.tpu.int8_only);
+    EXPECT_EQ(coral.tpu.parameter_cache_bytes, 8 * 1024 * 1024);
+    // USB 3.0: 5 Gb/s with 8b/10b coding = 500 MB/s.
+    EXPECT_DOUBLE_EQ(coral.tpu.host_link_bytes_per_second, 5e9 * 8 / 10 / 8);
+    EXPECT_EQ(coral.tdp_w, 2.0);
 }
 
 TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
@@ -208,6 +217,20 @@ TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::bf16), 2.25e15);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(b200, DType::int8), 4.5e15);
     EXPECT_NEAR(tensor_peak_ops(b200, DType::fp32) / 1.1e15, 1.0, 0.03);
+    // MI300X: 304 CUs x 1024 MFMA MACs x 2 x 2.1e9 = 1307.6e12 dense FP16/BF16 (data sheet 1307.4),
+    // INT8 2614.9e12, TF32 653.7e12; FP32 vector 304 x 64 x 2 x 2.1e9 = 81.7e12 (data sheet 81.7).
+    const ChipConfig mi300x = load_config(kConfigDir + "mi300x.json");
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(mi300x, DType::fp16), 1307.4e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(mi300x, DType::bf16), 1307.4e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(mi300x, DType::int8), 2614.9e12);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(mi300x, DType::fp32), 653.7e12);
+    EXPECT_WITHIN_1_PERCENT(2.0 * mi300x.gpu.sms * mi300x.sm.fp32_lanes * mi300x.clock_hz(), 81.7e12);
+    EXPECT_EQ(mi300x.sm.wave_size, 64);
+    // K80 board: 26 SMX x 192 x 2 x 875e6 = 8.736e12 FP32 (data sheet 8.73 with GPU Boost); no
+    // tensor cores at all.
+    const ChipConfig k80 = load_config(kConfigDir + "k80.json");
+    EXPECT_WITHIN_1_PERCENT(2.0 * k80.gpu.sms * k80.sm.fp32_lanes * k80.clock_hz(), 8.73e12);
+    for (DType t : {DType::int8, DType::fp16, DType::bf16, DType::fp32}) EXPECT_EQ(tensor_peak_ops(k80, t), 0);
     const ChipConfig t4 = load_config(kConfigDir + "t4.json");
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::fp16), 65e12);
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
@@ -224,7 +247,11 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
         // Jetson AGX Orin: 16 LPDDR5 channels x 16 bit / 8 x 6.4 Gb/s = 204.8e9 (module data sheet).
         {"jetson_orin", 204.8e9},
         // B200: 8 HBM3e stacks x 16 channels x 64 bit / 8 x 7.8125 Gb/s = 8.0e12 (DGX B200 datasheet).
-        {"b200", 8e12}};
+        {"b200", 8e12},
+        // MI300X: 8 HBM3 stacks x 16 channels x 64 bit / 8 x 5.17578125 Gb/s = 5.3e12 (data sheet).
+        {"mi300x", 5.3e12},
+        // K80 board: 2 x 384-bit GDDR5 = 24 x 32 bit / 8 x 5 Gb/s = 480e9 (data sheet).
+        {"k80", 480e9}};
     for (const auto& [name, bytes_per_second] : published) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
@@ -643,6 +670,9 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"tpu.vector.sublanes", num(c.tpu.vector.sublanes)},
         {"tpu.dma.bytes_per_cycle", num(c.tpu.dma.bytes_per_cycle)},
         {"tpu.dma.latency_cycles", num(c.tpu.dma.latency_cycles)},
+        {"tpu.int8_only", c.tpu.int8_only ? "true" : "false"},
+        {"tpu.parameter_cache_bytes", num(static_cast<double>(c.tpu.parameter_cache_bytes))},
+        {"tpu.host_link_bytes_per_second", num(c.tpu.host_link_bytes_per_second)},
         {"compiler.fuse_elementwise", num(c.tpu.fuse_elementwise)},
         {"compiler.gpu_fusion", std::string(gpu::to_string(c.gpu.fusion))},
         {"mxu.rows", num(c.mxu.rows)},
@@ -671,6 +701,8 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"sm.max_warps", num(c.sm.max_warps)},
         {"sm.max_threads", num(c.sm.max_threads)},
         {"sm.max_blocks", num(c.sm.max_blocks)},
+        {"sm.wave_size", num(c.sm.wave_size)},
+        {"sm.max_blocks_single_warp", num(c.sm.max_blocks_single_warp)},
         {"sm.registers", num(c.sm.registers)},
         {"sm.register_alloc_unit", num(c.sm.register_alloc_unit)},
         {"sm.max_registers_per_thread", num(c.sm.max_registers_per_thread)},

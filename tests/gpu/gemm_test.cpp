@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "models/gpu/gemm.h"
+#include "models/gpu/gpu_stats.h"
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/a100_like.h"
 
@@ -156,6 +157,38 @@ TEST(GemmKernels, Fp32SimtKernelMatchesEigen) {
         EXPECT_EQ(r.stats.mma_issued, 0u);
     }
     EXPECT_TRUE(gemm_fp32_kernel()->fp_payload_skippable) << gemm_fp32_kernel()->fp_dependence;
+}
+
+TEST(GemmKernels, ChipsWithoutTensorCoresRunSixteenBitGemmsAsFp32) {
+    // K80 (sm_37, no tensor cores): fp16 and bf16 matmul and bmm run the FFMA kernel on fp32 copies
+    // (fp32 math, fp32 storage), checked element by element against Eigen's fp32 GEMM of the same
+    // inputs; no mma is issued and the stat says so.
+    simt::SimtParams params;
+    params.sms = 2;
+    params.sm.limits = *simt::published_limits("sm_37");
+    LoweringTarget target;
+    target.sms = 2;
+    target.sm = params.sm;
+    target.seed = 11;
+    target.real_data = true;
+    target.tensor_cores = false;
+    const std::int64_t shapes[][4] = {{1, 17, 33, 45}, {3, 65, 40, 33}};
+    for (DType dtype : {DType::fp16, DType::bf16})
+        for (const auto& s : shapes) {
+            const Op op = gemm_op(s[0] > 1 ? OpKind::bmm : OpKind::matmul, s[0], s[1], s[2], s[3], dtype);
+            simt::GlobalMemory memory;
+            const LoweredKernel lk = lower_gemm(op, memory, target);
+            EXPECT_EQ(lk.kernel, gemm_fp32_kernel());
+            simt::FixedLatencyMemory port(200);
+            const simt::KernelStats st = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {false});
+            const LoweringNumerics n = lk.check(memory);
+            EXPECT_EQ(n.checked, s[0] * s[1] * s[2]);
+            EXPECT_TRUE(n.passed) << s[1] << "x" << s[2] << "x" << s[3] << " " << n.max_abs_err;
+            EXPECT_EQ(st.mma_issued, 0u);
+            bool flagged = false;
+            for (const StatValue& v : lk.stats) flagged |= v.def == &stat::fp32_fallback && v.value == 1;
+            EXPECT_TRUE(flagged);
+        }
 }
 
 TEST(GemmKernels, SharedMemoryAccessesAreConflictFree) {

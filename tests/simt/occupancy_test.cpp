@@ -115,6 +115,96 @@ TEST(Occupancy, UnlaunchableBlocksReportZeroWithAReason) {
     EXPECT_NE(o.unlaunchable_reason.find("threads"), std::string::npos) << o.unlaunchable_reason;
 }
 
+// ---- AMD CDNA3 (gfx942, MI300X): waves of 64. Limits as LLVM's AMDGPU backend computes them
+// (AMDGPUBaseInfo for gfx90a and later): 512 VGPRs per SIMD lane in granules of 8, 8 waves per
+// SIMD, 4 SIMDs per CU, 16 workgroups per CU unless a workgroup is one wave; 64 KiB LDS in
+// 512-byte blocks. Each case is worked in "waves per SIMD" (LLVM's unit) and in the model's terms.
+
+TEST(Gfx942Occupancy, PublishedLimits) {
+    const OccupancyLimits l = arch("gfx942");
+    EXPECT_EQ(l.wave_size, 64);
+    EXPECT_EQ(l.max_warps, 32);                  // 4 SIMDs x 8 waves
+    EXPECT_EQ(l.max_threads, 2048);
+    EXPECT_EQ(l.registers, 131072);              // 512 KiB VGPR file / 4 B = 4 SIMDs x 512 VGPRs x 64 lanes
+    EXPECT_EQ(l.register_alloc_unit, 512);       // 8 VGPRs x 64 lanes
+    EXPECT_EQ(l.shared_memory_bytes, 65536);
+    EXPECT_EQ(l.shared_memory_alloc_unit, 512);
+}
+
+TEST(Gfx942Occupancy, VgprLimitedAt128Vgprs) {
+    // 256 work-items = 4 waves of 64 (8 warps of 32 for the core). 128 VGPRs: 512 / 128 = 4 waves
+    // per SIMD (LLVM getNumWavesPerEUWithNumVGPRs). Model: 128 x 64 = 8192 registers per wave;
+    // 32768 per SIMD / 8192 = 4 waves x 4 SIMDs = 16 waves -> 16 / 4 = 4 workgroups.
+    // Waves: 32 / 4 = 8 workgroups; barrier limit 16; no LDS. min = 4 -> 16 of 32 waves = 0.5.
+    const Occupancy o = compute_occupancy(arch("gfx942"), {256, 128, 0});
+    EXPECT_EQ(o.warps_per_block, 4);
+    EXPECT_EQ(o.core_warps_per_block, 8);
+    EXPECT_EQ(o.blocks_by_registers, 4);
+    EXPECT_EQ(o.blocks_by_warps, 8);
+    EXPECT_EQ(o.blocks_per_sm, 4);
+    EXPECT_EQ(o.active_warps, 16);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"registers"}));
+}
+
+TEST(Gfx942Occupancy, VgprGranuleRoundsUp) {
+    // 84 VGPRs round up to 88 (granule 8): 512 / 88 = 5 waves per SIMD = 20 per CU. One-wave
+    // workgroups (64 work-items): 20 by registers, 32 by waves, 32 by the one-wave workgroup limit
+    // -> 20 workgroups, 20 of 32 waves = 0.625. The same kernel with 80 VGPRs: 512 / 80 = 6 per
+    // SIMD -> 24 waves = 0.75.
+    Occupancy o = compute_occupancy(arch("gfx942"), {64, 84, 0});
+    EXPECT_EQ(o.blocks_per_sm, 20);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.625);
+    EXPECT_EQ(o.registers_per_block, 88 * 64);
+    o = compute_occupancy(arch("gfx942"), {64, 80, 0});
+    EXPECT_EQ(o.blocks_per_sm, 24);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.75);
+}
+
+TEST(Gfx942Occupancy, LdsLimited) {
+    // 128 work-items = 2 waves, 32 VGPRs (512 / 32 = 16 -> capped at 8 waves per SIMD), 20000 B of
+    // LDS -> 20480 B allocated (512-byte blocks): 65536 / 20480 = 3 workgroups = 6 of 32 waves.
+    // Registers: 2048 per wave, 32768 / 2048 = 16 per SIMD -> 64 waves -> 32 workgroups;
+    // waves: 32 / 2 = 16; barriers 16. min = 3 by LDS -> 0.1875.
+    const Occupancy o = compute_occupancy(arch("gfx942"), {128, 32, 20000});
+    EXPECT_EQ(o.shared_memory_per_block, 20480);
+    EXPECT_EQ(o.blocks_by_shared_memory, 3);
+    EXPECT_EQ(o.blocks_per_sm, 3);
+    EXPECT_EQ(o.active_warps, 6);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.1875);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"shared_memory"}));
+}
+
+TEST(Gfx942Occupancy, BarrierLimitSparesOneWaveWorkgroups) {
+    // 2-wave workgroups (128 work-items), 16 VGPRs: waves 32 / 2 = 16, registers 64 waves -> 32,
+    // barriers 16 (LLVM getMaxWorkGroupsPerCU: min(32 / 2, 16)) -> 16 workgroups = 32 waves, full,
+    // warps and blocks tie. 1-wave workgroups (64 work-items) need no barrier: 32 workgroups, where
+    // the barrier limit alone would have allowed 16 (occupancy 0.5).
+    Occupancy o = compute_occupancy(arch("gfx942"), {128, 16, 0});
+    EXPECT_EQ(o.blocks_per_sm, 16);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"warps", "blocks"}));
+    o = compute_occupancy(arch("gfx942"), {64, 16, 0});
+    EXPECT_EQ(o.blocks_by_blocks, 32);
+    EXPECT_EQ(o.blocks_per_sm, 32);
+    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+}
+
+TEST(Gfx942Occupancy, UnlaunchableWorkgroup) {
+    // 1024 work-items = 16 waves x 512 VGPRs x 64 = 524288 registers > the CU's 131072.
+    const Occupancy o = compute_occupancy(arch("gfx942"), {1024, 512, 0});
+    EXPECT_EQ(o.blocks_per_sm, 0);
+    EXPECT_NE(o.unlaunchable_reason.find("registers"), std::string::npos) << o.unlaunchable_reason;
+}
+
+TEST(Sm37Occupancy, K80RegisterFileIsTwiceGk110s) {
+    // 256 threads = 8 warps, 64 registers: 2048 per warp; 131072 / 4 = 32768 per sub-partition / 2048
+    // = 16 warps x 4 = 64 warps -> 8 blocks (64K registers would allow 4); warps 64 / 8 = 8 -> tie.
+    const Occupancy o = compute_occupancy(arch("sm_37"), {256, 64, 0});
+    EXPECT_EQ(o.blocks_per_sm, 8);
+    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+    EXPECT_EQ(o.limiters, (std::vector<std::string>{"warps", "registers"}));
+}
+
 TEST(Occupancy, ConfigMappingAndJsonFields) {
     SmSpec sm;  // hand-filled as a100.json would fill it (sm_80)
     sm.compute_capability = "sm_80";

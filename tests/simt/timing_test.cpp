@@ -48,18 +48,48 @@ TEST(SmTiming, DependentChainPaysTheLatency) {
     EXPECT_EQ(s.pipeline_cycles, 0u);
 }
 
-TEST(SmTiming, IndependentChainPaysTheInitiationInterval) {
-    // 10 independent adds: the INT pipe takes one every 2 cycles: issue at 0, 2, ..., 18; exit at
-    // 19 (no pipe); done at 20. The 9 odd cycles in between are pipeline stalls.
+// 10 independent adds (r1..r10 = r0 + 1), then exit.
+Kernel independent_adds() {
     std::string src = ".reg 12\n";
     for (int i = 1; i <= 10; ++i) src += "add r" + std::to_string(i) + ", r0, 1\n";
     src += "exit\n";
-    const Kernel k = assemble(src, "independent.sasm");
+    return assemble(src, "independent.sasm");
+}
+
+TEST(SmTiming, IndependentChainPaysTheInitiationInterval) {
+    // 10 independent adds: the INT pipe takes one every 2 cycles: issue at 0, 2, ..., 18; exit at
+    // 19 (no pipe); done at 20. The 9 odd cycles in between are pipeline stalls.
+    const Kernel k = independent_adds();
     GlobalMemory mem;
     const KernelStats s = launch(k, {1, 32}, {}, mem, a100_like());
     EXPECT_EQ(s.cycles, 20u);
     EXPECT_EQ(s.pipeline_cycles, 9u);
     EXPECT_EQ(s.scoreboard_cycles, 0u);
+}
+
+TEST(SmTiming, AWaveOf64IsTwoHalvesOnOneScheduler) {
+    // The 10 independent adds above, one block of 64 threads. Waves of 32 (sm_80 limits): two warps
+    // on sub-partitions 0 and 1, each done at 20 as above. Waves of 64 (gfx942 limits, same pipes):
+    // one wave = both 32-lane halves on sub-partition 0, sharing its INT pipe (II 2): the first
+    // half (oldest, greedy) issues its adds at 0, 2, ..., 18 and exits at 19; the second half's adds
+    // go at 20, ..., 38, its exit at 39: done at 40, twice the cycles for the same 20 adds, as a
+    // SIMD16 takes 4 cycles per wave64 instruction where two SIMDs took 2 each.
+    const Kernel k = independent_adds();
+    GlobalMemory mem;
+    const KernelStats wave32 = launch(k, {1, 64}, {}, mem, a100_like());
+    SimtParams cdna = a100_like();
+    cdna.sm.limits = *published_limits("gfx942");
+    const KernelStats wave64 = launch(k, {1, 64}, {}, mem, cdna);
+    EXPECT_EQ(wave32.cycles, 20u);
+    EXPECT_EQ(wave64.cycles, 40u);
+    EXPECT_EQ(wave32.issued, 22u);
+    EXPECT_EQ(wave64.issued, 22u);
+    // Occupancy in waves of the CU's 32, counted in 32-lane halves: both halves resident for 20
+    // cycles, the second alone for 20 more -> 1.5 halves = 0.75 waves on average -> 0.75 / 32
+    // (a half that has exited no longer counts). Theoretical: 32 one-wave workgroups per CU = 1.0.
+    EXPECT_DOUBLE_EQ(wave64.achieved_occupancy, 0.75 / 32);
+    EXPECT_DOUBLE_EQ(wave64.theoretical.occupancy, 1.0);
+    EXPECT_EQ(wave64.theoretical.warps_per_block, 1);
 }
 
 TEST(SmTiming, GlobalLoadsWaitForTheMemoryPort) {

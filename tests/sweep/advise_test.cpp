@@ -64,6 +64,19 @@ TEST(Advice, UnderALatencyBoundEachChipsCheapestBatchIsChosenAndChipsRankByCost)
               "each weight read; batch 16 takes 6.00 ms, over the 5.00 ms bound");
 }
 
+TEST(Advice, AHostLinkBoundChipSaysHowManyParametersStream) {
+    // An Edge-TPU-like point: 89% of its cycles bound by the host link, 34.6 MB streamed for a batch
+    // of 2 = 17.3 MB per inference.
+    AdvicePoint e = point("e", 2, 40, 0.0023, 2);
+    e.bound_shares = {{"host_link", 0.89}, {"compute", 0.11}};
+    e.bytes = {{"host_link", 34.6e6}};
+    const Advice a = advise({e}, RankBy::cost, std::nullopt);
+    ASSERT_EQ(a.chips.size(), 1u);
+    EXPECT_EQ(a.chips[0].why,
+              "host_link-bound at batch 2 (89% of cycles): 17.3 MB of parameters per inference stream from the "
+              "host (they exceed the on-chip cache); a larger batch shares each stream");
+}
+
 TEST(Advice, WithoutABoundTheLargestBatchCanWinAndOtherMetricsRankDifferently) {
     // No bound: a at batch 16 costs 1000 x 0.006 / 16 = 0.375; b at 16 costs 500 x 0.030 / 16 =
     // 0.9375 (batch 4: 1.0).

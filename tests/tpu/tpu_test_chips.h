@@ -52,7 +52,9 @@ inline Op elementwise(OpKind kind, std::int64_t elements) {
 }
 
 // The value of the op's stat `name`; a missing stat is a test failure (and -1).
-inline double stat(const TpuOpResult& r, const std::string& name) {
+// Works on a TpuOpResult and on an OpReport (both carry `stats`).
+template <class Result>
+double stat(const Result& r, const std::string& name) {
     for (const auto& s : r.stats)
         if (s.name == name) return s.value;
     ADD_FAILURE() << "no stat " << name;
