@@ -152,8 +152,14 @@ int main(int argc, char** argv) {
 
     std::ostringstream csv;
     csv << "case,m_or_rows_or_seq,n_or_cols,k,batch,config,reference_ms,simulated_ms,error\n";
-    for (const Source& s : kSources)
-        std::printf("%s: configs/%s, host.launch=%s\n", s.kind, s.config, s.launch);
+    for (const Source& s : kSources) {
+        // compiler.gpu_fusion stays the shipped `auto`: fused as TensorRT does for an engine, op by op
+        // for eager PyTorch (docs/gpu.md "Fused graphs").
+        const accelsim::ChipConfig& c = configs.at(s.kind);
+        const auto fusion = accelsim::gpu::resolve_gpu_fusion(c.gpu.fusion, c.host.launch == accelsim::HostLaunch::engine);
+        std::printf("%s: configs/%s, host.launch=%s, compiler.gpu_fusion=%s\n", s.kind, s.config, s.launch,
+                    std::string(accelsim::gpu::to_string(fusion)).c_str());
+    }
     std::printf("%-20s %28s %-10s %12s %12s %9s %9s\n", "case", "shape", "config", "measured ms", "simulated ms",
                 "host ms", "error");
     int failures = 0, counted = 0;

@@ -38,6 +38,10 @@ struct OpReport {
     Roofline roofline;
     std::vector<StatValue> stats;  // model-specific counters
     std::optional<NumericsSummary> numerics;  // with validation, for ops whose data was checked
+    // A fused graph (a GPU's compiler.gpu_fusion): the op whose kernel ran this op (this op then has
+    // no kernel of its own, model "fused", 0 cycles), or the other trace ops this op's kernel ran.
+    std::string fused_into;
+    std::vector<std::string> fused_ops;
     // What the chip's units did, when the chip records activity (ChipModel::record_activity).
     std::shared_ptr<const OpActivity> activity;
 };
@@ -62,6 +66,9 @@ public:
     // Throws std::invalid_argument, with a message naming the op (file:line), for an op this chip
     // cannot run (a shape that cannot be lowered, a kernel fault, a malformed kernel argument).
     virtual OpReport run(const Op& op, const Op* next) = 0;
+    // The whole trace, before its first op runs: a chip that compiles a graph (GPU fusion) groups
+    // the ops here; run() then gets the same ops in the same order. The default: no graph.
+    virtual void plan(const std::vector<Op>& ops) { (void)ops; }
 
     // The unit that would run `op` and its peak per chip cycle. Throws std::invalid_argument for an
     // op kind the chip cannot run at all (a `kernel` op on a chip without SIMT cores).

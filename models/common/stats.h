@@ -43,6 +43,7 @@ enum class StatUnit : std::uint8_t {
     slices,
     parts,
     units,
+    ops,  // trace operators
     ratio,
     enumeration,  // a small integer naming a choice (its description lists them)
 };

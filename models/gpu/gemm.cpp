@@ -8,6 +8,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <Eigen/Core>
 
@@ -71,10 +72,107 @@ const std::vector<GemmTile>& gemm_tensor_tiles() {
 
 namespace {
 
+// Registers of the plain epilogue that the fused one reuses.
+struct EpilogueRegs {
+    int acc, mi, nj;  // accumulators, MI x NJ fragments of 4
+    int out;          // the packed output word (payload)
+    int cptr, ldc8;   // &C of the lane's first row and column, 8 rows' pitch
+    int col;          // the lane's first column's byte offset (becomes the bias pointer)
+    int mrem, left, q, addr;  // rows left, rows left from a row, store guard, an address temporary
+};
+
+// Fused epilogue (GemmEpilogue): per MI row block every tensor word the block needs is loaded first
+// (2 NJ words per tensor step, guarded like the stores), so their latencies overlap; then each
+// accumulator pair goes through the steps in place, is packed and stored. The bias (NJ words, two
+// columns each) is loaded once. nr[jj]: columns left from the lane's column of fragment jj.
+void fused_epilogue(Asm& a, const GemmEpilogue& epilogue, simt::MmaType type, const std::vector<int>& pool,
+                    const EpilogueRegs& e, const int* nr) {
+    const char* pack = type == simt::MmaType::f16 ? "cvt.f16x2.f32" : "cvt.bf16x2.f32";
+    const std::string lo = type == simt::MmaType::f16 ? "cvt.f32.f16.lo " : "cvt.f32.bf16.lo ";
+    const std::string hi = type == simt::MmaType::f16 ? "cvt.f32.f16.hi " : "cvt.f32.bf16.hi ";
+    const int NJ = e.nj, steps = epilogue.tensor_steps();
+    std::size_t next = 0;
+    auto take = [&](int count) {
+        const int first = static_cast<int>(next);
+        next += static_cast<std::size_t>(count);
+        return first;
+    };
+    const int words = take(2 * NJ * steps);  // pool[words + (s * 2 + h) * NJ + jj]
+    const int bias = epilogue.has_bias() ? take(2 * NJ) : -1;
+    const int t0 = take(1), t1 = take(1);
+    auto P = [&](int index) { return r(pool[static_cast<std::size_t>(index)]); };
+    auto guard = [&](int h, int jj, int i) {  // p3: the pair (row, column) lies inside M x N
+        a("sub " + r(e.left) + ", " + r(e.mrem) + ", " + n(16 * i + 8 * h));
+        a("min " + r(e.q) + ", " + r(e.left) + ", " + r(nr[jj]));
+        a("setp.gt.s32 p3, " + r(e.q) + ", 0");
+    };
+    if (bias >= 0) {
+        a("add " + r(e.col) + ", " + r(e.col) + ", bias");
+        for (int jj = 0; jj < NJ; ++jj) {
+            a("setp.gt.s32 p3, " + r(nr[jj]) + ", 0");
+            a("@p3 ld.global " + P(bias + 2 * jj + 1) + ", " + at(e.col, 16LL * jj));
+        }
+        for (int jj = 0; jj < NJ; ++jj) {
+            a(lo + P(bias + 2 * jj) + ", " + P(bias + 2 * jj + 1));
+            a(hi + P(bias + 2 * jj + 1) + ", " + P(bias + 2 * jj + 1));
+        }
+    }
+    for (int i = 0; i < e.mi; ++i) {
+        for (int h = 0; h < 2; ++h)
+            for (int jj = 0; jj < NJ; ++jj) {
+                if (steps == 0) break;
+                guard(h, jj, i);
+                for (int s = 0; s < steps; ++s) {
+                    a("add " + r(e.addr) + ", " + r(e.cptr) + ", e" + n(s));
+                    if (h == 1) a("add " + r(e.addr) + ", " + r(e.addr) + ", " + r(e.ldc8));
+                    a("@p3 ld.global " + P(words + (s * 2 + h) * NJ + jj) + ", " + at(e.addr, 16LL * jj));
+                }
+            }
+        for (int h = 0; h < 2; ++h) {
+            for (int jj = 0; jj < NJ; ++jj) {
+                const int d = e.acc + 4 * (i * NJ + jj) + 2 * h;
+                int s = 0;
+                for (const EpilogueStep step : epilogue.steps) {
+                    for (int half = 0; half < 2; ++half) {
+                        const std::string x = r(d + half);
+                        switch (step) {
+                            case EpilogueStep::bias: a("fadd " + x + ", " + x + ", " + P(bias + 2 * jj + half)); break;
+                            case EpilogueStep::relu: a("fmax " + x + ", " + x + ", 0.0"); break;
+                            case EpilogueStep::scale: a("fmul " + x + ", " + x + ", alpha"); break;
+                            case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form (elementwise.cpp)
+                                a("fmul " + P(t0) + ", " + x + ", -2.4554669");
+                                a("ex2 " + P(t0) + ", " + P(t0));
+                                a("fadd " + P(t0) + ", " + P(t0) + ", 1.0");
+                                a("rcp " + P(t0) + ", " + P(t0));
+                                a("fmul " + x + ", " + x + ", " + P(t0));
+                                break;
+                            case EpilogueStep::add:
+                            case EpilogueStep::mul: {
+                                const std::string word = P(words + (s * 2 + h) * NJ + jj);
+                                a((half == 0 ? lo : hi) + P(t1) + ", " + word);
+                                a(std::string(step == EpilogueStep::add ? "fadd " : "fmul ") + x + ", " + x + ", " + P(t1));
+                                break;
+                            }
+                        }
+                    }
+                    if (step == EpilogueStep::add || step == EpilogueStep::mul) ++s;
+                }
+                a(std::string(pack) + " " + r(e.out) + ", " + r(d) + ", " + r(d + 1));
+                guard(h, jj, i);
+                a("@p3 st.global " + at(e.cptr, 16LL * jj) + ", " + r(e.out));
+            }
+            a("add " + r(e.cptr) + ", " + r(e.cptr) + ", " + r(e.ldc8));
+        }
+    }
+}
+
 // conv: the implicit-GEMM variant (conv.h): A rows are output pixels whose 16-byte chunks are
 // gathered from the NHWC input (im2col addresses computed per slice, padding read from a zero
 // area), and B is given transposed (the weights, [K][R][S][C'] = N x K'), loaded like A.
-std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false) {
+// epilogue (GEMM only, not partials): steps applied to the fp32 accumulators before the one store
+// (fused_kernels.h); empty: the plain kernel, whose code is unchanged.
+std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false,
+                          const GemmEpilogue& epilogue = {}) {
     const int T = tile.threads();
     const int BM = tile.bm, BN = tile.bn, BK = tile.bk;
     const int WM = BM / tile.warps_m, WN = BN / tile.warps_n;
@@ -111,6 +209,21 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     const int stA = a.alloc(), stB = a.alloc(), fA = a.alloc(), fB = a.alloc(), flip = a.alloc(), j = a.alloc();
     const int tp = a.alloc(15);  // set-up and epilogue temporaries
     const int so = fa;           // prmt outputs: the A fragments are free between the mmas and the next slice
+    // A fused epilogue's payload registers: those the main loop no longer needs (fragments and
+    // staging), more only when they do not suffice. Per MI row block it holds the 2 NJ words of each
+    // tensor step, the bias (2 NJ floats, loaded once) and two temporaries.
+    const int tensor_steps = epilogue.tensor_steps();
+    std::vector<int> pool;
+    if (!epilogue.steps.empty()) {
+        for (int i = 1; i < 8; ++i) pool.push_back(fa + i);  // fa itself holds the packed output
+        for (int i = 0; i < NJ * 2; ++i) pool.push_back(fb + i);
+        for (int i = 0; i < ACH * 4; ++i) pool.push_back(sa + i);
+        for (int i = 0; i < BU * 4; ++i) pool.push_back(sbx + i);
+        for (int i = 0; ahead2 && i < ACH * 4; ++i) pool.push_back(sa2 + i);
+        for (int i = 0; ahead2 && i < BU * 4; ++i) pool.push_back(sbx2 + i);
+        const int need = 2 * NJ * tensor_steps + (epilogue.has_bias() ? 2 * NJ : 0) + 2;
+        while (static_cast<int>(pool.size()) < need) pool.push_back(a.alloc());
+    }
     const int registers = a.used();
 
     // Thread and block coordinates into tp[0..11]: tid lane warp g t batch tm tn row0 col0 x y.
@@ -142,10 +255,15 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     };
 
     std::string src = std::string(conv ? ".kernel conv_" : ".kernel gemm_") + tile.name() +
-                      (type == simt::MmaType::f16 ? "_f16" : "_bf16") + (partials ? "_partials" : "") + "\n";
+                      (type == simt::MmaType::f16 ? "_f16" : "_bf16") + (partials ? "_partials" : "") +
+                      (epilogue.steps.empty() ? "" : "_" + epilogue.name()) + "\n";
     src += ".param M, N, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_n, "
            "tiles_per_batch, group_blocks, slices, kfirst, b_slice";
     if (conv) src += ", H, W, Cp, S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix, image, zero";
+    // Epilogue tensors: e<i> = the tensor's address minus C's (same layout as C), bias its vector.
+    if (epilogue.has_bias()) src += ", bias";
+    if (epilogue.has_scale()) src += ", alpha";
+    for (int i = 0; i < tensor_steps; ++i) src += ", e" + n(i);
     src += "\n";
     src += ".reg " + n(registers) + "\n";
     src += ".shared " + n(2 * stage) + "\n";
@@ -470,6 +588,11 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     a("add " + r(cptr) + ", " + r(cptr) + ", " + r(col));  // &C[batch][row][col]
     a("shl " + r(ldc8) + ", ldc, 3");
     for (int jj = 0; jj < NJ; ++jj) a("sub " + r(nr[jj]) + ", " + r(nrem) + ", " + n(8 * jj));
+    if (!epilogue.steps.empty()) {
+        fused_epilogue(a, epilogue, type, pool, {acc, MI, NJ, v, cptr, ldc8, col, mrem, left, q, w}, nr);
+        a("exit");
+        return a.text();
+    }
     for (int i = 0; i < MI; ++i)
         for (int h = 0; h < 2; ++h) {
             a("sub " + r(left) + ", " + r(mrem) + ", " + n(16 * i + 8 * h));  // rows left from this row
@@ -487,15 +610,19 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     return a.text();
 }
 
-const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false) {
+const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false,
+                                  const GemmEpilogue& epilogue = {}) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
     const std::string key = std::string(conv ? "conv_" : "gemm_") + tile.name() + "_" + n(tile.warps_m) + "x" +
                             n(tile.warps_n) + (type == simt::MmaType::f16 ? "_f16" : "_bf16") +
-                            (!conv && tile.slices_ahead == 2 ? "_ahead2" : "") + (partials ? "_partials" : "");
+                            (!conv && tile.slices_ahead == 2 ? "_ahead2" : "") + (partials ? "_partials" : "") +
+                            (epilogue.steps.empty() ? "" : "_" + epilogue.name());
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
-    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(tensor_source(tile, type, conv, partials), "<gpu library>/" + key));
+    if (!k)
+        k = std::make_unique<simt::Kernel>(
+            simt::assemble(tensor_source(tile, type, conv, partials, epilogue), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -505,22 +632,60 @@ std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type) { retur
 std::string conv_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, true); }
 const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, false); }
 const simt::Kernel* conv_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, true); }
+const simt::Kernel* gemm_epilogue_kernel(const GemmTile& tile, simt::MmaType type, const GemmEpilogue& epilogue) {
+    return cached_kernel(tile, type, false, false, epilogue);
+}
+
+int GemmEpilogue::tensor_steps() const {
+    return static_cast<int>(std::count_if(steps.begin(), steps.end(), [](EpilogueStep s) {
+        return s == EpilogueStep::add || s == EpilogueStep::mul;
+    }));
+}
+bool GemmEpilogue::has_bias() const { return std::find(steps.begin(), steps.end(), EpilogueStep::bias) != steps.end(); }
+bool GemmEpilogue::has_scale() const { return std::find(steps.begin(), steps.end(), EpilogueStep::scale) != steps.end(); }
+std::string GemmEpilogue::name() const {
+    std::string out;
+    for (const EpilogueStep s : steps) {
+        static const char* const names[] = {"bias", "gelu", "relu", "add", "mul", "scale"};
+        out += (out.empty() ? "" : "_") + std::string(names[static_cast<int>(s)]);
+    }
+    return out;
+}
+EpilogueStep epilogue_step_of(OpKind kind) {
+    switch (kind) {
+        case OpKind::gelu: return EpilogueStep::gelu;
+        case OpKind::relu: return EpilogueStep::relu;
+        case OpKind::add: return EpilogueStep::add;
+        case OpKind::mul: return EpilogueStep::mul;
+        default: throw LoweringError("no GEMM epilogue step for a " + std::string(to_string(kind)) + " op");
+    }
+}
+
 const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaType type) {
     return cached_kernel(tile, type, false, true);
 }
 
-const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type) {
+const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const GemmEpilogue& epilogue) {
     if (splits < 2 || splits > 8) throw LoweringError("split-K sum: 2 to 8 parts");
     static std::mutex mutex;
-    static std::map<std::pair<int, simt::MmaType>, std::unique_ptr<simt::Kernel>> kernels;
+    static std::map<std::tuple<int, simt::MmaType, std::string>, std::unique_ptr<simt::Kernel>> kernels;
     std::lock_guard<std::mutex> lock(mutex);
-    auto& k = kernels[{splits, type}];
+    auto& k = kernels[{splits, type, epilogue.name()}];
     if (k) return k.get();
     // r0 pair index, r1 stride, r2 its byte offset in a plane, r3 an address; r4.. the S pairs
     // (data only). Every part's load is issued before the first add, so their latencies overlap.
     const std::string t = type == simt::MmaType::f16 ? "f16" : "bf16";
-    std::string src = ".kernel splitk_sum_" + n(splits) + "_" + t + "\n.param pairs, ws, plane, c\n.reg " +
-                      n(4 + 2 * splits) + "\n";
+    // A fused epilogue (cuBLASLt applies it in its split-K reduction): after the sum, the pair
+    // goes through the steps; r(4 + 2S) holds the column's byte offset in the bias, then per
+    // tensor step a word, then two temporaries (data).
+    const int steps = epilogue.tensor_steps(), col = 4 + 2 * splits, word = col + 1, t0 = word + steps,
+              t1 = t0 + 1;
+    std::string params = "pairs, ws, plane, c";
+    if (epilogue.has_bias()) params += ", bias, ldc_pairs";
+    if (epilogue.has_scale()) params += ", alpha";
+    for (int i = 0; i < steps; ++i) params += ", e" + n(i);
+    std::string src = ".kernel splitk_sum_" + n(splits) + "_" + t + (epilogue.steps.empty() ? "" : "_" + epilogue.name()) +
+                      "\n.param " + params + "\n.reg " + n(epilogue.steps.empty() ? 4 + 2 * splits : t1 + 1) + "\n";
     src += "    mov r0, %ctaid\n    mov r1, %ntid\n    mad r0, r0, r1, %tid\n    mov r2, %nctaid\n    mul r1, r2, r1\n";
     src += "loop:\n    setp.ge.s32 p0, r0, pairs\n    @p0 exit\n    shl r2, r0, 3\n    add r3, r2, ws\n";
     for (int p = 0; p < splits; ++p) {
@@ -531,7 +696,41 @@ const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type) {
         src += "    fadd r4, r4, " + r(4 + 2 * p) + "\n";
         src += "    fadd r5, r5, " + r(5 + 2 * p) + "\n";
     }
-    src += "    cvt." + t + "x2.f32 r4, r4, r5\n    shl r2, r0, 2\n    add r3, r2, c\n    st.global [r3], r4\n";
+    if (!epilogue.steps.empty()) {
+        src += "    shl r2, r0, 2\n";
+        const std::string lo = "    cvt.f32." + t + ".lo ", hi = "    cvt.f32." + t + ".hi ";
+        for (int i = 0; i < steps; ++i) src += "    add r3, r2, c\n    add r3, r3, e" + n(i) + "\n    ld.global " + r(word + i) + ", [r3]\n";
+        if (epilogue.has_bias()) {
+            src += "    rem " + r(col) + ", r0, ldc_pairs\n    shl " + r(col) + ", " + r(col) + ", 2\n    add " + r(col) +
+                   ", " + r(col) + ", bias\n    ld.global " + r(t1) + ", [" + r(col) + "]\n";
+        }
+        int tensor = 0;
+        for (const EpilogueStep step : epilogue.steps) {
+            for (int half = 0; half < 2; ++half) {
+                const std::string x = r(4 + half);
+                switch (step) {
+                    case EpilogueStep::bias:
+                        src += (half == 0 ? lo : hi) + r(t0) + ", " + r(t1) + "\n    fadd " + x + ", " + x + ", " + r(t0) + "\n";
+                        break;
+                    case EpilogueStep::relu: src += "    fmax " + x + ", " + x + ", 0.0\n"; break;
+                    case EpilogueStep::scale: src += "    fmul " + x + ", " + x + ", alpha\n"; break;
+                    case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form
+                        src += "    fmul " + r(t0) + ", " + x + ", -2.4554669\n    ex2 " + r(t0) + ", " + r(t0) + "\n    fadd " +
+                               r(t0) + ", " + r(t0) + ", 1.0\n    rcp " + r(t0) + ", " + r(t0) + "\n    fmul " + x + ", " + x +
+                               ", " + r(t0) + "\n";
+                        break;
+                    case EpilogueStep::add:
+                    case EpilogueStep::mul:
+                        src += (half == 0 ? lo : hi) + r(t0) + ", " + r(word + tensor) + "\n    " +
+                               (step == EpilogueStep::add ? "fadd " : "fmul ") + x + ", " + x + ", " + r(t0) + "\n";
+                        break;
+                }
+            }
+            if (step == EpilogueStep::add || step == EpilogueStep::mul) ++tensor;
+        }
+    }
+    if (epilogue.steps.empty()) src += "    cvt." + t + "x2.f32 r4, r4, r5\n    shl r2, r0, 2\n    add r3, r2, c\n    st.global [r3], r4\n";
+    else src += "    cvt." + t + "x2.f32 r4, r4, r5\n    add r3, r2, c\n    st.global [r3], r4\n";
     src += "    add r0, r0, r1\n    bra loop\n";
     k = std::make_unique<simt::Kernel>(simt::assemble(src, "<gpu library>/splitk_sum_" + n(splits) + "_" + t));
     return k.get();
@@ -808,22 +1007,31 @@ void fill_gemm(const GemmBuffers& buf, DType dtype, std::uint64_t seed, simt::Gl
                     put(buf.b + static_cast<std::uint32_t>(((p * buf.lda + kk) * buf.ldb + jx) * eb), uniform(rng));
 }
 
+// Eigen's fp32 C = A*B of the stored (rounded) inputs and sum_k |a||b| of every element, batch by
+// batch: visit(p, i, j, reference, magnitude). The checks of the plain and the fused GEMM share it.
+template <class Visit>
+void for_each_gemm_reference(const GemmBuffers& buf, const std::vector<float>& a, const std::vector<float>& b,
+                             Visit visit) {
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    for (std::int64_t p = 0; p < buf.batch; ++p) {
+        const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
+        const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
+        const Matrix ref = A * B;
+        const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
+        for (std::int64_t i = 0; i < buf.m; ++i)
+            for (std::int64_t jx = 0; jx < buf.n; ++jx) visit(p, i, jx, static_cast<double>(ref(i, jx)), static_cast<double>(mag(i, jx)));
+    }
+}
+
 std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const GemmBuffers& buf, DType dtype,
                                                                        std::vector<float> a, std::vector<float> b) {
     // Reference: Eigen fp32 GEMM of the same (rounded) inputs. Bound per element: the fp32
     // accumulation of K products in any order, K * 2^-24 * sum_k |a||b|, plus the rounding of the
     // output to the dtype (half an ulp: 2^-11 relative for fp16, 2^-8 for bf16, 0 for fp32).
     return [buf, dtype, a = std::move(a), b = std::move(b)](const simt::GlobalMemory& memory) {
-        using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
         LoweringNumerics out;
         const double unit_out = dtype == DType::fp16 ? 0x1p-11 : dtype == DType::bf16 ? 0x1p-8 : 0.0;
-        for (std::int64_t p = 0; p < buf.batch; ++p) {
-            const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
-            const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
-            const Matrix ref = A * B;
-            const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
-            for (std::int64_t i = 0; i < buf.m; ++i)
-                for (std::int64_t jx = 0; jx < buf.n; ++jx) {
+        for_each_gemm_reference(buf, a, b, [&](std::int64_t p, std::int64_t i, std::int64_t jx, double r, double mag) {
                     const auto address = static_cast<std::uint32_t>(
                         buf.c + ((p * buf.m + i) * buf.ldc + jx) * buf.element_bytes);
                     float got;
@@ -834,16 +1042,14 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const Gemm
                         std::memcpy(&h, memory.data() + address, 2);
                         got = to_float(h, dtype);
                     }
-                    const double r = ref(i, jx);
-                    const double accumulate = static_cast<double>(buf.k) * 0x1p-24 * mag(i, jx);
+                    const double accumulate = static_cast<double>(buf.k) * 0x1p-24 * mag;
                     const double bound = accumulate + unit_out * (std::fabs(r) + accumulate) + 1e-30;
                     const double err = std::fabs(static_cast<double>(got) - r);
                     out.max_abs_err = std::max(out.max_abs_err, err);
                     if (std::fabs(r) > 0) out.max_rel_err = std::max(out.max_rel_err, err / std::fabs(r));
                     if (!(err <= bound)) out.passed = false;
                     ++out.checked;
-                }
-        }
+        });
         return out;
     };
 }
@@ -864,8 +1070,65 @@ void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, in
     }
 }
 
+// The check of a fused GEMM: Eigen's fp32 A*B, then the epilogue in double. Bound per element: the
+// GEMM's (K 2^-24 sum|a||b|), carried through the steps (add, bias: unchanged, mul: times |m|,
+// relu: unchanged, gelu: times 1.2, the largest slope of x sigma(1.702 x) being 1.13), plus each
+// step's fp32 rounding (2^-24 of its result; gelu (5|x| + 6) 2^-24 as the elementwise kernel's)
+// and the final rounding to the dtype.
+std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_epilogue_check(
+    const GemmBuffers& buf, DType dtype, const GemmEpilogue& epilogue, std::vector<float> a, std::vector<float> b,
+    std::vector<float> bias, std::vector<std::vector<float>> tensors) {
+    return [buf, dtype, epilogue, a = std::move(a), b = std::move(b), bias = std::move(bias),
+            tensors = std::move(tensors)](const simt::GlobalMemory& memory) {
+        LoweringNumerics out;
+        const Storage storage = storage_of(dtype);
+        const double u32 = 0x1p-24, unit_out = unit_roundoff(storage);
+        for_each_gemm_reference(buf, a, b, [&](std::int64_t p, std::int64_t i, std::int64_t jx, double ref, double mag) {
+                    double v = ref, err = static_cast<double>(buf.k) * u32 * mag;
+                    const std::size_t at_c = static_cast<std::size_t>((p * buf.m + i) * buf.ldc + jx);
+                    std::size_t tensor = 0;
+                    for (const EpilogueStep step : epilogue.steps) {
+                        switch (step) {
+                            case EpilogueStep::bias: v += bias[static_cast<std::size_t>(jx)]; break;
+                            case EpilogueStep::add: v += tensors[tensor++][at_c]; break;
+                            case EpilogueStep::mul: {
+                                const double m = tensors[tensor++][at_c];
+                                v *= m;
+                                err *= std::fabs(m);
+                                break;
+                            }
+                            case EpilogueStep::relu: v = std::fmax(v, 0.0); break;
+                            case EpilogueStep::scale:
+                                v *= epilogue.alpha;
+                                err *= std::fabs(epilogue.alpha);
+                                break;
+                            case EpilogueStep::gelu: {
+                                const double x = v;
+                                v = elementwise_reference_double(OpKind::gelu, x, 0);
+                                err = 1.2 * err + (5 * std::fabs(x) + 6) * u32 * std::fabs(v);
+                                continue;
+                            }
+                        }
+                        if (step != EpilogueStep::relu) err += u32 * (std::fabs(v) + err);
+                    }
+                    const double bound = err + unit_out * (std::fabs(v) + err) + subnormal_half_spacing(storage) + 1e-30;
+                    const auto address = static_cast<std::uint32_t>(buf.c + at_c * 2);
+                    std::uint16_t h;
+                    std::memcpy(&h, memory.data() + address, 2);
+                    const double got = to_float(h, dtype);
+                    const double e = std::fabs(got - v);
+                    out.max_abs_err = std::max(out.max_abs_err, e);
+                    if (std::fabs(v) > 0) out.max_rel_err = std::max(out.max_rel_err, e / std::fabs(v));
+                    if (!(e <= bound)) out.passed = false;
+                    ++out.checked;
+        });
+        return out;
+    };
+}
+
 LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
-                                const LoweringTarget& target, const GemmTileChoice& choice) {
+                                const LoweringTarget& target, const GemmTileChoice& choice,
+                                const GemmEpilogue& epilogue = {}) {
     const GemmTile& tile = choice.tile;
     const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
     const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
@@ -885,7 +1148,9 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     }
     const std::int64_t k_part = buf.lda / splits;
     LoweredKernel out;
-    out.kernel = splits > 1 ? gemm_tensor_partials_kernel(tile, type) : gemm_tensor_kernel(tile, type);
+    out.kernel = splits > 1                 ? gemm_tensor_partials_kernel(tile, type)
+                 : !epilogue.steps.empty() ? gemm_epilogue_kernel(tile, type, epilogue)
+                                           : gemm_tensor_kernel(tile, type);
     const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
     const std::int64_t slices = (k_part + tile.bk - 1) / tile.bk;
     const std::int64_t kfirst = k_part - slices * tile.bk;
@@ -905,7 +1170,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
                 u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
     if (split) {
         LoweredLaunch sum;
-        sum.kernel = splitk_sum_kernel(static_cast<int>(splits), type);
+        sum.kernel = splitk_sum_kernel(static_cast<int>(splits), type, epilogue);
         const std::int64_t pairs = buf.m * buf.ldc / 2;
         sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
         sum.args = {u(pairs), workspace, u(plane), buf.c};
@@ -918,8 +1183,62 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
     out.stats.push_back(stat_value(stat::splits, static_cast<double>(splits)));
-    // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same check.
-    finish_tensor_lowering(out, choice, tile.threads(), op, buf, memory, target);
+    if (epilogue.steps.empty()) {
+        // Split-K rounds the S fp32 partials' sum once, like the one-part kernel: the same check.
+        finish_tensor_lowering(out, choice, tile.threads(), op, buf, memory, target);
+        return out;
+    }
+    // The epilogue's buffers after A, B and C (A stays the op's first buffer: the warm L2's input):
+    // the bias (N' elements), then each tensor step's operand in C's layout.
+    const std::int64_t c_bytes = buf.m * buf.ldc * eb * buf.batch;
+    if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kMaxBufferBytes)
+        throw LoweringError("gemm '" + op.name + "': operands exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+    // With split-K the sum launch applies the epilogue (as cuBLASLt's split-K reduction does).
+    std::vector<std::uint32_t>& epilogue_args = split ? out.then.front().args : out.args;
+    std::uint32_t bias = 0;
+    if (epilogue.has_bias()) {
+        bias = memory.allocate(static_cast<std::size_t>(buf.ldc * eb));
+        epilogue_args.push_back(bias);
+        if (split) epilogue_args.push_back(u(buf.ldc / 2));
+    }
+    if (epilogue.has_scale()) {
+        std::uint32_t alpha_bits;
+        std::memcpy(&alpha_bits, &epilogue.alpha, 4);
+        epilogue_args.push_back(alpha_bits);
+    }
+    std::vector<std::uint32_t> tensors;
+    for (int i = 0; i < epilogue.tensor_steps(); ++i) {
+        tensors.push_back(memory.allocate(static_cast<std::size_t>(c_bytes)));
+        epilogue_args.push_back(tensors.back() - buf.c);  // the kernel adds it to its C address
+    }
+    GemmTileChoice shown = choice;
+    shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
+    set_waves(shown, target.sms);
+    const LoweringTarget no_data = [&] {
+        LoweringTarget t = target;
+        t.real_data = false;
+        return t;
+    }();
+    finish_tensor_lowering(out, shown, tile.threads(), op, buf, memory, no_data);
+    if (target.real_data) {
+        std::vector<float> av, bv, bias_values;
+        fill_gemm(buf, op.dtype, target.seed, memory, av, bv);
+        const Storage storage = storage_of(op.dtype);
+        // Seeded like the elementwise ops' second operands (one stream per tensor, after A and B's).
+        auto fill = [&](std::uint32_t address, std::int64_t count, int stream) {
+            std::mt19937_64 rng = tensor_rng(target.seed, stream);
+            std::vector<float> values(static_cast<std::size_t>(count));
+            for (float& v : values) v = round_to(storage, unit_random(rng));
+            store_elements(memory, address, values, storage);
+            return values;
+        };
+        if (bias) bias_values = fill(bias, buf.ldc, 100);
+        std::vector<std::vector<float>> tensor_values;
+        for (std::size_t i = 0; i < tensors.size(); ++i)
+            tensor_values.push_back(fill(tensors[i], buf.batch * buf.m * buf.ldc, 101 + static_cast<int>(i)));
+        out.check = gemm_epilogue_check(buf, op.dtype, epilogue, std::move(av), std::move(bv), std::move(bias_values),
+                                        std::move(tensor_values));
+    }
     return out;
 }
 
@@ -1006,6 +1325,23 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     set_waves(choice, target.sms);
     return lower_tensor_gemm(op, g, memory, target, choice);
+}
+
+LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, simt::GlobalMemory& memory,
+                                  const LoweringTarget& target, const GemmTile* tile_override, int splits_override) {
+    const GemmShape g = gemm_shape_of(op);
+    if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !target.tensor_cores)
+        throw LoweringError("gemm '" + op.name + "': fused epilogues run on the 16-bit tensor-core kernel");
+    GemmTileChoice choice = tile_override ? GemmTileChoice{} : choose_gemm_tile(g, target.sms, target.sm);
+    if (tile_override) {
+        choice.tile = *tile_override;
+        choice.blocks = g.batch * ((g.m + choice.tile.bm - 1) / choice.tile.bm) * ((g.n + choice.tile.bn - 1) / choice.tile.bn);
+        choice.splits = std::max(1, splits_override);
+    } else {
+        choice.splits = choose_gemm_splits(g, choice, target.sms, target);  // as the unfused GEMM
+    }
+    choice.blocks *= choice.splits;
+    return lower_tensor_gemm(op, g, memory, target, choice, epilogue);
 }
 
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {

@@ -26,6 +26,24 @@
 
 namespace accelsim::gpu {
 
+// A fused epilogue (fusion.h): steps applied in order to each fp32 accumulator before the GEMM's
+// one store, as CUTLASS's epilogue visitors and cuBLASLt's epilogues do. bias adds a vector of N
+// (one value per column, shared by every row and batch entry); add and mul read a tensor of C's
+// shape and layout (a residual, a scale-and-mask tensor); gelu is the elementwise kernel's sigmoid
+// form; relu max(x, 0); scale multiplies by the scalar alpha (a launch argument: one kernel serves
+// every alpha).
+enum class EpilogueStep : std::uint8_t { bias, gelu, relu, add, mul, scale };
+struct GemmEpilogue {
+    std::vector<EpilogueStep> steps;
+    float alpha = 1.0f;  // the scale step's factor
+    int tensor_steps() const;  // add and mul steps: each reads a tensor of C's shape
+    bool has_bias() const;
+    bool has_scale() const;
+    std::string name() const;  // "gelu", "add_gelu": the kernel's name suffix
+};
+// The step of a fused trace op (gelu, relu, add, mul); throws LoweringError for other kinds.
+EpilogueStep epilogue_step_of(OpKind kind);
+
 struct GemmTile {
     int bm = 128, bn = 128, bk = 32;
     int warps_m = 2, warps_n = 4;  // warp grid in the block; warp tile = bm/warps_m x bn/warps_n
@@ -90,8 +108,10 @@ const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type)
 // stored as accumulator pairs (st.global.v2) instead of packed 16-bit pairs.
 const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaType type);
 // Split-K's sum: pairs = M * N' / 2 output pairs; out[i] = pack(sum over the S planes of ws).
-// Params: pairs, ws, plane (bytes between planes), c. Grid-stride, all S loads issued first.
-const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type);
+// Params: pairs, ws, plane (bytes between planes), c. Grid-stride, all S loads issued first. With a
+// fused epilogue the sum applies it before packing (further params: bias and ldc_pairs (N'/2) with
+// a bias, e<i> per tensor step, as the GEMM kernel's).
+const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const GemmEpilogue& epilogue = {});
 
 // The implicit-GEMM conv2d variant of the same kernel (conv.h): A gathered from the NHWC input,
 // B^T = the weights. Params: those of the GEMM kernel, then H, W, Cp (channels per group, padded
@@ -111,6 +131,15 @@ inline constexpr int kGemmGroupRows = 8;
 std::string gemm_fp32_source();
 const simt::Kernel* gemm_fp32_kernel();
 inline constexpr int kFp32TileM = 64, kFp32TileN = 64, kFp32TileK = 8;
+
+// The tensor-core GEMM with a fused epilogue (fp16, bf16). Split-K as the unfused GEMM would
+// (choose_gemm_splits), the sum launch then applying the epilogue. Tensor steps get their own buffers after A, B and C; with real data they are seeded
+// and the check compares C with Eigen's A*B followed by the steps in double. tile_override forces the
+// tile (tests); otherwise the GEMM's tile rule picks it.
+LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, simt::GlobalMemory& memory,
+                                  const LoweringTarget& target, const GemmTile* tile_override = nullptr,
+                                  int splits_override = 1);
+const simt::Kernel* gemm_epilogue_kernel(const GemmTile& tile, simt::MmaType type, const GemmEpilogue& epilogue);
 
 // lower_gemm with the tensor-core tile (and split-K parts) forced (tests of every tile shape).
 LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,

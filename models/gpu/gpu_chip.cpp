@@ -7,6 +7,8 @@
 
 #include "models/gpu/gpu_chip_kernel_args.h"
 #include "models/gpu/hierarchy_port.h"
+#include "models/gpu/fused_kernels.h"
+#include "models/gpu/gemm.h"
 #include "models/gpu/lowering.h"
 #include "models/gpu/gpu_stats.h"
 
@@ -72,18 +74,44 @@ MemoryPeaks GpuChip::memory_peaks() const {
     return m;
 }
 
+void GpuChip::plan(const std::vector<Op>& ops) {
+    planned_ops_ = ops;
+    groups_ = plan_gpu_fusion(ops, params_.fusion, lowering_target().tensor_cores);
+    group_of_.assign(ops.size(), -1);
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+        for (const std::size_t i : groups_[g].ops) group_of_[i] = static_cast<int>(g);
+    next_index_ = 0;
+}
+
 OpReport GpuChip::run(const Op& op, const Op* next) {
     op_starting_ = true;
     warm_lines_ = warm_input_lines_ = 0;
-    OpReport r = op.kind == OpKind::kernel ? run_kernel(op) : run_lowered(op);
-    ++ops_run_;
-    if (!params_.cold_l2_per_op && params_.memory && params_.memory->l2) {
+    // With a plan, the op's place in it: the first op of a group runs the group's kernel, the others
+    // ran in it.
+    const bool planned = next_index_ < planned_ops_.size() && planned_ops_[next_index_].name == op.name;
+    const std::size_t index = planned ? next_index_++ : 0;
+    const int group = planned ? group_of_[index] : -1;
+    const bool last = planned ? index + 1 == planned_ops_.size() : next == nullptr;
+    OpReport r;
+    if (group >= 0 && groups_[static_cast<std::size_t>(group)].ops.front() != index) {
+        r.op = op;
+        r.model = "fused";
+        r.fused_into = planned_ops_[groups_[static_cast<std::size_t>(group)].ops.front()].name;
+    } else {
+        r = group >= 0 ? run_fused(groups_[static_cast<std::size_t>(group)])
+            : op.kind == OpKind::kernel ? run_kernel(op)
+                                        : run_lowered(op);
+        ++ops_run_;
+    }
+    if (!params_.cold_l2_per_op && params_.memory && params_.memory->l2 && r.fused_into.empty()) {
         r.stats.push_back(stat_value(stat::l2_warm_lines, static_cast<double>(warm_lines_)));
         r.stats.push_back(stat_value(stat::l2_warm_input_lines, static_cast<double>(warm_input_lines_)));
-        // The last op: what is still dirty in the L2 is written back after it. The bytes count
-        // (every output reaches HBM once); the time does not: a kernel completes, and a
+    }
+    if (!params_.cold_l2_per_op && params_.memory && params_.memory->l2) {
+        // The last op (fused or not): what is still dirty in the L2 is written back after it. The
+        // bytes count (every output reaches HBM once); the time does not: a kernel completes, and a
         // synchronize returns, without waiting for the L2 to write back.
-        if (!next) {
+        if (last) {
             const std::uint64_t flushed = flush_l2();
             r.bytes["hbm"] += static_cast<std::int64_t>(flushed);
             r.stats.push_back(stat_value(stat::l2_flush_bytes, static_cast<double>(flushed)));
@@ -174,8 +202,7 @@ OpReport GpuChip::run_kernel(const Op& op) {
     return launch_and_report(op, kernel, dims, args, memory);
 }
 
-OpReport GpuChip::run_lowered(const Op& op) {
-    simt::GlobalMemory memory;
+LoweringTarget GpuChip::lowering_target() const {
     LoweringTarget target;
     target.sms = params_.simt.sms;
     target.sm = params_.simt.sm;
@@ -186,13 +213,75 @@ OpReport GpuChip::run_lowered(const Op& op) {
     target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;
     target.tensor_cores = std::any_of(params_.tensor_macs_per_sm_cycle.begin(), params_.tensor_macs_per_sm_cycle.end(),
                                       [](const auto& rate) { return rate.second > 0; });
+    return target;
+}
+
+OpReport GpuChip::run_lowered(const Op& op) {
+    simt::GlobalMemory memory;
     std::optional<LoweredKernel> lowered;
     try {
-        lowered = lower_op(op, memory, target);
+        lowered = lower_op(op, memory, lowering_target());
     } catch (const LoweringError& e) {
         throw std::invalid_argument(op_where(op) + ": " + e.what());
     }
     if (!lowered) return roofline_only(op, *this);  // a dtype the ISA has no unit for (docs/gpu.md)
+    return finish_lowered(op, *lowered, memory, chip_roofline(op, *this));
+}
+
+OpReport GpuChip::run_fused(const FusionGroup& group) {
+    std::vector<const Op*> ops;
+    for (const std::size_t i : group.ops) ops.push_back(&planned_ops_[i]);
+    const Op& op = *ops.front();
+    simt::GlobalMemory memory;
+    const LoweringTarget target = lowering_target();
+    LoweredKernel lowered;
+    // The group's own work is a lower bound: the first op's roofline is one for a GEMM epilogue (the
+    // GEMM's work and bytes are part of the kernel's) and for the residual layernorm (the add's);
+    // attention never writes the scores, so its bound is computed from Q, K, V and O.
+    Roofline shape = chip_roofline(op, *this);
+    try {
+        switch (group.kind) {
+            case FusedKind::gemm_epilogue: {
+                GemmEpilogue epilogue;
+                for (std::size_t i = 1; i < ops.size(); ++i) epilogue.steps.push_back(epilogue_step_of(ops[i]->kind));
+                lowered = lower_gemm_epilogue(op, epilogue, memory, target);
+                break;
+            }
+            case FusedKind::residual_layernorm: lowered = lower_residual_layernorm(op, *ops[1], memory, target); break;
+            case FusedKind::attention:
+                lowered = lower_attention(op, *ops[3], memory, target);
+                shape = attention_roofline(op);
+                break;
+        }
+    } catch (const LoweringError& e) {
+        throw std::invalid_argument(op_where(op) + ": " + e.what());
+    }
+    OpReport r = finish_lowered(op, lowered, memory, shape);
+    r.stats.push_back(stat_value(stat::fused_ops, static_cast<double>(ops.size())));
+    for (std::size_t i = 1; i < ops.size(); ++i) r.fused_ops.push_back(ops[i]->name);
+    return r;
+}
+
+Roofline GpuChip::attention_roofline(const Op& scores) const {
+    // Two GEMMs of b s s d MACs each on the tensor cores; Q, K, V read and O written once.
+    Roofline roof = chip_roofline(scores, *this);
+    const MemoryPeaks peaks = memory_peaks();
+    const GemmShape g = scores.gemm;
+    const double macs = 2.0 * static_cast<double>(g.batch * g.m * g.n * g.k);
+    const double tensor = matrix_macs_per_cycle(scores.dtype);
+    if (tensor > 0) roof.cycles["compute"] = roof.compute_cycles = macs / tensor;
+    const std::int64_t bytes = 4 * g.batch * g.m * g.k * bytes_of(scores.dtype);
+    for (const std::string& level : peaks.compulsory_levels) {
+        roof.bytes[level] = bytes;
+        if (peaks.of(level) > 0) roof.cycles[level] = static_cast<double>(bytes) / peaks.of(level);
+    }
+    choose_bound(roof);
+    return roof;
+}
+
+OpReport GpuChip::finish_lowered(const Op& op, LoweredKernel& lowered_kernel, simt::GlobalMemory& memory,
+                                 const Roofline& shape) {
+    LoweredKernel* lowered = &lowered_kernel;
     OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory);
     // Further launches of the op (split-K's sum) run after it on the same data, each with its own
     // launch overhead and the L2 the launch before left (empty with gpu.cold_l2_per_op): their
@@ -224,7 +313,6 @@ OpReport GpuChip::run_lowered(const Op& op) {
 
     // The op's own roofline (its work at the peak of the unit that runs it, its compulsory bytes)
     // is a lower bound too: keep the larger of each.
-    const Roofline shape = chip_roofline(op, *this);
     Roofline& roof = r.roofline;
     for (const auto& [key, cycles] : shape.cycles) {
         // Behind an L2 the outputs may stay in it (write-back, never evicted during the op), so the

@@ -25,6 +25,9 @@
 #include <vector>
 
 #include "models/common/chip_model.h"
+#include "models/gpu/fusion.h"
+#include "models/gpu/gpu_params.h"
+#include "models/gpu/lowering.h"
 #include "models/gpu/hierarchy_port.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/simt/simt_gpu.h"
@@ -41,6 +44,7 @@ struct GpuChipParams {
     int ideal_latency_cycles = 200;
     int launch_overhead_cycles = 0;       // paid before every launch, >= 0
     bool cold_l2_per_op = false;          // true: no L2 contents carried from op to op
+    GpuFusion fusion = GpuFusion::none;   // resolved (never automatic): which ops share a kernel
     double sm_port_bytes_per_cycle = 0;   // an SM's crossbar port (lowering's bandwidth floor)
     double clock_hz = 1e9;
     std::uint64_t seed = 1;               // data of rand-filled buffers
@@ -61,6 +65,9 @@ public:
     GpuChip(const GpuChipParams& params, const GpuChipOptions& options);
 
     OpReport run(const Op& op, const Op* next) override;
+    // Groups the trace's ops into fused kernels (params.fusion; fusion.h). Without a plan every op
+    // runs alone.
+    void plan(const std::vector<Op>& ops) override;
     ComputeUnit compute_unit_for(const Op& op) const override;
     double matrix_macs_per_cycle(DType dtype) const override;
     MemoryPeaks memory_peaks() const override;
@@ -79,6 +86,13 @@ public:
 private:
     OpReport run_kernel(const Op& op);
     OpReport run_lowered(const Op& op);  // every op but `kernel`, through lowering.h
+    // A fusion group's kernel, reported under its first op.
+    OpReport run_fused(const FusionGroup& group);
+    // Launches a lowered op and completes its report: further launches, the op's own roofline
+    // (`shape`, a lower bound of the work) merged with the run's, utilization, numerics.
+    OpReport finish_lowered(const Op& op, LoweredKernel& lowered, simt::GlobalMemory& memory, const Roofline& shape);
+    LoweringTarget lowering_target() const;
+    Roofline attention_roofline(const Op& scores) const;
     const simt::Kernel& kernel_for(const Op& op);
     // Timelines: the launch's spans, each SM's resident warps and the L2 / HBM bytes of each
     // memory window (traffic counted up to the window's end).
@@ -107,6 +121,11 @@ private:
     std::uint64_t ops_run_ = 0;  // tags lines nobody will read again with an address of their own
     std::uint64_t warm_lines_ = 0, warm_input_lines_ = 0;  // of the op's first launch
     std::map<std::string, simt::Kernel> kernels_;  // assembled once per file
+    // The fusion plan: the trace's ops, their groups, each op's group (or none), the next op's index.
+    std::vector<Op> planned_ops_;
+    std::vector<FusionGroup> groups_;
+    std::vector<int> group_of_;
+    std::size_t next_index_ = 0;
     simt::KernelStats last_;
     bool record_activity_ = false;
 };

@@ -23,4 +23,22 @@ const ParamTable<GpuParams>& gpu_param_table() {
     return table;
 }
 
+const ParamTable<GpuParams>& gpu_compiler_param_table() {
+    static const ParamTable<GpuParams> table = [] {
+        ParamTable<GpuParams> t;
+        t.choice("gpu_fusion", &GpuParams::fusion, kGpuFusionNames,
+                 "Fused-graph compiler of GPU-like chips (docs/gpu.md, \"Fused graphs\"): `none` runs one kernel per "
+                 "trace op; `epilogue` runs elementwise ops after a GEMM in its epilogue (GELU, residual add, "
+                 "scale); `tensorrt_like` adds residual add + layernorm in one kernel and fused multi-head "
+                 "attention; `auto` is `tensorrt_like` when host.launch is `engine`, `none` otherwise.");
+        return t;
+    }();
+    return table;
+}
+
+GpuFusion resolve_gpu_fusion(GpuFusion fusion, bool engine_launch) {
+    if (fusion != GpuFusion::automatic) return fusion;
+    return engine_launch ? GpuFusion::tensorrt_like : GpuFusion::none;
+}
+
 }  // namespace accelsim::gpu

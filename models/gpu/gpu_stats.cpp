@@ -86,5 +86,7 @@ const StatDef variant{"gpu.variant", U::enumeration, "0: one warp per row (cols 
 const StatDef rows_per_block{"gpu.rows_per_block", U::rows, "rows a block owns per grid-stride trip"};
 const StatDef elements_per_thread_step{"gpu.elements_per_thread_step", U::elements,
                                        "elements a thread handles per loop trip (2: packed 16-bit pairs)"};
+const StatDef fused_ops{"gpu.fused_ops", U::ops,
+                        "trace ops this kernel runs (compiler.gpu_fusion: the op and those fused into it)"};
 
 }  // namespace accelsim::gpu::stat

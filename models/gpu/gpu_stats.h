@@ -22,5 +22,7 @@ extern const StatDef l2_warm_lines, l2_warm_input_lines, l2_flush_bytes;
 // The library's launch choices.
 extern const StatDef tile_m, tile_n, tile_k, warps_m, warps_n, slices_ahead, splits, grid, block, blocks_per_sm,
     waves, wave_efficiency, fp32_fallback, gemm_m, gemm_n, gemm_k, variant, rows_per_block, elements_per_thread_step;
+// The fused-graph compiler (fusion.h): trace ops one kernel runs.
+extern const StatDef fused_ops;
 
 }  // namespace accelsim::gpu::stat

@@ -339,6 +339,7 @@ class Loader {
 };
 
 bool relevant(const KeySpec& spec, const std::string& kind) {
+    if (spec.type != KeyType::section && spec.only_for) return *spec.only_for == kind;  // a key of one kind
     const std::string top = spec.path.substr(0, spec.path.find('.'));
     const KeySpec* section = find_key(top);
     return !section->only_for || *section->only_for == kind;
@@ -435,6 +436,15 @@ ChipConfig load_config(const std::string& path, const std::vector<std::string>& 
             throw InputError(origins_of({key, "kind"}, loader, path) + ": section '" + key +
                              "' does not apply to a " + kind + " chip (kind is \"" + kind +
                              "\"; sections '" + key + "' belong to " + *section->only_for + " chips)");
+        }
+        // A section shared by both kinds (compiler) whose key belongs to the other kind.
+        if (!value.is_object()) continue;
+        for (const auto& [sub, unused] : value.items()) {
+            const KeySpec* spec = find_key(key + "." + sub);
+            if (spec && spec->type != KeyType::section && spec->only_for && *spec->only_for != kind)
+                throw InputError(origins_of({key + "." + sub, "kind"}, loader, path) + ": key '" + key + "." + sub +
+                                 "' does not apply to a " + kind + " chip (it belongs to " + *spec->only_for +
+                                 " chips)");
         }
     }
 

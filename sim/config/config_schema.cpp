@@ -116,9 +116,8 @@ ParamValue param_value_of(ParamType type, const json& v) {
 // Adds a model's table under `prefix`: the section row, then one row per table entry, each
 // filling the ChipConfig member that holds the model's struct.
 template <class P, class Section>
-void mount(std::vector<KeySpec>& s, const std::string& prefix, std::string doc, std::optional<std::string> only_for,
-           const ParamTable<P>& table, Section ChipConfig::*member) {
-    s.push_back(section(prefix, std::move(doc), only_for));
+void mount_keys(std::vector<KeySpec>& s, const std::string& prefix, std::optional<std::string> only_for,
+                const ParamTable<P>& table, Section ChipConfig::*member, bool keys_only_for = false) {
     for (const ParamSpec<P>& p : table.specs()) {
         KeySpec k = make(prefix + "." + p.key, key_type_of(p.type),
                          p.type == ParamType::section ? json(nullptr) : json_of(p.default_value), p.doc);
@@ -127,13 +126,20 @@ void mount(std::vector<KeySpec>& s, const std::string& prefix, std::string doc, 
         k.min_exclusive = p.min_exclusive;
         k.zero_allowed = p.zero_allowed;
         k.choices = p.choices;
-        if (p.type == ParamType::section) k.only_for = only_for;
+        if (p.type == ParamType::section || keys_only_for) k.only_for = only_for;
         if (p.set)
             k.apply = [set = p.set, type = p.type, member](ChipConfig& c, const json& v) {
                 set(c.*member, param_value_of(type, v));
             };
         s.push_back(std::move(k));
     }
+}
+
+template <class P, class Section>
+void mount(std::vector<KeySpec>& s, const std::string& prefix, std::string doc, std::optional<std::string> only_for,
+           const ParamTable<P>& table, Section ChipConfig::*member) {
+    s.push_back(section(prefix, std::move(doc), only_for));
+    mount_keys(s, prefix, only_for, table, member);
 }
 
 std::vector<KeySpec> build_schema() {
@@ -198,8 +204,11 @@ std::vector<KeySpec> build_schema() {
     const std::string sys = "systolic";
     mount(s, "tpu", "TensorCores and their on-chip memories (systolic only).", sys, tpu::tpu_param_table(),
           &ChipConfig::tpu);
-    mount(s, "compiler", "Lowering choices (systolic only).", sys, tpu::tpu_compiler_param_table(),
-          &ChipConfig::tpu);
+    // One compiler section for both kinds; each key belongs to one kind (a key of the other kind is
+    // an error naming it).
+    s.push_back(section("compiler", "Lowering and fusion choices; each key applies to one chip kind.", std::nullopt));
+    mount_keys(s, "compiler", sys, tpu::tpu_compiler_param_table(), &ChipConfig::tpu, true);
+    mount_keys(s, "compiler", "simt", gpu::gpu_compiler_param_table(), &ChipConfig::gpu, true);
     mount(s, "mxu", "One matrix unit (systolic array); all MXUs of a chip are alike.", sys, mxu_param_table(),
           &ChipConfig::mxu);
     const std::string simt = "simt";

@@ -85,6 +85,11 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     // Decided before the first op runs: a run that cannot finish stops at once.
     check_simulation_limits(chip, ops, options);
+    try {
+        chip.plan(ops);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(e.what());
+    }
     // The host launching the ops ahead of the device (max-plus pipeline, host_launch.h): each op
     // starts when the device is free and its launch has arrived.
     HostPipeline host(HostCosts::of(config.host, config.kind == "simt"), config.clock_hz());
@@ -105,10 +110,15 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
                 << "', below its " << r.roofline.bound << " bound of " << r.roofline.bound_cycles;
             throw std::runtime_error(msg.str());
         }
-        // Vendor-library ops (cuBLAS/cuDNN GEMMs and convolutions) pay the library's host path.
-        const HostPipeline::Placement placed = host.place(r.cycles, is_gemm_like(op.kind));
-        r.start_cycle = placed.start_cycle;
-        r.host_cycles = placed.host_cycles;
+        if (!r.fused_into.empty()) {
+            // Run inside an earlier op's kernel: nothing to launch, no time of its own.
+            r.start_cycle = host.device_end();
+        } else {
+            // Vendor-library ops (cuBLAS/cuDNN GEMMs and convolutions) pay the library's host path.
+            const HostPipeline::Placement placed = host.place(r.cycles, is_gemm_like(op.kind));
+            r.start_cycle = placed.start_cycle;
+            r.host_cycles = placed.host_cycles;
+        }
         r.end_cycle = r.start_cycle + r.cycles;
         if (i + 1 == ops.size()) r.sync_cycles = host.sync_cycles();
         if (r.numerics && report.numerics) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/gpu/gpu_params.h"
 #include "models/gpu/gpu_stats.h"
 
 namespace accelsim {
@@ -126,6 +127,9 @@ json op_json(const OpReport& r) {
                          {"max_rel_err", r.numerics->max_rel_err},
                          {"passed", r.numerics->passed}};
     if (!r.op.file.empty()) o["source"] = r.op.file + ":" + std::to_string(r.op.line);
+    // A fused graph (compiler.gpu_fusion): the op whose kernel ran this one, or the ops this one's ran.
+    if (!r.fused_into.empty()) o["fused_into"] = r.fused_into;
+    if (!r.fused_ops.empty()) o["fused_ops"] = r.fused_ops;
     return o;
 }
 
@@ -163,6 +167,13 @@ std::string csv_number(std::optional<double> v) {
 
 }  // namespace
 
+namespace {
+// The resolved compiler.gpu_fusion of a config (the report states it when ops were fused).
+std::string gpu_fusion_name(const ChipConfig& config) {
+    return std::string(to_string(gpu::resolve_gpu_fusion(config.gpu.fusion, config.host.launch == HostLaunch::engine)));
+}
+}  // namespace
+
 json to_json(const RunReport& report) {
     json j;
     j["schema"] = kReportSchema;
@@ -186,11 +197,18 @@ json to_json(const RunReport& report) {
     totals["ops"] = report.ops.size();
     totals["ops_without_cycle_model"] = report.ops_without_cycle_model();
     std::map<std::string, std::uint64_t> by_bound;
+    std::size_t fused = 0;
     for (const auto& r : report.ops) {
-        by_bound[r.roofline.bound] += r.cycles;
+        if (r.fused_into.empty()) by_bound[r.roofline.bound] += r.cycles;
+        else ++fused;
         if (r.host_cycles + r.sync_cycles > 0) by_bound["host"] += r.host_cycles + r.sync_cycles;
     }
     totals["cycles_by_bound"] = by_bound;
+    if (fused > 0) {
+        totals["gpu_fusion"] = gpu_fusion_name(*report.config);
+        totals["fused_ops"] = fused;
+        totals["kernels"] = report.ops.size() - fused;
+    }
     j["totals"] = totals;
     if (report.numerics) {
         const auto& n = *report.numerics;
@@ -288,6 +306,7 @@ class SpillFile {
 // What the table and the CSV print of one op.
 struct OpRow {
     std::string name, kind, shape, dtype_table, dtype_csv, model, bound;
+    std::string fused_into, fused_ops;  // fused_ops: the names joined by "; "
     std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0, host_cycles = 0;
     bool has_flops = false;
     std::int64_t macs = 0, flops = 0;
@@ -308,6 +327,8 @@ OpRow row_of(const OpReport& r) {
     row.dtype_csv = dtype_text(r.op, "");
     row.model = r.model;
     row.bound = r.roofline.bound;
+    row.fused_into = r.fused_into;
+    for (const std::string& name : r.fused_ops) row.fused_ops += (row.fused_ops.empty() ? "" : "; ") + name;
     row.cycles = r.cycles;
     row.start_cycle = r.start_cycle;
     row.end_cycle = r.end_cycle;
@@ -338,7 +359,8 @@ OpRow row_of(const OpReport& r) {
 }
 
 void put_row(SpillFile& f, const OpRow& row) {
-    for (const std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound})
+    for (const std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound,
+                                 &row.fused_into, &row.fused_ops})
         f.put(*s);
     f.put(row.cycles);
     f.put(row.start_cycle);
@@ -359,7 +381,8 @@ void put_row(SpillFile& f, const OpRow& row) {
 
 OpRow get_row(SpillFile& f) {
     OpRow row;
-    for (std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound})
+    for (std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound,
+                           &row.fused_into, &row.fused_ops})
         *s = f.get_string();
     row.cycles = f.get_u64();
     row.start_cycle = f.get_u64();
@@ -410,6 +433,7 @@ struct ReportWriter::Impl {
 
     // Totals, in op order.
     std::size_t ops = 0, unmodelled = 0, uncounted = 0;
+    std::size_t fused = 0;  // ops that ran inside another op's kernel (compiler.gpu_fusion)
     std::uint64_t total_cycles = 0, host_cycles = 0;  // end to end; host time not hidden by the device
     std::int64_t macs = 0, flops = 0;
     std::map<std::string, std::int64_t> bytes;
@@ -449,6 +473,7 @@ struct ReportWriter::Impl {
                          {"passed", numerics->passed}});
         out << ",\n  \"ops\": ";
     }
+    std::string fusion_name() const { return gpu_fusion_name(config); }
     std::string launch_name() const {
         return std::string(to_string(HostCosts::of(config.host, config.kind == "simt").launch));
     }
@@ -474,6 +499,11 @@ struct ReportWriter::Impl {
         totals["ops"] = ops;
         totals["ops_without_cycle_model"] = unmodelled;
         totals["cycles_by_bound"] = by_bound;
+        if (fused > 0) {
+            totals["gpu_fusion"] = fusion_name();
+            totals["fused_ops"] = fused;
+            totals["kernels"] = ops - fused;
+        }
         json_member(out, first, "totals", totals);
         json_member(out, first, "trace", trace);
         out << "\n}\n";
@@ -514,8 +544,9 @@ void ReportWriter::add(const OpReport& r) {
         w.levels.insert(level);
     }
     for (const auto& [key, c] : r.roofline.cycles) w.bounds.insert(key);
-    w.by_bound[r.roofline.bound] += r.cycles;
+    if (r.fused_into.empty()) w.by_bound[r.roofline.bound] += r.cycles;
     if (r.model == "roofline") ++w.unmodelled;
+    if (!r.fused_into.empty()) ++w.fused;
     if (!op_info(r.op.kind).has_flops) ++w.uncounted;
     if (r.roofline.matrix_fallback) {
         ++w.fallback.ops;
@@ -562,6 +593,7 @@ void ReportWriter::Impl::write_csv() {
     for (const auto& l : levels) out << ",bytes_" << l;
     out << ",utilization,occupancy_theoretical,occupancy_achieved,simd_efficiency,bound";
     for (const auto& b : bounds) out << ",roofline_" << b << "_cycles";
+    if (fused > 0) out << ",fused_into,fused_ops";  // only runs that fused ops have the columns
     out << "\n";
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
@@ -580,6 +612,7 @@ void ReportWriter::Impl::write_csv() {
             const double* c = find_in(r.roofline_cycles, b);
             out << "," << (c ? csv_number(*c) : std::string());
         }
+        if (fused > 0) out << "," << csv_field(r.fused_into) << "," << csv_field(r.fused_ops);
         out << "\n";
     }
 }
@@ -657,6 +690,16 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << "\n";
     }
 
+    if (fused > 0) {
+        // Which trace ops each kernel ran (docs/gpu.md "Fused graphs").
+        out << "fused kernels (compiler.gpu_fusion " << fusion_name() << "): " << ops - fused << " kernels for " << ops
+            << " ops\n";
+        rows->rewind();
+        for (std::size_t index = 0; index < ops; ++index) {
+            const OpRow r = get_row(*rows);
+            if (!r.fused_ops.empty()) out << "  " << r.name << " + " << r.fused_ops << "\n";
+        }
+    }
     out << "time by bound:";
     for (const auto& [bound, c] : by_bound)
         out << " " << bound << " " << fixed(cycles ? 100.0 * static_cast<double>(c) / static_cast<double>(cycles) : 0, 1)

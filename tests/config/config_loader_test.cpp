@@ -426,6 +426,29 @@ TEST_F(ConfigFiles, SectionOfTheOtherKindIsAnError) {
                   "sections 'sm' belong to simt chips)");
 }
 
+TEST_F(ConfigFiles, CompilerKeysBelongToOneKind) {
+    // The compiler section serves both kinds; each of its keys belongs to one (compiler.gpu_fusion:
+    // docs/gpu.md "Fused graphs").
+    const std::string simt = write("simt.json", R"({ "kind": "simt", "clock_mhz": 1000, "compiler": { "gpu_fusion": "epilogue" } })");
+    const ChipConfig c = load_config(simt);
+    EXPECT_EQ(c.gpu.fusion, gpu::GpuFusion::epilogue);
+    EXPECT_EQ(load_config(simt, {"compiler.gpu_fusion=tensorrt_like"}).gpu.fusion, gpu::GpuFusion::tensorrt_like);
+    EXPECT_EQ(c.effective["compiler"]["gpu_fusion"], "epilogue");
+    EXPECT_FALSE(c.effective["compiler"].contains("fuse_elementwise"));
+    EXPECT_EQ(error_of(simt, {"compiler.gpu_fusion=trt"}),
+              "--set: compiler.gpu_fusion = \"trt\" is not a valid choice (allowed: one of "
+              "auto, none, epilogue, tensorrt_like)");
+    const std::string wrong = write("wrong.json", R"({ "kind": "simt", "clock_mhz": 1000, "compiler": { "fuse_elementwise": true } })");
+    EXPECT_EQ(error_of(wrong), wrong + ": key 'compiler.fuse_elementwise' does not apply to a simt chip (it belongs to "
+                                       "systolic chips)");
+    const std::string tpu = write("tpu.json", kMinimalSystolic);
+    EXPECT_EQ(load_config(tpu).effective["compiler"].size(), 1u);  // fuse_elementwise alone
+    EXPECT_NE(error_of(tpu, {"compiler.gpu_fusion=none"}).find("key 'compiler.gpu_fusion' does not apply to a systolic chip"),
+              std::string::npos);
+    const ChipConfig defaults = load_config(write("plain.json", R"({ "kind": "simt", "clock_mhz": 1000 })"));
+    EXPECT_EQ(defaults.gpu.fusion, gpu::GpuFusion::automatic);
+}
+
 TEST_F(ConfigFiles, ImpossibleSizesAreErrors) {
     // 1000 bytes cannot be divided into 1 slice x 16 ways x 128-byte lines (= 2048 bytes per set).
     const std::string l2 =
@@ -652,6 +675,7 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"tpu.parameter_cache_bytes", num(static_cast<double>(c.tpu.parameter_cache_bytes))},
         {"tpu.host_link_bytes_per_second", num(c.tpu.host_link_bytes_per_second)},
         {"compiler.fuse_elementwise", num(c.tpu.fuse_elementwise)},
+        {"compiler.gpu_fusion", std::string(gpu::to_string(c.gpu.fusion))},
         {"mxu.rows", num(c.mxu.rows)},
         {"mxu.cols", num(c.mxu.cols)},
         {"mxu.dataflow", std::string(to_string(c.mxu.dataflow))},
@@ -768,7 +792,7 @@ TEST_F(ConfigFiles, EveryKeyFillsExactlyItsOwnField) {
         if (!key.apply || key.is_object() || key.path == "kind") continue;
         SCOPED_TRACE(key.path);
         const std::string top = key.path.substr(0, key.path.find('.'));
-        const bool is_simt = top == "gpu" || top == "sm";
+        const bool is_simt = top == "gpu" || top == "sm" || key.only_for == std::optional<std::string>("simt");
         const ChipConfig& base = is_simt ? base_simt : base_systolic;
         const auto before = fields_of(base);
         ASSERT_TRUE(before.count(key.path)) << "the test's field list lacks " << key.path;

@@ -73,7 +73,8 @@ TEST(ParamTables, AMinimalConfigGivesEveryModelItsOwnDefaults) {
     for (const KeySpec& k : config_schema()) {
         if (k.default_value.is_null() || k.is_object()) continue;
         const KeySpec* section = find_key(k.path.substr(0, k.path.find('.')));
-        const ChipConfig& c = section->only_for == std::string("simt") ? g : s;
+        const std::optional<std::string> kind = k.only_for ? k.only_for : section->only_for;  // a key's own kind first
+        const ChipConfig& c = kind == std::string("simt") ? g : s;
         std::string pointer = "/" + k.path;
         for (char& ch : pointer)
             if (ch == '.') ch = '/';

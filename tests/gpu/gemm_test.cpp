@@ -8,16 +8,12 @@
 #include "models/gpu/gemm.h"
 #include "models/gpu/gpu_stats.h"
 #include "models/simt/simt_gpu.h"
+#include "tests/gpu/a100_like.h"
 
 namespace accelsim::gpu {
 namespace {
 
-simt::SimtParams a100_like(int sms) {
-    simt::SimtParams p;
-    p.sms = sms;
-    p.sm.limits = *simt::published_limits("sm_80");
-    return p;
-}
+using test::a100_like;
 
 Op gemm_op(OpKind kind, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
     Op op;

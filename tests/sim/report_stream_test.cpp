@@ -113,3 +113,41 @@ TEST(ReportStreamingEdges, NamesThatNeedEscapingAndTiesAmongTheLongestOps) {
     }
     expect_streaming_equals_whole(chip, ops);
 }
+
+TEST(ReportStreamingEdges, FusedOpsNameTheirKernelInEveryFormat) {
+    // A fused graph (compiler.gpu_fusion; docs/gpu.md "Fused graphs"): matmul + gelu in one kernel,
+    // add + layernorm in another. The report keeps the 4 ops; whole and streamed agree.
+    const ChipConfig chip = load_config(kSource + "/configs/a100.json", {"compiler.gpu_fusion=tensorrt_like"});
+    auto op = [](OpKind kind, const std::string& name) {
+        Op o;
+        o.kind = kind;
+        o.name = name;
+        o.dtype = DType::fp16;
+        return o;
+    };
+    Op mm = op(OpKind::matmul, "mm"), act = op(OpKind::gelu, "act"), add = op(OpKind::add, "add"),
+       ln = op(OpKind::layernorm, "ln");
+    mm.gemm = {1, 64, 64, 64};
+    act.elements = add.elements = 64 * 64;
+    ln.rows = ln.cols = 64;
+    const std::vector<Op> ops = {mm, act, add, ln};
+    const std::string table = expect_streaming_equals_whole(chip, "hand.trace", ops, RunOptions{});
+    EXPECT_NE(table.find("fused kernels (compiler.gpu_fusion tensorrt_like): 2 kernels for 4 ops\n  mm + act\n  add + ln\n"),
+              std::string::npos)
+        << table;
+    const RunReport whole = run_trace(chip, "hand.trace", ops, RunOptions{});
+    const nlohmann::json j = to_json(whole);
+    EXPECT_EQ(j["ops"][1]["fused_into"], "mm");
+    EXPECT_EQ(j["ops"][1]["model"], "fused");
+    EXPECT_EQ(j["ops"][0]["fused_ops"], nlohmann::json::array({"act"}));
+    EXPECT_EQ(j["ops"][3]["fused_into"], "add");
+    EXPECT_EQ(j["totals"]["kernels"], 2);
+    EXPECT_EQ(j["totals"]["fused_ops"], 2);
+    EXPECT_EQ(j["totals"]["gpu_fusion"], "tensorrt_like");
+    std::ostringstream csv;
+    write_csv(csv, whole);
+    const std::string text = csv.str();
+    EXPECT_NE(text.find(",fused_into,fused_ops\n"), std::string::npos);
+    EXPECT_NE(text.find(",mm,\n"), std::string::npos) << text;  // act's row: fused into mm
+    EXPECT_NE(text.find(",,act\n"), std::string::npos) << text;  // mm's row: runs act
+}
