@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh            60 s per harness (what .ci/run does)
 #   scripts/fuzz.sh 3600       the one-hour runs of docs/reliability.md
 #   scripts/fuzz.sh 60 assembler trace_reader     only the harnesses named
-# Seeds come from traces/, traces/scalesim/, configs/ and models/simt/kernels/; what the fuzzer
+# Seeds come from traces/, traces/scalesim/, configs/, models/simt/kernels/, the ONNX models the
+# importer tests build (fuzz_onnx_seeds) and tests/trace/fixtures/*.json; what the fuzzer
 # finds on top is kept in build-fuzz/corpus/HARNESS/ and reused by the next run. A crash, a
 # sanitizer report, an uncaught exception other than the input error, a hang (>10 s per input)
 # or more than 2 GB of memory fails the run and leaves its reproducer in fuzz-crashes/HARNESS/;
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(trace_reader scalesim_reader config_loader assembler)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(trace_reader scalesim_reader config_loader assembler onnx_import pytorch_import)
 
 source scripts/ensure_packages.sh
 ensure_packages "${accelsim_build_packages[@]}" clang libclang-rt-14-dev llvm
@@ -27,10 +28,15 @@ cmake --build "$build" -j "$(nproc)" --target fuzzers
 # Seed corpora, rebuilt every run from the shipped files.
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{trace_reader,scalesim_reader,config_loader,assembler}
+mkdir -p "$seeds"/{trace_reader,scalesim_reader,config_loader,assembler,onnx_import,pytorch_import}
 cp traces/*.trace "$seeds/trace_reader/"
 cp traces/scalesim/*.csv "$seeds/scalesim_reader/"
 cp models/simt/kernels/*.sasm "$seeds/assembler/"
+"$build/fuzz/fuzz_onnx_seeds" "$seeds/onnx_import"
+cp tests/trace/fixtures/*.json "$seeds/pytorch_import/"
+for fixture in tests/trace/fixtures/*.json; do    # the gzip path too (.json.gz profiles)
+    gzip -9nc "$fixture" >"$seeds/pytorch_import/$(basename "$fixture").gz"
+done
 # A config seed is the config, "%%", the config it extends (renamed base.json), "%%", and --set
 # lines (fuzz/config_loader_fuzzer.cpp); one seed per shipped config, two with overrides.
 for config in configs/*.json; do

@@ -11,12 +11,12 @@
 
 namespace accelsim {
 
-enum class OpKind : std::uint8_t { matmul, bmm, conv2d, softmax, layernorm, gelu, relu, add, mul, kernel };
+enum class OpKind : std::uint8_t { matmul, bmm, conv2d, softmax, layernorm, gelu, relu, add, mul, copy, kernel };
 
 std::string_view to_string(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view s);
 bool is_gemm_like(OpKind k);     // matmul, bmm, conv2d: run on MXUs / tensor cores
-bool is_elementwise(OpKind k);   // gelu, relu, add, mul
+bool is_elementwise(OpKind k);   // gelu, relu, add, mul, copy
 
 // C[batch][m][n] = A[batch][m][k] * B[batch][k][n]; for matmul batch == 1 and B is the weights.
 struct GemmShape {
@@ -55,7 +55,7 @@ struct Op {
     GemmShape gemm;               // matmul, bmm
     Conv2dShape conv;             // conv2d
     std::int64_t rows = 0, cols = 0;  // softmax, layernorm: reduce over cols, rows independent
-    std::int64_t elements = 0;    // gelu, relu, add, mul
+    std::int64_t elements = 0;    // gelu, relu, add, mul, copy
     KernelLaunch kernel;          // kernel
     std::string file;             // where the op was read from, for error messages
     int line = 0;

@@ -27,6 +27,9 @@ const std::vector<OpKindInfo> kKinds = {
     {OpKind::relu, "relu", OpLayout::elements, "max(x, 0) of n elements", false, 1, 1},
     {OpKind::add, "add", OpLayout::elements, "elementwise sum of two n-element tensors", false, 2, 1},
     {OpKind::mul, "mul", OpLayout::elements, "elementwise product of two n-element tensors", false, 2, 1},
+    // Data movement only: what a transpose, concat or gather of activations costs when the compiler
+    // does not fold it into its consumer (docs/import.md). No arithmetic.
+    {OpKind::copy, "copy", OpLayout::elements, "a copy of n elements: each read once and written once", false, 1, 0},
     {OpKind::kernel, "kernel", OpLayout::kernel, "a SIMT program launch (simt chips only)", false, 0, 0, 0,
      /*has_dtype=*/false, /*has_flops=*/false},
 };

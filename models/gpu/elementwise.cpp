@@ -151,6 +151,9 @@ const ElementwiseFunction kElementwiseFunctions[] = {
     {OpKind::relu, [](const std::string& v, const std::string&,
                       const std::string&) { return "    fmax " + v + ", " + v + ", 0.0\n"; },
      [](double a, double) { return std::fmax(a, 0.0); }, [](double) { return 0.0; }},
+    // No arithmetic: the kernel moves whole words (kernel_source skips the 16-bit unpacking).
+    {OpKind::copy, [](const std::string&, const std::string&, const std::string&) { return std::string(); },
+     [](double a, double) { return a; }, [](double) { return 0.0; }},
     // The sigmoid form x / (1 + e^(-1.702 x)) as x * 1 / (1 + 2^(-1.702 * log2(e) * x));
     // -1.702 * log2(e) = -2.4554669...
     {OpKind::gelu,
@@ -178,7 +181,7 @@ std::string kernel_source(const ElementwiseFunction& f, Storage s) {
     const std::string first = binary ? "a" : "x";
     std::string body = "    add r4, r3, " + first + "\n    ld.global r5, [r4]\n";
     if (binary) body += "    add r4, r3, b\n    ld.global r6, [r4]\n";
-    if (s == Storage::f32) {
+    if (s == Storage::f32 || op_info(kind).vector_ops_per_element == 0) {
         body += f.code("r5", "r6", "r6");
     } else {
         // Unpack: r5 = low element, r7 = high element (and r6 / r8 for b), compute both, pack.
@@ -238,7 +241,7 @@ constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 //   plus 2 u32 for ex2 (std::exp2f, within an ulp); 1 + 2^t adds positives (no cancellation, u32
 //   more), rcp and the last fmul u32 each: (1.75 |t| + 5) u32 with |t| = 2.46 |x|, rounded up to
 //   (5 |x| + 6) u32 relative.
-// - relu: exact.
+// - relu, copy: exact.
 // Then a 16-bit result is rounded once more: u_storage relative, plus half a subnormal spacing.
 double elementwise_tolerance(OpKind kind, Storage s, double x, double want) {
     const double u32 = std::ldexp(1.0, -24);

@@ -32,7 +32,7 @@ double gelu_reference(double x) {
 }
 
 // What the vector unit computes for each elementwise kind in fp32, the double reference and the
-// error bound against it (one fp32 rounding for add and mul; relu is exact; the tanh form of
+// error bound against it (one fp32 rounding for add and mul; relu and copy are exact; the tanh form of
 // gelu within 16 u (|x| + 1)). A kind without a row is not checked.
 struct ElementwiseNumerics {
     OpKind kind;
@@ -50,6 +50,8 @@ const ElementwiseNumerics kElementwiseNumerics[] = {
      [](double, double want) { return kU * std::fabs(want); }},
     {OpKind::mul, [](float a, float b) { return a * b; }, [](double a, double b) { return a * b; },
      [](double, double want) { return kU * std::fabs(want); }},
+    {OpKind::copy, [](float a, float) { return a; }, [](double a, double) { return a; },
+     [](double, double) { return 0.0; }},
 };
 
 const ElementwiseNumerics* elementwise_numerics(OpKind kind) {

@@ -11,6 +11,7 @@
 #include "sim/config/config_loader.h"
 #include "sim/input_error.h"
 #include "sim/output/output_file.h"
+#include "sim/trace/import_command.h"
 #include "sim/trace/trace_reader.h"
 
 namespace accelsim {
@@ -39,13 +40,15 @@ std::string design_name(const std::string& config_path, const ChipConfig& config
 int run_compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     try {
         std::string trace_path, trace_format = "auto", json_path, csv_path;
-        std::vector<std::string> config_paths, sets;
+        std::vector<std::string> config_paths, sets, dims;
         int jobs = 1;
         po::options_description options("compare options");
         options.add_options()
             ("help,h", "print this help")
-            ("trace,t", po::value(&trace_path), "operator trace (.trace, or SCALE-Sim topology .csv)")
+            ("trace,t", po::value(&trace_path), "operator trace (.trace), SCALE-Sim topology .csv, ONNX model or PyTorch profile")
             ("trace-format", po::value(&trace_format), "auto | accelsim | scalesim | onnx | pytorch (auto: by extension)")
+            ("dim", po::value(&dims)->composing(), "ONNX: bind a symbolic dimension, NAME=N (repeatable)")
+            ("strict", "ONNX, PyTorch: an operator with no accelsim mapping is an error, not a report line")
             ("config,c", po::value(&config_paths)->composing(), "a design's config (repeat: one per design)")
             ("set", po::value(&sets)->composing(), "override a value in every config: key.path=value")
             ("json", po::value(&json_path), "write the comparison (accelsim.compare/1) to FILE")
@@ -68,12 +71,13 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
         if (config_paths.empty())
             throw InputError("compare: at least one --config is required (see accelsim compare --help)");
         const TraceFormat format = parse_trace_format(trace_format);
+        const ImportOptions import_options = parse_import_options(dims, vm.count("strict") > 0);
         if (jobs < 1 || jobs > 256) throw InputError("compare: --jobs " + std::to_string(jobs) + ": expected 1 to 256");
 
         // Everything the parent can check is checked before any simulation starts.
         std::vector<DesignInput> designs;
         for (const std::string& path : config_paths) designs.push_back(DesignInput{path, load_config(path, sets), {}});
-        read_trace(trace_path, designs.front().config.default_dtype, format);
+        load_trace(trace_path, designs.front().config.default_dtype, format, import_options);
         // Opened before the runs so a bad path fails fast; a file is replaced only once complete.
         std::vector<NamedPath> inputs{{"--trace", trace_path}};
         for (const std::string& path : config_paths) inputs.push_back({"--config", path});
@@ -88,7 +92,7 @@ int run_compare_command(const std::vector<std::string>& args, std::ostream& out,
             if (!quiet)
                 err << "compare: design [" << (i + 1) << "/" << designs.size() << "] "
                     << design_name(d.config_file, d.config) << " on " << trace_path << "\n";
-            runs.push_back(design_run(d.config_file, sets, trace_path, format));
+            runs.push_back(design_run(d.config_file, sets, trace_path, format, import_options));
         }
         if (!quiet && jobs > 1) err << "compare: up to " << jobs << " designs at once\n";
         std::vector<IsolatedRunResult> results = run_isolated_all(runs, jobs, /*stop_after_failure=*/true);

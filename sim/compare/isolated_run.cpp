@@ -81,13 +81,19 @@ std::string read_all(int fd) {
 }  // namespace
 
 std::function<nlohmann::json()> design_run(const std::string& config_path, const std::vector<std::string>& overrides,
-                                           const std::string& trace_path, TraceFormat format) {
+                                           const std::string& trace_path, TraceFormat format,
+                                           const ImportOptions& import_options) {
     return [=] {
         const ChipConfig config = load_config(config_path, overrides);
-        const std::vector<Op> ops = read_trace(trace_path, config.default_dtype, format);
+        const LoadedTrace trace = load_trace(trace_path, config.default_dtype, format, import_options);
         RunOptions options;
         options.systemc = true;  // runs in its own forked child: one simulation per process
-        return to_json(run_trace(config, trace_path, ops, options));
+        RunReport report = run_trace(config, trace_path, trace.ops, options);
+        if (trace.import) {  // as a single run's report carries it
+            report.import_summary = trace.import->to_json();
+            report.import_text = trace.import->text();
+        }
+        return to_json(report);
     };
 }
 

@@ -42,9 +42,11 @@ std::vector<IsolatedRunResult> run_isolated_all(const std::vector<std::function<
                                                 const IsolatedRunFinished& on_finished = {});
 
 // The work of one design, for run_isolated(_all): load_config(config_path, overrides),
-// read_trace(trace_path, that config's default dtype, format), run_trace, to_json — exactly what a
-// single `accelsim --config --trace --json` run does.
+// load_trace(trace_path, that config's default dtype, format, import_options), run_trace,
+// to_json — exactly what a single `accelsim --config --trace --json` run does (with --dim and
+// --strict for ONNX and PyTorch imports).
 std::function<nlohmann::json()> design_run(const std::string& config_path, const std::vector<std::string>& overrides,
-                                           const std::string& trace_path, TraceFormat format);
+                                           const std::string& trace_path, TraceFormat format,
+                                           const ImportOptions& import_options = {});
 
 }  // namespace accelsim

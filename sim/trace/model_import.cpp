@@ -94,7 +94,8 @@ std::string numpy_matmul(const std::vector<std::int64_t>& a, const std::vector<s
 }
 
 std::string conv_channels_problem(std::int64_t channels, std::int64_t weight_channels, std::int64_t groups) {
-    if (groups > 0 && weight_channels * groups == channels) return "";
+    const auto product = checked_mul(weight_channels, groups);  // fuzzed sizes can overflow
+    if (groups > 0 && product && *product == channels) return "";
     return "weight has " + std::to_string(weight_channels) + " input channels per group, input has " +
            std::to_string(channels) + " channels in " + std::to_string(groups) + " group(s)";
 }

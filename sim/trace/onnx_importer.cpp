@@ -39,6 +39,10 @@ enum class Rule {
     batchnorm,       // folded into the Conv before it, else an elementwise pass (mul)
     elementwise,     // one accelsim elementwise kind over the output's elements
     input_pass,      // pools and reductions: one pass over the input's elements (relu)
+    data_copy,       // Transpose, Concat: a copy of the output's elements
+    gather,          // a copy of the output's elements when it gathers from an activation;
+                     // free when it picks rows of a weight (an embedding lookup)
+    cast,            // free to the same width (folded into the consumer's loads); else a copy
     shape_only,      // views, layout, bookkeeping: no cost
 };
 
@@ -73,10 +77,13 @@ const std::map<std::string, MappingRule>& mapping_rules() {
                                "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                                "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin"})
             r[op] = {Rule::input_pass, OpKind::relu};
-        for (const char* op : {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gather", "GatherElements", "GatherND",
-                               "Cast", "CastLike", "Shape", "Size", "Constant", "ConstantOfShape", "Identity",
-                               "Flatten", "Concat", "Slice", "Split", "Expand", "Tile", "Pad", "Dropout", "Range",
-                               "EyeLike", "DepthToSpace", "SpaceToDepth", "Trilu", "NonZero", "OneHot"})
+        r["Transpose"] = r["Concat"] = {Rule::data_copy, OpKind::copy};
+        r["Gather"] = {Rule::gather, OpKind::copy};
+        r["Cast"] = r["CastLike"] = {Rule::cast, OpKind::copy};
+        for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "GatherElements", "GatherND", "Shape", "Size",
+                               "Constant", "ConstantOfShape", "Identity", "Flatten", "Slice", "Split", "Expand",
+                               "Tile", "Pad", "Dropout", "Range", "EyeLike", "DepthToSpace", "SpaceToDepth", "Trilu",
+                               "NonZero", "OneHot"})
             r[op] = {Rule::shape_only};
         return r;
     }();
@@ -136,6 +143,34 @@ std::string string_attribute(const onnx::NodeProto& node, const std::string& nam
     return a ? a->s() : fallback;
 }
 
+// INT64 and INT32 tensors in a model's graph hold shapes, indices and token ids: bookkeeping the
+// host or the compiler's constant folding does, not activations.
+bool is_integer_index_type(int elem_type) {
+    return elem_type == onnx::TensorProto_DataType_INT64 || elem_type == onnx::TensorProto_DataType_INT32;
+}
+
+// Bytes per element of an ONNX tensor type (0 for types of no fixed width: strings, undefined).
+int element_width(int elem_type) {
+    switch (elem_type) {
+        case onnx::TensorProto_DataType_BOOL:
+        case onnx::TensorProto_DataType_INT8:
+        case onnx::TensorProto_DataType_UINT8: return 1;
+        case onnx::TensorProto_DataType_FLOAT16:
+        case onnx::TensorProto_DataType_BFLOAT16:
+        case onnx::TensorProto_DataType_INT16:
+        case onnx::TensorProto_DataType_UINT16: return 2;
+        case onnx::TensorProto_DataType_FLOAT:
+        case onnx::TensorProto_DataType_INT32:
+        case onnx::TensorProto_DataType_UINT32: return 4;
+        case onnx::TensorProto_DataType_DOUBLE:
+        case onnx::TensorProto_DataType_INT64:
+        case onnx::TensorProto_DataType_UINT64:
+        case onnx::TensorProto_DataType_COMPLEX64: return 8;
+        case onnx::TensorProto_DataType_COMPLEX128: return 16;
+        default: return 0;
+    }
+}
+
 // The values of an int64 constant tensor (axes, shapes: int64 in every ONNX version), from
 // int64_data or, as exporters write them, little-endian raw_data.
 std::optional<std::vector<std::int64_t>> tensor_ints(const onnx::TensorProto& t) {
@@ -190,6 +225,20 @@ private:
         for (int i = 0; i < g.node_size(); ++i) {
             const onnx::NodeProto& node = g.node(i);
             if (node.op_type().empty()) fail(path_, "node " + std::to_string(i + 1) + " has no operator type (damaged file?)");
+            // Mapping and pattern matching read a node's inputs and outputs by position: a node
+            // with fewer than its operator takes is damaged (ONNX's non-strict shape inference
+            // lets it through). The schema of the model's opset (the latest ONNX 1.12 has, for a
+            // newer one) gives the minimums; an operator 1.12 does not know needs one of each.
+            const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+            const onnx::OpSchema* schema =
+                default_domain ? onnx::OpSchemaRegistry::Schema(node.op_type(), opset_, "") : nullptr;
+            const int min_inputs = schema ? schema->min_input() : 1, min_outputs = schema ? schema->min_output() : 1;
+            if (default_domain && mapping_rules().count(node.op_type()) &&
+                (node.input_size() < min_inputs || node.output_size() < min_outputs))
+                fail(path_, node_label(node, i) + ": has " + std::to_string(node.input_size()) + " input(s) and " +
+                                std::to_string(node.output_size()) + " output(s); " + node.op_type() + " takes at least " +
+                                std::to_string(min_inputs) + " and " + std::to_string(min_outputs) +
+                                " (damaged file?)");
             for (const std::string& input : node.input())
                 if (!input.empty() && !defined.count(input))
                     fail(path_, node_label(node, i) + ": input '" + input +
@@ -527,7 +576,7 @@ private:
                 unmapped(default_domain ? type : n.domain() + ":" + type);
                 continue;
             }
-            if (rule->second.rule == Rule::shape_only) {
+            if (rule->second.rule == Rule::shape_only || moves_nothing(i, rule->second.rule)) {
                 ++summary_.shape_only[type];
                 continue;
             }
@@ -540,7 +589,9 @@ private:
             std::string natural = type;
             std::transform(natural.begin(), natural.end(), natural.begin(), [](unsigned char c) { return std::tolower(c); });
             const Rule r = rule->second.rule;
-            if ((r == Rule::elementwise || r == Rule::input_pass || r == Rule::batchnorm) && natural != to_string(kind))
+            if ((r == Rule::elementwise || r == Rule::input_pass || r == Rule::batchnorm || r == Rule::data_copy ||
+                 r == Rule::gather || r == Rule::cast) &&
+                natural != to_string(kind))
                 approximations[type] = std::string(to_string(kind));
         }
         if (!approximations.empty()) {
@@ -565,10 +616,10 @@ private:
             const auto rank = static_cast<std::int64_t>(x->size());
             std::int64_t first = rank - 1;
             for (const std::int64_t a : group.axes) first = std::min(first, a < 0 ? a + rank : a);
-            std::int64_t cols = 1;
-            for (std::int64_t a = std::max<std::int64_t>(first, 0); a < rank; ++a) cols *= (*x)[static_cast<std::size_t>(a)];
-            op.cols = cols;
-            op.rows = cols > 0 ? *total / cols : 0;
+            const auto cols = numel(Shape(x->begin() + std::max<std::int64_t>(first, 0), x->end()));
+            if (!cols) fail(path_, node_label(node(anchor), anchor) + ": element count overflows a 64-bit integer");
+            op.cols = *cols;
+            op.rows = *cols > 0 ? *total / *cols : 0;
         } else {
             op.elements = *total;
         }
@@ -579,6 +630,23 @@ private:
         if (op.vector_elements() == 0 && !is_gemm_like(op.kind))
             fail(path_, node_label(node(index), index) + ": an empty tensor (a dimension of 0)");
         ops_.push_back(std::move(op));
+    }
+
+    // Data-movement nodes that cost nothing (docs/import.md): index and shape arithmetic (an
+    // integer output: Shape -> Gather -> Concat chains, token ids), a Gather from a weight (an
+    // embedding lookup reads only the rows it picks), a Cast to a type of the same width.
+    bool moves_nothing(int i, Rule rule) const {
+        if (rule != Rule::data_copy && rule != Rule::gather && rule != Rule::cast) return false;
+        const onnx::NodeProto& n = node(i);
+        if (n.input_size() == 0 || n.output_size() == 0) return true;
+        const TensorInfo* out = info(n.output(0));
+        if (out && is_integer_index_type(out->elem_type)) return true;
+        if (rule == Rule::gather) return is_constant(n.input(0));
+        if (rule == Rule::cast) {
+            const TensorInfo* in = info(n.input(0));
+            return !in || !out || element_width(in->elem_type) == element_width(out->elem_type);
+        }
+        return false;
     }
 
     // Fills one op for node i; false when a shape it needs is unknown.
@@ -599,17 +667,21 @@ private:
                 std::int64_t axis = int_attribute(n, "axis", rule.rule == Rule::softmax && opset_ < 13 ? 1 : -1);
                 if (axis < 0) axis += rank;
                 if (axis < 0 || axis >= rank) fail(path_, node_label(n, i) + ": axis out of range");
-                std::int64_t cols = 1;
-                for (std::int64_t a = axis; a < (flattening ? rank : axis + 1); ++a) cols *= (*s)[static_cast<std::size_t>(a)];
+                const auto total = numel(*s);
+                const auto cols = numel(Shape(s->begin() + axis, flattening ? s->end() : s->begin() + axis + 1));
+                if (!total || !cols) fail(path_, node_label(n, i) + ": element count overflows a 64-bit integer");
                 Op op = new_op(rule.rule == Rule::softmax ? OpKind::softmax : OpKind::layernorm, i, n.input(0));
-                op.cols = cols;
-                op.rows = cols > 0 ? *numel(*s) / cols : 0;
+                op.cols = *cols;
+                op.rows = *cols > 0 ? *total / *cols : 0;
                 push(std::move(op), i);
                 return true;
             }
             case Rule::batchnorm:
             case Rule::elementwise:
-            case Rule::input_pass: {
+            case Rule::input_pass:
+            case Rule::data_copy:
+            case Rule::gather:
+            case Rule::cast: {
                 // Elementwise ops cover their (broadcast) output; pools and reductions read each
                 // input element once.
                 const std::string& tensor = rule.rule == Rule::input_pass ? n.input(0) : n.output(0);
@@ -686,6 +758,13 @@ private:
             if (a < strides.size()) stride[axis] = strides[a];
             if (a < dilations.size()) dilation[axis] = dilations[a];
             if (stride[axis] <= 0 || dilation[axis] <= 0) fail(path_, node_label(n, i) + ": strides and dilations must be positive");
+            // Sizes, strides, dilations and pads below 2^31 keep the output-size arithmetic
+            // below in 64 bits; op_checks then judges the shape itself.
+            constexpr std::int64_t kLimit = std::int64_t{1} << 31;
+            for (const std::int64_t v : {in[axis], filter[axis], stride[axis], dilation[axis]})
+                if (v >= kLimit) fail(path_, node_label(n, i) + ": a size, stride or dilation of " + std::to_string(v) + " is out of range (at most 2^31 - 1)");
+            for (const std::int64_t p : pads)
+                if (p < 0 || p >= kLimit) fail(path_, node_label(n, i) + ": pads must be between 0 and 2^31 - 1, got " + std::to_string(p));
             std::int64_t total = 0;
             if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
                 const std::int64_t out = (in[axis] + stride[axis] - 1) / stride[axis];

@@ -5,6 +5,8 @@
 // Inputs". docs/import.md gives the mapping.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -36,6 +38,8 @@ enum class Handler {
     layernorm,    // layer_norm(x, normalized_shape, weight, bias, ...)
     elementwise,  // the broadcast of all tensor inputs
     input_pass,   // pools and batch norm: one pass over input 0
+    concat,       // cat / stack of a tensor list: a copy of all its elements
+    index_select, // index_select(x, dim, index): a copy of the rows picked
 };
 
 struct EventRule {
@@ -87,6 +91,11 @@ const std::map<std::string, EventRule>& event_rules() {
                               "aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm",
                               "aten::_native_batch_norm_legit_no_training"})
             r[n] = {Handler::input_pass, OpKind::relu};
+        // Data movement (docs/import.md): views (transpose, permute, view) are free, the copies
+        // that make them contiguous (copy_, inside contiguous / clone / to) and concatenations are not.
+        r["aten::copy_"] = {Handler::elementwise, OpKind::copy};
+        r["aten::cat"] = r["aten::stack"] = {Handler::concat, OpKind::copy};
+        r["aten::index_select"] = {Handler::index_select, OpKind::copy};
         return r;
     }();
     return rules;
@@ -100,8 +109,8 @@ bool is_shape_only(const std::string& name) {
         "aten::_to_copy", "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::as_strided",
         "aten::select", "aten::slice", "aten::unsqueeze", "aten::squeeze", "aten::flatten", "aten::detach",
         "aten::detach_", "aten::zeros", "aten::zeros_like", "aten::ones", "aten::ones_like", "aten::fill_",
-        "aten::zero_", "aten::split", "aten::chunk", "aten::cat", "aten::stack", "aten::narrow",
-        "aten::resolve_conj", "aten::resolve_neg", "aten::dropout", "aten::embedding", "aten::index_select",
+        "aten::zero_", "aten::split", "aten::chunk", "aten::narrow",
+        "aten::resolve_conj", "aten::resolve_neg", "aten::dropout", "aten::embedding",
         "aten::lift_fresh", "aten::alias", "aten::result_type", "aten::item", "aten::_local_scalar_dense",
         "aten::scalar_tensor", "aten::arange", "aten::full", "aten::new_empty", "aten::new_zeros", "aten::split_with_sizes",
         "aten::unbind", "aten::view_as", "aten::type_as", "aten::size", "aten::numpy_T", "aten::set_"};
@@ -161,16 +170,20 @@ std::optional<Shape> dims_of(const json& v) {
     return s;
 }
 
-// The integers in a "Concrete Inputs" string: "[2, 2]" -> {2, 2}, "1" -> {1}, "" -> {}.
-std::vector<std::int64_t> concrete_ints(const std::string& text) {
+// The integers in a "Concrete Inputs" string: "[2, 2]" -> {2, 2}, "1" -> {1}, "" -> {}; nullopt
+// when one does not fit in 64 bits.
+std::optional<std::vector<std::int64_t>> concrete_ints(const std::string& text) {
     std::vector<std::int64_t> out;
     std::size_t i = 0;
     while (i < text.size()) {
         if (std::isdigit(static_cast<unsigned char>(text[i])) || (text[i] == '-' && i + 1 < text.size() &&
                                                                   std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
-            std::size_t used = 0;
-            out.push_back(std::stoll(text.substr(i), &used));
-            i += used;
+            errno = 0;
+            char* end = nullptr;
+            const long long v = std::strtoll(text.c_str() + i, &end, 10);
+            if (errno == ERANGE) return std::nullopt;
+            out.push_back(v);
+            i = static_cast<std::size_t>(end - text.c_str());
         } else {
             ++i;
         }
@@ -296,6 +309,12 @@ private:
         if (dims == e.args->end() || !dims->is_array() || i >= dims->size()) return std::nullopt;
         return dims_of((*dims)[i]);
     }
+    // The integers of a Concrete Inputs string of event e; one out of 64-bit range is an error.
+    std::vector<std::int64_t> ints(const Event& e, const std::string& text) const {
+        auto v = concrete_ints(text);
+        if (!v) fail(path_, where(e) + ": an integer in Concrete Inputs (\"" + text.substr(0, 40) + "\") is out of 64-bit range");
+        return std::move(*v);
+    }
     std::optional<std::string> concrete(const Event& e, int i) const {
         if (!e.args || i < 0) return std::nullopt;
         const auto c = e.args->find("Concrete Inputs");
@@ -384,7 +403,7 @@ private:
                 const auto rank = static_cast<std::int64_t>(x->size());
                 std::int64_t dim = rank - 1;
                 if (const auto d = concrete(e, 1)) {
-                    const auto v = concrete_ints(*d);
+                    const auto v = ints(e, *d);
                     if (v.size() == 1) dim = v[0] < 0 ? v[0] + rank : v[0];
                 }
                 if (dim < 0 || dim >= rank) fail(path_, where(e) + ": dim out of range");
@@ -399,7 +418,7 @@ private:
                 if (!x || x->empty()) return false;
                 // normalized_shape: from Concrete Inputs, else as many axes as gamma has, else one.
                 std::size_t axes = 1;
-                if (const auto c = concrete(e, 1); c && !concrete_ints(*c).empty()) axes = concrete_ints(*c).size();
+                if (const auto c = concrete(e, 1); c && !ints(e, *c).empty()) axes = ints(e, *c).size();
                 else if (const auto gamma = in(2); gamma && !gamma->empty()) axes = gamma->size();
                 if (axes > x->size()) fail(path_, where(e) + ": normalized_shape has more axes than the input");
                 Op op = new_op(e, OpKind::layernorm, 0);
@@ -436,6 +455,41 @@ private:
                 ops_.push_back(std::move(op));
                 return true;
             }
+            case Handler::concat: {
+                // Input 0 is the tensor list: one dims array per tensor.
+                const auto dims = e.args ? e.args->find("Input Dims") : json::const_iterator();
+                if (!e.args || dims == e.args->end() || !dims->is_array() || dims->empty() || !(*dims)[0].is_array())
+                    return false;
+                std::int64_t total = 0;
+                for (const json& member : (*dims)[0]) {
+                    const auto s = dims_of(member);
+                    if (!s) return false;
+                    if (__builtin_add_overflow(total, count(e, *s), &total))
+                        fail(path_, where(e) + ": element count overflows a 64-bit integer");
+                }
+                if (total == 0) return false;
+                Op op = new_op(e, e.rule->kind, 0);
+                op.elements = total;
+                ops_.push_back(std::move(op));
+                return true;
+            }
+            case Handler::index_select: {
+                // The output is x with axis dim cut to the index's length.
+                const auto x = in(0), index = in(2);
+                const auto d = concrete(e, 1);
+                if (!x || !index || !d || x->empty() || index->size() > 1) return false;
+                const auto dim_values = ints(e, *d);
+                if (dim_values.size() != 1) return false;
+                const auto rank = static_cast<std::int64_t>(x->size());
+                const std::int64_t dim = dim_values[0] < 0 ? dim_values[0] + rank : dim_values[0];
+                if (dim < 0 || dim >= rank) fail(path_, where(e) + ": dim out of range");
+                Shape out = *x;
+                out[static_cast<std::size_t>(dim)] = index->empty() ? 1 : (*index)[0];
+                Op op = new_op(e, e.rule->kind, 0);
+                op.elements = count(e, out);
+                ops_.push_back(std::move(op));
+                return true;
+            }
         }
         return false;
     }
@@ -448,7 +502,7 @@ private:
             if (args == conv_args().end()) continue;
             if (const auto c = concrete(*p, args->second.*field)) {
                 if (*c == "valid") return std::vector<std::int64_t>{0};
-                const auto v = concrete_ints(*c);
+                const auto v = ints(*p, *c);
                 if (!v.empty()) return v;
             }
         }

@@ -46,7 +46,7 @@ TEST_P(ImportCliOnChip, OnnxModelsSimulate) {
     bert_layer(false).save((dir / "decomposed.onnx").string());
     small_cnn().save((dir / "cnn.onnx").string());
     const std::string config = std::string("--config configs/") + GetParam() + ".json";
-    for (const Model& m : {Model{"fused", 802816, 21}, Model{"decomposed", 802816, 21}, Model{"cnn", 2396320, 9}}) {
+    for (const Model& m : {Model{"fused", 802816, 25}, Model{"decomposed", 802816, 25}, Model{"cnn", 2396320, 9}}) {
         const std::string dims = std::string(m.name) == "cnn" ? "--dim batch=1" : kEncoderDims;
         const nlohmann::json j = run_json(config + " --trace " + quoted(dir / (std::string(m.name) + ".onnx")) + " " + dims,
                                           dir / (std::string(m.name) + ".json"));
