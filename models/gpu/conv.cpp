@@ -38,9 +38,9 @@ struct ConvLayout {
 };
 
 ConvLayout conv_layout(const Op& op) {
-    if (op.kind != OpKind::conv2d) throw LoweringError("lower_conv2d: '" + op.name + "' is not a conv2d");
+    if (op.kind != OpKind::conv2d) throw LoweringError("lower_conv2d: not a conv2d");
     if (op.dtype != DType::fp16 && op.dtype != DType::bf16)
-        throw LoweringError("conv2d '" + op.name + "': the implicit-GEMM kernel takes fp16 or bf16, not " +
+        throw LoweringError("the implicit-GEMM kernel takes fp16 or bf16, not " +
                             std::string(to_string(op.dtype)));
     ConvLayout l;
     l.s = op.conv;
@@ -48,7 +48,7 @@ ConvLayout conv_layout(const Op& op) {
     if (s.n < 1 || s.h < 1 || s.w < 1 || s.c < 1 || s.k < 1 || s.r < 1 || s.s < 1 || s.groups < 1 ||
         s.c % s.groups != 0 || s.k % s.groups != 0 || s.stride_h < 1 || s.stride_w < 1 || s.dilation_h < 1 ||
         s.dilation_w < 1 || s.pad_h < 0 || s.pad_w < 0 || s.out_h() < 1 || s.out_w() < 1)
-        throw LoweringError("conv2d '" + op.name + "': invalid shape");
+        throw LoweringError("invalid shape");
     l.oh = s.out_h();
     l.ow = s.out_w();
     l.cg = s.c / s.groups;
@@ -60,7 +60,7 @@ ConvLayout conv_layout(const Op& op) {
     l.w_bytes = s.k * l.kred * l.eb;
     l.out_bytes = s.n * l.oh * l.ow * s.groups * l.kp * l.eb;
     if (l.in_bytes + l.w_bytes + l.out_bytes > kMaxBufferBytes)
-        throw LoweringError("conv2d '" + op.name + "': tensors of " + std::to_string(l.in_bytes + l.w_bytes + l.out_bytes) +
+        throw LoweringError("tensors of " + std::to_string(l.in_bytes + l.w_bytes + l.out_bytes) +
                             " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
     return l;
 }

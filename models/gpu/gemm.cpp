@@ -960,14 +960,14 @@ struct GemmBuffers {
     std::int64_t bytes = 0;  // A + B + C
 };
 
-GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::GlobalMemory& memory, const Op& op) {
+GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::GlobalMemory& memory) {
     GemmBuffers buf{g.batch, g.m, g.n, g.k, pad ? gemm_padded(g.k) : g.k, pad ? gemm_padded(g.n) : g.n,
                     pad ? gemm_padded(g.n) : g.n, bytes_of(dtype)};
     const std::int64_t a_bytes = buf.batch * buf.m * buf.lda * buf.element_bytes;
     const std::int64_t b_bytes = buf.batch * buf.lda * buf.ldb * buf.element_bytes;  // K' rows
     const std::int64_t c_bytes = buf.batch * buf.m * buf.ldc * buf.element_bytes;
     if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
-        throw LoweringError(std::string(to_string(op.kind)) + " '" + op.name + "': operands of " +
+        throw LoweringError("operands of " +
                             std::to_string(a_bytes + b_bytes + c_bytes) +
                             " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
     buf.bytes = a_bytes + b_bytes + c_bytes;
@@ -1131,10 +1131,10 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
                                 const GemmEpilogue& epilogue = {}) {
     const GemmTile& tile = choice.tile;
     const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
-    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
+    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory);
     const std::int64_t splits = choice.splits;
     if (splits > 1 && (g.batch != 1 || buf.lda % (8 * splits) != 0))
-        throw LoweringError("gemm '" + op.name + "': split-K needs batch 1 and K' divisible by 8 x " + std::to_string(splits));
+        throw LoweringError("split-K needs batch 1 and K' divisible by 8 x " + std::to_string(splits));
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const std::int64_t eb = buf.element_bytes;
     // Split-K: each of the S parts of K is a batch entry of the same kernel (A advanced by Ks
@@ -1143,7 +1143,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const std::int64_t plane = buf.m * buf.ldc * 4;
     if (splits > 1) {
         if (buf.bytes + splits * plane > kMaxBufferBytes)
-            throw LoweringError("gemm '" + op.name + "': split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
+            throw LoweringError("split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
     const std::int64_t k_part = buf.lda / splits;
@@ -1192,7 +1192,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     // the bias (N' elements), then each tensor step's operand in C's layout.
     const std::int64_t c_bytes = buf.m * buf.ldc * eb * buf.batch;
     if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kMaxBufferBytes)
-        throw LoweringError("gemm '" + op.name + "': operands exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+        throw LoweringError("operands exceed the GPU kernel library's 1 GiB of 32-bit global memory");
     // With split-K the sum launch applies the epilogue (as cuBLASLt's split-K reduction does).
     std::vector<std::uint32_t>& epilogue_args = split ? out.then.front().args : out.args;
     std::uint32_t bias = 0;
@@ -1248,7 +1248,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
                                 const LoweringTarget& target, const HopperTileChoice& choice) {
     const HopperTile& tile = choice.tile;
     const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
-    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory, op);
+    const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory);
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const std::int64_t eb = buf.element_bytes;
     const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
@@ -1272,9 +1272,8 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     return out;
 }
 
-LoweredKernel lower_fp32_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
-                              const LoweringTarget& target) {
-    const GemmBuffers buf = allocate_gemm(g, DType::fp32, false, memory, op);
+LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    const GemmBuffers buf = allocate_gemm(g, DType::fp32, false, memory);
     LoweredKernel out;
     out.kernel = gemm_fp32_kernel();
     const std::int64_t tiles_m = (g.m + kFp32TileM - 1) / kFp32TileM, tiles_n = (g.n + kFp32TileN - 1) / kFp32TileN;
@@ -1301,12 +1300,12 @@ LoweredKernel lower_fp32_gemm(const Op& op, const GemmShape& g, simt::GlobalMemo
 
 GemmShape gemm_shape_of(const Op& op) {
     if (op.kind != OpKind::matmul && op.kind != OpKind::bmm)
-        throw LoweringError("lower_gemm: '" + op.name + "' is not a matmul or bmm");
+        throw LoweringError("lower_gemm: not a matmul or bmm");
     GemmShape g = op.gemm;
     if (op.kind == OpKind::matmul) g.batch = 1;
-    if (g.batch < 1 || g.m < 1 || g.n < 1 || g.k < 1) throw LoweringError("gemm '" + op.name + "': empty shape");
+    if (g.batch < 1 || g.m < 1 || g.n < 1 || g.k < 1) throw LoweringError("empty shape");
     if (op.dtype == DType::int8 || op.dtype == DType::int32)
-        throw LoweringError("gemm '" + op.name + "': the SIMT ISA has no int8 mma yet (dtype " +
+        throw LoweringError("the SIMT ISA has no int8 mma yet (dtype " +
                             std::string(to_string(op.dtype)) + ")");
     return g;
 }
@@ -1331,7 +1330,7 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
                                   const LoweringTarget& target, const GemmTile* tile_override, int splits_override) {
     const GemmShape g = gemm_shape_of(op);
     if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !target.tensor_cores)
-        throw LoweringError("gemm '" + op.name + "': fused epilogues run on the 16-bit tensor-core kernel");
+        throw LoweringError("fused epilogues run on the 16-bit tensor-core kernel");
     GemmTileChoice choice = tile_override ? GemmTileChoice{} : choose_gemm_tile(g, target.sms, target.sm);
     if (tile_override) {
         choice.tile = *tile_override;
@@ -1346,13 +1345,11 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
 
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
-    if (op.dtype == DType::fp32) return lower_fp32_gemm(op, g, memory, target);
+    if (op.dtype == DType::fp32) return lower_fp32_gemm(g, memory, target);
     if (!target.tensor_cores) {
         // No mma unit: a 16-bit GEMM runs as an fp32 one (operands and result stored as fp32, as
         // cuBLAS's SGEMM would be called on Kepler); the stat says so.
-        Op as_fp32 = op;
-        as_fp32.dtype = DType::fp32;
-        LoweredKernel out = lower_fp32_gemm(as_fp32, g, memory, target);
+        LoweredKernel out = lower_fp32_gemm(g, memory, target);
         out.stats.push_back(stat_value(stat::fp32_fallback, 1));
         return out;
     }

@@ -64,7 +64,7 @@ struct LoweredKernel {
 };
 
 // A shape or size the library cannot run (too large for 32-bit global memory, ...). The chip turns
-// it into an input error naming the op's file and line.
+// it into an input error naming the op's file, line, kind and name, so the message does not name the op.
 class LoweringError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;

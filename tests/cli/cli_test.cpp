@@ -209,3 +209,17 @@ TEST(Cli, SystemCScheduledRunEqualsThePlainSchedulerOpByOp) {
     }
     EXPECT_EQ(j["ops"][0]["model"], "tpu.hierarchy");
 }
+
+// The GPU chip names the op (file, line, kind, name) in front of a kernel library's message, so the
+// library's own text must not name it again ("matmul 'big': matmul 'big': ..." before).
+TEST(Cli, AGpuLoweringErrorNamesTheOpOnce) {
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "big.trace";
+    write_file(trace, "# accelsim-trace 1\nmatmul big m=100000 n=100000 k=4 dtype=fp16\n");
+    const Result r = run("--config configs/a100.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(r.exit_code, 2);
+    // K padded to 8: (100000 x 8 + 8 x 100000) x 2 B + 100000^2 x 2 B = 20,003,200,000 bytes.
+    EXPECT_TRUE(contains(r.err, "big.trace:2: matmul 'big': operands of 20003200000 bytes exceed")) << r.err;
+    EXPECT_EQ(r.err.find("'big'"), r.err.rfind("'big'")) << "named once: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one clear error line: " << r.err;
+}
