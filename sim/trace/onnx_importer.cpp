@@ -12,6 +12,7 @@
 
 #include "models/common/op_checks.h"
 #include "sim/input_error.h"
+#include "sim/trace/onnx_inference_guards.h"
 #include "sim/trace/model_import.h"
 #include "sim/trace/trace_text_util.h"
 
@@ -21,12 +22,10 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-// The default-domain opset ONNX 1.12 knows; newer operators get accelsim's fallback shape rules.
-constexpr int kOnnxKnownOpset = 17;
-
 struct TensorInfo {
     std::optional<Shape> shape;  // every dimension known
     int elem_type = 0;           // onnx::TensorProto_DataType
+    int rank = -1;               // -1: not known
 };
 
 // How a node is costed (docs/import.md, "Operator mapping").
@@ -98,6 +97,9 @@ bool has_same_shape_fallback(const std::string& op) {
 }
 
 [[noreturn]] void fail(const std::string& file, const std::string& message) { throw InputError(file + ": " + message); }
+
+// ONNX's exceptions append a context paragraph; an error message takes the first line.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 std::string node_label(const onnx::NodeProto& node, int index) {
     return "node " + std::to_string(index + 1) + " '" + (node.name().empty() ? node.op_type() : node.name()) + "' (" +
@@ -233,12 +235,24 @@ private:
             const onnx::OpSchema* schema =
                 default_domain ? onnx::OpSchemaRegistry::Schema(node.op_type(), opset_, "") : nullptr;
             const int min_inputs = schema ? schema->min_input() : 1, min_outputs = schema ? schema->min_output() : 1;
-            if (default_domain && mapping_rules().count(node.op_type()) &&
+            if (default_domain && (schema || mapping_rules().count(node.op_type())) &&
                 (node.input_size() < min_inputs || node.output_size() < min_outputs))
                 fail(path_, node_label(node, i) + ": has " + std::to_string(node.input_size()) + " input(s) and " +
                                 std::to_string(node.output_size()) + " output(s); " + node.op_type() + " takes at least " +
                                 std::to_string(min_inputs) + " and " + std::to_string(min_outputs) +
                                 " (damaged file?)");
+            // ONNX's own node check (input and output counts, attribute names and types, required
+            // attributes) against the schema its shape inference will use; only for opsets ONNX
+            // 1.12 knows whole (a newer opset may have changed the operator's signature).
+            if (schema && opset_ <= kOnnxKnownOpset) {
+                try {
+                    schema->Verify(node);
+                } catch (const std::exception& e) {
+                    fail(path_, node_label(node, i) + ": does not match ONNX's " + node.op_type() + " (opset " +
+                                    std::to_string(schema->SinceVersion()) + "): " + first_line(e.what()) +
+                                    " (damaged file?)");
+                }
+            }
             for (const std::string& input : node.input())
                 if (!input.empty() && !defined.count(input))
                     fail(path_, node_label(node, i) + ": input '" + input +
@@ -305,6 +319,7 @@ private:
 
     // ---- shapes --------------------------------------------------------------------------------
     void infer_shapes() {
+        onnx_guards::install_inference_guards();
         const int nodes = model_.graph().node_size();
         std::map<std::string, std::int64_t> fallback_ops;
         for (int round = 0; round <= nodes; ++round) {
@@ -336,11 +351,35 @@ private:
             }
             if (!added) break;
         }
+        check_inference_guards();
         if (!fallback_ops.empty()) {
             std::string list;
             for (const auto& [op, n] : fallback_ops) list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n);
             summary_.notes.push_back("shapes from accelsim's fallback rules (operators or forms newer than ONNX 1.12's opset " +
                                      std::to_string(kOnnxKnownOpset) + ", model opset " + std::to_string(opset_) + "): " + list);
+        }
+    }
+
+    // A convolution or pool that breaks the rules ONNX's inference assumes got no output shape
+    // (onnx_inference_guards.h); name it here, on the shapes inferred for its inputs.
+    void check_inference_guards() const {
+        const onnx::GraphProto& g = model_.graph();
+        for (int i = 0; i < g.node_size(); ++i) {
+            const onnx::NodeProto& node = g.node(i);
+            if (!(node.domain().empty() || node.domain() == "ai.onnx") || !onnx_guards::is_guarded(node.op_type()))
+                continue;
+            const auto attribute = [&node](const std::string& name) -> const onnx::AttributeProto* {
+                for (const onnx::AttributeProto& a : node.attribute())
+                    if (a.name() == name) return &a;
+                return nullptr;
+            };
+            const auto input_rank = [&](int position) {
+                if (position >= node.input_size() || node.input(position).empty()) return -1;
+                const TensorInfo* t = info(node.input(position));
+                return t ? t->rank : -1;
+            };
+            if (const auto violation = onnx_guards::conv_pool_violation(node.op_type(), attribute, input_rank))
+                fail(path_, node_label(node, i) + ": " + *violation + " (damaged file?)");
         }
     }
 
@@ -352,6 +391,7 @@ private:
             const auto& tt = v.type().tensor_type();
             t.elem_type = tt.elem_type();
             if (tt.has_shape()) {
+                t.rank = tt.shape().dim_size();
                 Shape s;
                 bool complete = true;
                 for (const auto& d : tt.shape().dim()) {
@@ -370,6 +410,7 @@ private:
             TensorInfo info;
             info.elem_type = t.data_type();
             info.shape = Shape(t.dims().begin(), t.dims().end());
+            info.rank = t.dims_size();
             infos_[t.name()] = info;
         }
     }

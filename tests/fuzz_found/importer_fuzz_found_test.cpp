@@ -82,6 +82,66 @@ TEST(FuzzFoundOnnxImport, HugeSizesAreErrorsNotOverflows) {
               "node 1 'y' (Conv): a size, stride or dilation of 4611686018427387904 is out of range (at most 2^31 - 1)");
 }
 
+// fuzz_onnx_import in CI (60 s) and again here (5 minutes): a grouped Conv with auto_pad and no
+// kernel_shape whose weight has rank 3 after a rank-4 input. ONNX 1.12's convPoolShapeInference
+// takes the kernel from the weight's dimensions 2.. (one value) and indexes it once per spatial
+// axis of the input (two): a read out of bounds inside libonnx (AddressSanitizer: SEGV).
+TEST(FuzzFoundOnnxImport, ConvWeightRankDifferentFromInputRankIsNamed) {
+    OnnxBuilder b(13);
+    b.input("img", {std::int64_t{1}, std::int64_t{16}, std::int64_t{8}, std::int64_t{8}});
+    OnnxBuilder::attr(b.node("MaxPool", {"img"}, {"p1"}), "kernel_shape", std::vector<std::int64_t>{2, 2});
+    b.weight("w2", {16, 1, 3});
+    auto* conv = b.node("Conv", {"p1", "w2"}, {"c2"});
+    OnnxBuilder::attr(conv, "group", std::int64_t{16});
+    OnnxBuilder::attr(conv, "auto_pad", std::string("SAME_UPPER"));
+    b.output("c2");
+    EXPECT_EQ(onnx_error(b, "conv_weight_rank.onnx"),
+              "node 2 'c2' (Conv): its weight (input 2) has rank 3 but its input has rank 4; the ONNX specification "
+              "requires the same rank (the kernel is the weight's dimensions 2..) (damaged file?)");
+}
+
+// Neighbours of the above: list attributes of the wrong length for the input's spatial axes,
+// on a pool (inferred input) and on a conv, and a stride of 0; ONNX's own node check names an
+// attribute the operator does not have (the CI reproducer also had one, "@ads").
+TEST(FuzzFoundOnnxImport, ConvAndPoolAttributesMustFitTheSpatialAxes) {
+    const auto image = [](OnnxBuilder& b) {
+        b.input("img", {std::int64_t{1}, std::int64_t{4}, std::int64_t{8}, std::int64_t{8}});
+    };
+    OnnxBuilder pool(13);
+    image(pool);
+    auto* p = pool.node("MaxPool", {"img"}, {"p"});
+    OnnxBuilder::attr(p, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    OnnxBuilder::attr(p, "strides", std::vector<std::int64_t>{2, 2, 2});
+    pool.output("p");
+    EXPECT_EQ(onnx_error(pool, "pool_strides.onnx"),
+              "node 1 'p' (MaxPool): attribute 'strides' [2,2,2] has 3 value(s); the input has 2 spatial axes "
+              "(input rank 4), so it needs 2 (damaged file?)");
+    OnnxBuilder conv(13);
+    image(conv);
+    conv.weight("w", {4, 4, 3, 3});
+    auto* c = conv.node("Conv", {"img", "w"}, {"y"});
+    OnnxBuilder::attr(c, "pads", std::vector<std::int64_t>{1, 1});
+    conv.output("y");
+    EXPECT_EQ(onnx_error(conv, "conv_pads.onnx"),
+              "node 1 'y' (Conv): attribute 'pads' [1,1] has 2 value(s); the input has 2 spatial axes (input rank 4), "
+              "so it needs 4 (damaged file?)");
+    OnnxBuilder stride0(13);
+    image(stride0);
+    stride0.weight("w", {4, 4, 3, 3});
+    OnnxBuilder::attr(stride0.node("Conv", {"img", "w"}, {"y"}), "strides", std::vector<std::int64_t>{0, 1});
+    stride0.output("y");
+    EXPECT_EQ(onnx_error(stride0, "conv_stride0.onnx"),
+              "node 1 'y' (Conv): attribute 'strides' [0,1] holds 0; each value must be at least 1 (damaged file?)");
+    OnnxBuilder unknown(13);
+    image(unknown);
+    unknown.weight("w", {4, 4, 3, 3});
+    OnnxBuilder::attr(unknown.node("Conv", {"img", "w"}, {"y"}), "@ads", std::vector<std::int64_t>{1, 1, 1});
+    unknown.output("y");
+    EXPECT_EQ(onnx_error(unknown, "conv_unknown_attribute.onnx"),
+              "node 1 'y' (Conv): does not match ONNX's Conv (opset 11): Unrecognized attribute: @ads for operator Conv "
+              "(damaged file?)");
+}
+
 // Found by reading the PyTorch importer for the harness: an integer in Concrete Inputs beyond
 // 64 bits made std::stoll throw std::out_of_range, which escaped the importer (accelsim exited 1,
 // "simulation failed", no file named); fuzz_pytorch_import reaches it from the fixture.
