@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 #include <systemc>
 
@@ -20,6 +22,7 @@
 #include "sim/advise/advise_command.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/progress.h"
 #include "sim/input_error.h"
 #include "sim/membench/membench_command.h"
 #include "sim/occupancy/occupancy_command.h"
@@ -145,7 +148,8 @@ int run_simulation(int argc, char* argv[]) {
          "PE-cycles a stepped systolic array may simulate for one op (default 1e12)")
         ("validate-max-macs", po::value(&limits.validate_max_macs),
          "MACs one op may check against Eigen with --validate (default 1e12)")
-        ("quiet,q", "do not print the table");
+        ("progress", "show the progress line (op i of N, elapsed, time left) even when stderr is not a terminal")
+        ("quiet,q", "do not print the table (nor the progress line)");
     po::variables_map vm;
     const po::parsed_options parsed = po::command_line_parser(argc, argv).options(options).run();
     refuse_stray_arguments(parsed, argc > 1 ? argv[1] : "");
@@ -212,6 +216,15 @@ int run_simulation(int argc, char* argv[]) {
     }
     std::optional<RooflinePlot> roofline_plot;
     if (!roofline_plot_path.empty()) roofline_plot.emplace(*chip, config);
+    // A run over a second shows which op it is on (stderr; a terminal's line is rewritten in place).
+    std::optional<ProgressLine> progress;
+    const bool stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;
+    if (!vm.count("quiet") && (stderr_is_terminal || vm.count("progress"))) {
+        progress.emplace(std::cerr, stderr_is_terminal);
+        run_options.progress = [&progress](std::size_t index, std::size_t total, const Op& op, double done_share) {
+            progress->op_starts(index, total, op, done_share);
+        };
+    }
     ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
                         vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
                         csv_file ? &csv_file->stream() : nullptr);
@@ -222,6 +235,7 @@ int run_simulation(int argc, char* argv[]) {
         if (roofline_plot) roofline_plot->add(r);
         if (scalesim) scalesim->add(r);
     });
+    if (progress) progress->finish();  // before the table
     writer.finish(report.numerics);
     if (json_file) json_file->commit();
     if (csv_file) csv_file->commit();

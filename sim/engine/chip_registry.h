@@ -34,6 +34,11 @@ struct RunOptions {
     // many chips in one process use the plain C++ schedulers, which tests prove give identical
     // results.
     bool systemc = false;
+    // Called before each op runs with its index, the trace's op count, the op and the share of the
+    // run's estimated work done before it (each op weighted by its roofline cycles on this chip,
+    // which the host time of a cycle-level run follows): the CLI's progress line
+    // (sim/engine/progress.h). Empty: not called, and no weights are computed.
+    std::function<void(std::size_t index, std::size_t total, const Op& op, double done_share)> progress = nullptr;
 };
 
 // Builds the chip from its config. Throws InputError naming the config file and key for values

@@ -40,6 +40,22 @@ std::string op_words(const Op& op) {
     return op_location(op) + "op '" + op.name + "' (" + std::string(to_string(op.kind)) + " " + shape_text(op) + ")";
 }
 
+// Each op's share of the run's work for the progress line: its roofline bound in cycles on this
+// chip (at least one cycle), cumulated; an op the chip cannot bound counts one cycle.
+std::vector<double> work_before_each_op(const ChipModel& chip, const std::vector<Op>& ops) {
+    const MemoryPeaks memory = chip.memory_peaks();
+    std::vector<double> before(ops.size() + 1, 0.0);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        double cycles = 1;
+        try {
+            cycles = std::max(1.0, roofline_of(ops[i], chip.compute_unit_for(ops[i]), memory).bound_cycles);
+        } catch (const std::exception&) {  // the op fails when it runs, with its own message
+        }
+        before[i + 1] = before[i] + cycles;
+    }
+    return before;
+}
+
 }  // namespace
 
 void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options) {
@@ -94,9 +110,11 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     // starts when the device is free and its launch has arrived.
     HostPipeline host(HostCosts::of(config.host, config.kind == "simt"), config.clock_hz());
     if (!on_op) report.ops.reserve(ops.size());
+    const std::vector<double> work_before = options.progress ? work_before_each_op(chip, ops) : std::vector<double>{};
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
         const Op* next = i + 1 < ops.size() ? &ops[i + 1] : nullptr;
+        if (options.progress) options.progress(i, ops.size(), op, work_before[i] / work_before.back());
         OpReport r;
         try {
             r = chip.run(op, next);

@@ -116,6 +116,29 @@ TEST(ToyChipKind, RunsATraceThroughTheEngineAtItsRooflineBounds) {
     EXPECT_NE(table.str().find("of 2.0 peak (bf16); MAC utilization 61.5%"), std::string::npos) << table.str();
 }
 
+// The progress line's shares (RunOptions::progress): each op weighs its roofline bound, so the
+// matmul above (24,576 cycles) is 24,576 / 26,624 = 12/13 of the run and the relu starts there.
+TEST(ToyChipKind, ProgressSharesFollowTheOpsRooflineCycles) {
+    register_toy_kind();
+    const ChipConfig chip = toy_config();
+    const std::string trace = write_trace(
+        "matmul big m=256 n=256 k=256 dtype=bf16\n"
+        "relu act n=4096 dtype=fp32\n");
+    RunOptions options;
+    std::vector<std::string> seen;
+    options.progress = [&seen](std::size_t index, std::size_t total, const Op& op, double done_share) {
+        std::ostringstream line;
+        line << index << "/" << total << " " << op.name << " " << done_share;
+        seen.push_back(line.str());
+    };
+    run_trace(chip, trace, read_trace(trace, chip.default_dtype), options);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0], "0/2 big 0");
+    std::ostringstream expected;
+    expected << "1/2 act " << 24576.0 / 26624.0;
+    EXPECT_EQ(seen[1], expected.str());
+}
+
 TEST(ToyChipKind, ItsInputErrorsReachTheUserAsInputErrors) {
     register_toy_kind();
     const ChipConfig chip = toy_config();
