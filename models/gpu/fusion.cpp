@@ -61,14 +61,16 @@ bool attention_fusable(const Op& scores, const Op& scale, const Op& softmax, con
            attention_head_dim_supported(d);
 }
 
-std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion mode, bool tensor_cores) {
+std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion mode,
+                                         const std::function<bool(DType)>& tensor_cores_for) {
     std::vector<FusionGroup> groups;
+    auto tensor_cores = [&](DType t) { return !tensor_cores_for || tensor_cores_for(t); };
     if (mode == GpuFusion::none || mode == GpuFusion::automatic) return groups;
     const bool trt = mode == GpuFusion::tensorrt_like;
     std::size_t i = 0;
     while (i < ops.size()) {
         const Op& op = ops[i];
-        if (trt && tensor_cores && i + 3 < ops.size() &&
+        if (trt && tensor_cores(op.dtype) && i + 3 < ops.size() &&
             attention_fusable(op, ops[i + 1], ops[i + 2], ops[i + 3])) {
             groups.push_back({FusedKind::attention, {i, i + 1, i + 2, i + 3}});
             i += 4;
@@ -79,7 +81,7 @@ std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion m
             i += 2;
             continue;
         }
-        if (tensor_cores && (op.kind == OpKind::matmul || op.kind == OpKind::bmm) && sixteen_bit(op.dtype)) {
+        if (tensor_cores(op.dtype) && (op.kind == OpKind::matmul || op.kind == OpKind::bmm) && sixteen_bit(op.dtype)) {
             FusionGroup g{FusedKind::gemm_epilogue, {i}};
             const std::int64_t elements = gemm_output_elements(op);
             std::size_t j = i + 1;

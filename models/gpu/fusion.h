@@ -20,6 +20,7 @@
 // In tensorrt_like an add followed by a layernorm goes to the layernorm, not to the GEMM before it,
 // as TensorRT's BERT does (GEMM with bias, then skip-layernorm).
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,10 @@ struct FusionGroup {
 // The groups of two or more ops; ops in no group run alone. Deterministic, in trace order. Without
 // tensor cores (16-bit GEMMs then run the FP32 kernel) no GEMM epilogue or attention is formed:
 // both fused kernels are built on mma.
-std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion mode, bool tensor_cores = true);
+// tensor_cores_for(dtype): whether the chip's tensor cores run the dtype (empty: every dtype);
+// GEMM epilogues and attention fuse only onto tensor-core GEMMs.
+std::vector<FusionGroup> plan_gpu_fusion(const std::vector<Op>& ops, GpuFusion mode,
+                                         const std::function<bool(DType)>& tensor_cores_for = {});
 
 // Whether the fused attention kernel runs these shapes: 16-bit, head dimension d of 16, 32 or 64
 // (fused_kernels.h).

@@ -48,6 +48,11 @@ std::string at(int reg, long long off) {
     return "[" + r(reg) + (off > 0 ? "+" : "-") + std::to_string(off > 0 ? off : -off) + "]";
 }
 
+// The kernel name's operand type: _f16, _bf16, _s8.
+std::string type_suffix(simt::MmaType type) {
+    return type == simt::MmaType::s8 ? "_s8" : type == simt::MmaType::f16 ? "_f16" : "_bf16";
+}
+
 constexpr int kSliceWordsPad = 4;  // A rows in shared memory: BK/2 words + 4 (pitch = 4 mod 8 words)
 constexpr int kBRowPad = 8;        // B k-pair rows: BN + 8 words (pitch = 8 mod 32 words)
 
@@ -177,18 +182,26 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     const int BM = tile.bm, BN = tile.bn, BK = tile.bk;
     const int WM = BM / tile.warps_m, WN = BN / tile.warps_n;
     const int MI = WM / 16, NJ = WN / 8, KS = BK / 16;
+    // int8 (s8): the same kernel in bytes. A slice is BK 16-bit slots = 2 BK int8 values, one
+    // m16n8k32 per 32 int8 (KS steps as for 16 bits); the m16n8k32 fragments hold the same words
+    // of a row as the m16n8k16 ones (PTX: 4 int8 where 2 16-bit values were), so A's staging and
+    // fragment loads are unchanged. B comes transposed (N x K, cuBLASLt's int8 "TN" layout),
+    // staged like conv's B^T; the accumulators are int32 and are stored as they are (no packing).
+    const bool s8 = type == simt::MmaType::s8;
+    const bool bt = conv || s8;                        // B given transposed, loaded like A
+    const bool wide_out = partials || s8;              // C holds 32-bit accumulator pairs
     const int SA = BK / 2 + kSliceWordsPad;           // words per A row in shared memory
-    const int SB = conv ? SA : BN + kBRowPad;          // words per B k-pair row (conv: per B^T row)
+    const int SB = bt ? SA : BN + kBRowPad;            // words per B k-pair row (bt: per B^T row)
     const int a_bytes = BM * SA * 4, b_rows = BK / 2;  // a stage: A rows, then BK/2 k-pair rows of B
-    const int stage = a_bytes + (conv ? BN * SA * 4 : b_rows * SB * 4);
+    const int stage = a_bytes + (bt ? BN * SA * 4 : b_rows * SB * 4);
     const int chunks_per_row = BK / 8;                 // 16-byte chunks per A row of a slice
     const int ACH = BM * chunks_per_row / T;           // A chunks per thread per slice
     const int groups = BN / 4;                         // 4-column groups of a B row
-    const int BU = conv ? BN * chunks_per_row / T      // conv: 16-byte chunks of B^T rows per thread
+    const int BU = bt ? BN * chunks_per_row / T        // bt: 16-byte chunks of B^T rows per thread
                         : b_rows * groups / T;         // B units (k-pair row x 4 columns) per thread
     const int rows_per_round = T / chunks_per_row;     // A rows between a thread's chunks
     const int kp_step = T / groups;                    // k-pair rows between a thread's B units
-    const char* mma = type == simt::MmaType::f16 ? "mma.m16n8k16.f16" : "mma.m16n8k16.bf16";
+    const char* mma = s8 ? "mma.m16n8k32.s8" : type == simt::MmaType::f16 ? "mma.m16n8k16.f16" : "mma.m16n8k16.bf16";
     const char* pack = type == simt::MmaType::f16 ? "cvt.f16x2.f32" : "cvt.bf16x2.f32";
 
     // Registers. Payload (fp data): accumulators, fragments (A double-buffered: 2 x 4), staging.
@@ -204,7 +217,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     const int sa2 = ahead2 ? a.alloc(ACH * 4) : sa, sbx2 = ahead2 ? a.alloc(BU * 4) : sbx;
     const int jn = ahead2 ? a.alloc() : -1;  // j + 1
     // conv: per A chunk its image base, ih0, iw0 (gA + 3i ..), then the thread's k (kl).
-    const int gA = a.alloc(conv ? 3 * ACH + 1 : ACH), gB = a.alloc(BU), gB1 = conv ? -1 : a.alloc(BU);
+    const int gA = a.alloc(conv ? 3 * ACH + 1 : ACH), gB = a.alloc(BU), gB1 = bt ? -1 : a.alloc(BU);
     const int kl = conv ? gA + 3 * ACH : -1;
     const int stA = a.alloc(), stB = a.alloc(), fA = a.alloc(), fB = a.alloc(), flip = a.alloc(), j = a.alloc();
     const int tp = a.alloc(15);  // set-up and epilogue temporaries
@@ -255,7 +268,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     };
 
     std::string src = std::string(conv ? ".kernel conv_" : ".kernel gemm_") + tile.name() +
-                      (type == simt::MmaType::f16 ? "_f16" : "_bf16") + (partials ? "_partials" : "") +
+                      type_suffix(type) + (partials ? "_partials" : "") +
                       (epilogue.steps.empty() ? "" : "_" + epilogue.name()) + "\n";
     src += ".param M, N, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_n, "
            "tiles_per_batch, group_blocks, slices, kfirst, b_slice";
@@ -322,10 +335,10 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
             a("mad " + r(img) + ", " + r(img) + ", image, " + r(base));
         }
     }
-    if (conv) {
-        // B^T rows (output channels) are copied exactly like A rows: chunk u = tid + i*T is row
-        // (u % 8) + 8 (u / 32) (clamped to Nlast), k-chunk (u / 8) % 4; the same stA offset
-        // pattern lands in the B area of the stage.
+    if (bt) {
+        // B^T rows (conv: output channels; int8: the columns of B) are copied exactly like A rows:
+        // chunk u = tid + i*T is row (u % 8) + 8 (u / 32) (clamped to Nlast), k-chunk (u / 8) % 4;
+        // the same stA offset pattern lands in the B area of the stage.
         a("and " + r(x) + ", " + r(c.tid) + ", 7");
         a("shr " + r(y) + ", " + r(c.tid) + ", 5");
         a("shl " + r(y) + ", " + r(y) + ", 3");
@@ -413,7 +426,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     a("mul " + r(fA) + ", " + r(fA) + ", " + n(SA));
     a("add " + r(fA) + ", " + r(fA) + ", " + r(c.tq));
     a("shl " + r(fA) + ", " + r(fA) + ", 2");
-    if (conv) {  // B^T row warp_col*WN + g, word t (as A)
+    if (bt) {  // B^T row warp_col*WN + g, word t (as A)
         a("mul " + r(fB) + ", " + r(y) + ", " + n(WN));
         a("add " + r(fB) + ", " + r(fB) + ", " + r(c.g));
         a("mul " + r(fB) + ", " + r(fB) + ", " + n(SA));
@@ -429,11 +442,11 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     if (conv) im2col_loads("@p1 ");  // after the set-up: it uses the temporaries
 
     auto advance = [&]() {
-        if (conv) {
+        if (bt)
             for (int i = 0; i < BU; ++i) a("add " + r(gB + i) + ", " + r(gB + i) + ", " + n(BK * 2));
-            return;
-        }
+        if (conv) return;
         for (int i = 0; i < ACH; ++i) a("add " + r(gA + i) + ", " + r(gA + i) + ", " + n(BK * 2));
+        if (bt) return;
         for (int i = 0; i < BU; ++i) {
             a("add " + r(gB + i) + ", " + r(gB + i) + ", b_slice");
             a("add " + r(gB1 + i) + ", " + r(gB1 + i) + ", b_slice");
@@ -441,22 +454,21 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     };
     // The next slice's global loads into a set of staging registers.
     auto global_loads = [&](const std::string& guard, int sa, int sbx) {
-        if (conv) {
+        if (bt) {
             for (int i = 0; i < BU; ++i) a(guard + "ld.global.v4 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
-            im2col_loads(guard);
-            return;
+            if (conv) im2col_loads(guard);
         }
-        for (int i = 0; i < BU; ++i) {
+        for (int i = 0; !bt && i < BU; ++i) {
             a(guard + "ld.global.v2 " + r(sbx + 4 * i) + ", " + at(gB + i, 0));
             a(guard + "ld.global.v2 " + r(sbx + 4 * i + 2) + ", " + at(gB1 + i, 0));
         }
-        for (int i = 0; i < ACH; ++i) a(guard + "ld.global.v4 " + r(sa + 4 * i) + ", " + at(gA + i, 0));
+        for (int i = 0; !conv && i < ACH; ++i) a(guard + "ld.global.v4 " + r(sa + 4 * i) + ", " + at(gA + i, 0));
     };
     auto store_slice = [&](const std::string& guard, int sa, int sbx) {
-        for (int i = 0; conv && i < BU; ++i)
+        for (int i = 0; bt && i < BU; ++i)
             a(guard + "st.shared.v4 " + at(stB, static_cast<long long>(i) * rows_per_round * SA * 4) + ", " +
               r(sbx + 4 * i));
-        for (int i = 0; !conv && i < BU; ++i) {
+        for (int i = 0; !bt && i < BU; ++i) {
             const int x0 = sbx + 4 * i, y0 = x0 + 2;
             a(guard + "prmt " + r(so) + ", " + r(x0) + ", " + r(y0) + ", 0x5410");
             a(guard + "prmt " + r(so + 1) + ", " + r(x0) + ", " + r(y0) + ", 0x7632");
@@ -495,7 +507,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
         a("ld.shared " + r(f + 3) + ", " + at(fA, off + 8 * SA * 4 + 16));
     };
     auto load_b = [&](int jj, int ks) {
-        if (conv) {  // B^T row jj*8 + g: words t (k 2t..) and t + 4 (k 2t+8..)
+        if (bt) {  // B^T row jj*8 + g: words t (k 2t.., int8 4t..) and t + 4 (k 2t+8.., int8 4t+16..)
             const long long off = static_cast<long long>(jj) * 8 * SA * 4 + ks * 32;
             a("ld.shared " + r(fb + 2 * jj) + ", " + at(fB, off));
             a("ld.shared " + r(fb + 2 * jj + 1) + ", " + at(fB, off + 16));
@@ -584,7 +596,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     a("mul " + r(cptr) + ", " + r(e.batch) + ", c_batch");
     a("add " + r(cptr) + ", " + r(cptr) + ", C");
     a("mad " + r(cptr) + ", " + r(row) + ", ldc, " + r(cptr));
-    a("shl " + r(col) + ", " + r(col) + ", " + n(partials ? 2 : 1));  // fp32 partials or 16-bit C
+    a("shl " + r(col) + ", " + r(col) + ", " + n(wide_out ? 2 : 1));  // fp32 partials, int32 or 16-bit C
     a("add " + r(cptr) + ", " + r(cptr) + ", " + r(col));  // &C[batch][row][col]
     a("shl " + r(ldc8) + ", ldc, 3");
     for (int jj = 0; jj < NJ; ++jj) a("sub " + r(nr[jj]) + ", " + r(nrem) + ", " + n(8 * jj));
@@ -598,10 +610,10 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
             a("sub " + r(left) + ", " + r(mrem) + ", " + n(16 * i + 8 * h));  // rows left from this row
             for (int jj = 0; jj < NJ; ++jj) {
                 const int d = acc + 4 * (i * NJ + jj) + 2 * h;
-                if (!partials) a(std::string(pack) + " " + r(v) + ", " + r(d) + ", " + r(d + 1));
+                if (!wide_out) a(std::string(pack) + " " + r(v) + ", " + r(d) + ", " + r(d + 1));
                 a("min " + r(q) + ", " + r(left) + ", " + r(nr[jj]));
                 a("setp.gt.s32 p3, " + r(q) + ", 0");
-                if (partials) a("@p3 st.global.v2 " + at(cptr, 32LL * jj) + ", " + r(d));  // (d, d+1) as fp32
+                if (wide_out) a("@p3 st.global.v2 " + at(cptr, 32LL * jj) + ", " + r(d));  // (d, d+1) as fp32 / int32
                 else a("@p3 st.global " + at(cptr, 16LL * jj) + ", " + r(v));
             }
             a("add " + r(cptr) + ", " + r(cptr) + ", " + r(ldc8));
@@ -615,7 +627,7 @@ const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
     const std::string key = std::string(conv ? "conv_" : "gemm_") + tile.name() + "_" + n(tile.warps_m) + "x" +
-                            n(tile.warps_n) + (type == simt::MmaType::f16 ? "_f16" : "_bf16") +
+                            n(tile.warps_n) + type_suffix(type) +
                             (!conv && tile.slices_ahead == 2 ? "_ahead2" : "") + (partials ? "_partials" : "") +
                             (epilogue.steps.empty() ? "" : "_" + epilogue.name());
     std::lock_guard<std::mutex> lock(mutex);
@@ -893,11 +905,11 @@ void set_waves(GemmTileChoice& choice, int sms) {
 }
 }  // namespace
 
-GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm) {
+GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, simt::MmaType type) {
     GemmTileChoice best;
     double best_estimate = 0;
     auto occupancy = [&](const GemmTile& tile) {
-        const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);
+        const simt::Kernel* k = gemm_tensor_kernel(tile, type == simt::MmaType::s8 ? type : simt::MmaType::f16);
         return simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     };
     for (GemmTile tile : gemm_tensor_tiles()) {
@@ -1298,15 +1310,109 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
     return out;
 }
 
+// The int8 GEMM (docs/gpu.md, "int8 GEMMs"): A is M x K' int8 row-major, B is given transposed,
+// N x K' int8 (cuBLASLt's int8 "TN" layout: both operands K-contiguous; inference engines store
+// int8 weights so), C is M x N' int32, the exact accumulators (cublasGemmEx with CUDA_R_8I inputs,
+// CUDA_R_32I output and CUBLAS_COMPUTE_32I). K' = K rounded up to 16 (16-byte rows), N' = N
+// rounded up to 8; the padding is zero.
+LoweredKernel lower_int8_gemm(const GemmShape& g, simt::GlobalMemory& memory, const LoweringTarget& target,
+                              const GemmTileChoice& choice) {
+    const GemmTile& tile = choice.tile;
+    const std::int64_t kp = gemm_int8_padded_k(g.k), np = gemm_padded(g.n);
+    const std::int64_t a_bytes = g.batch * g.m * kp, b_bytes = g.batch * g.n * kp, c_bytes = g.batch * g.m * np * 4;
+    if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
+        throw LoweringError("operands of " + std::to_string(a_bytes + b_bytes + c_bytes) +
+                            " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+    const std::uint32_t a = memory.allocate(static_cast<std::size_t>(a_bytes));
+    const std::uint32_t b = memory.allocate(static_cast<std::size_t>(b_bytes));
+    const std::uint32_t c = memory.allocate(static_cast<std::size_t>(c_bytes));
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    // The kernel counts K in 16-bit slots (its slice is BK of them = 2 BK int8 values).
+    const std::int64_t slice = 2 * tile.bk;
+    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
+    const std::int64_t slices = (kp + slice - 1) / slice;
+    const std::int64_t kfirst_slots = (kp - slices * slice) / 2;
+    const std::int64_t blocks = g.batch * tiles_m * tiles_n;
+    if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+    LoweredKernel out;
+    out.kernel = gemm_tensor_kernel(tile, simt::MmaType::s8);
+    out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
+    // Nlast: the last B^T row (columns past N read it; their C is never stored). b_slice is unused.
+    out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, c, u(kp), u(kp), u(np * 4),
+                u(g.m * kp), u(g.n * kp), u(g.m * np * 4), u(tiles_m), u(tiles_n), u(tiles_m * tiles_n),
+                u(kGemmGroupRows * tiles_n), u(slices), u(kfirst_slots), 0};
+    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+    out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(slice)));  // int8 values
+    out.stats.push_back(stat_value(stat::warps_m, tile.warps_m));
+    out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
+    out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
+    out.stats.push_back(stat_value(stat::splits, 1));
+    GemmTileChoice shown = choice;
+    shown.blocks = blocks;
+    shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
+    set_waves(shown, target.sms);
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
+    out.stats.push_back(stat_value(stat::block, tile.threads()));
+    out.stats.push_back(stat_value(stat::blocks_per_sm, shown.blocks_per_sm));
+    out.stats.push_back(stat_value(stat::waves, shown.waves));
+    out.stats.push_back(stat_value(stat::wave_efficiency, shown.wave_efficiency));
+    if (!target.real_data) return out;
+    // Seeded int8 inputs over the whole range [-128, 127]; B drawn in K x N order, stored transposed.
+    std::mt19937_64 rng(target.seed);
+    std::uniform_int_distribution<int> uniform(-128, 127);
+    std::vector<std::int8_t> av(static_cast<std::size_t>(g.batch * g.m * g.k)), bv(static_cast<std::size_t>(g.batch * g.k * g.n));
+    for (auto& x : av) x = static_cast<std::int8_t>(uniform(rng));
+    for (auto& x : bv) x = static_cast<std::int8_t>(uniform(rng));
+    std::uint8_t* data = memory.data();
+    for (std::int64_t p = 0; p < g.batch; ++p)
+        for (std::int64_t i = 0; i < g.m; ++i)
+            for (std::int64_t kk = 0; kk < g.k; ++kk)
+                data[a + (p * g.m + i) * kp + kk] = static_cast<std::uint8_t>(av[static_cast<std::size_t>((p * g.m + i) * g.k + kk)]);
+    for (std::int64_t p = 0; p < g.batch; ++p)
+        for (std::int64_t kk = 0; kk < g.k; ++kk)
+            for (std::int64_t j = 0; j < g.n; ++j)
+                data[b + (p * g.n + j) * kp + kk] = static_cast<std::uint8_t>(bv[static_cast<std::size_t>((p * g.k + kk) * g.n + j)]);
+    out.check = [g, np, c, av = std::move(av), bv = std::move(bv)](const simt::GlobalMemory& mem) {
+        // Eigen's integer GEMM of the same inputs; equality is exact. int32 cannot overflow while
+        // K * 128 * 128 < 2^31; beyond, int64 and the comparison modulo 2^32 (the mma wraps).
+        LoweringNumerics n;
+        auto compare = [&](auto zero) {
+            using T = decltype(zero);
+            using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+            for (std::int64_t p = 0; p < g.batch; ++p) {
+                const Matrix A = Eigen::Map<const Eigen::Matrix<std::int8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                                     av.data() + p * g.m * g.k, g.m, g.k).template cast<T>();
+                const Matrix B = Eigen::Map<const Eigen::Matrix<std::int8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                                     bv.data() + p * g.k * g.n, g.k, g.n).template cast<T>();
+                const Matrix ref = A * B;
+                for (std::int64_t i = 0; i < g.m; ++i)
+                    for (std::int64_t j = 0; j < g.n; ++j) {
+                        const std::uint32_t got = mem.load32(static_cast<std::uint32_t>(c + ((p * g.m + i) * np + j) * 4));
+                        const auto want = static_cast<std::uint32_t>(static_cast<std::int64_t>(ref(i, j)));
+                        const double err = std::fabs(static_cast<double>(static_cast<std::int32_t>(got)) -
+                                                     static_cast<double>(static_cast<std::int32_t>(want)));
+                        n.max_abs_err = std::max(n.max_abs_err, err);
+                        if (want != 0) n.max_rel_err = std::max(n.max_rel_err, err / std::fabs(static_cast<double>(static_cast<std::int32_t>(want))));
+                        if (got != want) n.passed = false;
+                        ++n.checked;
+                    }
+            }
+        };
+        if (g.k < (std::int64_t{1} << 17)) compare(std::int32_t{0});
+        else compare(std::int64_t{0});
+        return n;
+    };
+    return out;
+}
+
 GemmShape gemm_shape_of(const Op& op) {
     if (op.kind != OpKind::matmul && op.kind != OpKind::bmm)
         throw LoweringError("lower_gemm: not a matmul or bmm");
     GemmShape g = op.gemm;
     if (op.kind == OpKind::matmul) g.batch = 1;
     if (g.batch < 1 || g.m < 1 || g.n < 1 || g.k < 1) throw LoweringError("empty shape");
-    if (op.dtype == DType::int8 || op.dtype == DType::int32)
-        throw LoweringError("the SIMT ISA has no int8 mma yet (dtype " +
-                            std::string(to_string(op.dtype)) + ")");
+    if (op.dtype == DType::int32) throw LoweringError("int32 is an accumulator type, not a GEMM operand type");
     return g;
 }
 
@@ -1316,20 +1422,22 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
                                    const GemmTile& tile, int splits) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) throw LoweringError("lower_gemm_with_tile: fp32 has no tensor-core tile");
+    const bool int8 = op.dtype == DType::int8;
+    if (int8 && splits > 1) throw LoweringError("the int8 GEMM has no split-K");
     GemmTileChoice choice;
     choice.tile = tile;
     choice.splits = std::max(1, splits);
-    const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::f16);  // its registers
+    const simt::Kernel* k = gemm_tensor_kernel(tile, int8 ? simt::MmaType::s8 : simt::MmaType::f16);  // its registers
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     set_waves(choice, target.sms);
-    return lower_tensor_gemm(op, g, memory, target, choice);
+    return int8 ? lower_int8_gemm(g, memory, target, choice) : lower_tensor_gemm(op, g, memory, target, choice);
 }
 
 LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, simt::GlobalMemory& memory,
                                   const LoweringTarget& target, const GemmTile* tile_override, int splits_override) {
     const GemmShape g = gemm_shape_of(op);
-    if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !target.tensor_cores)
+    if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !target.tensor_cores_for(op.dtype))
         throw LoweringError("fused epilogues run on the 16-bit tensor-core kernel");
     GemmTileChoice choice = tile_override ? GemmTileChoice{} : choose_gemm_tile(g, target.sms, target.sm);
     if (tile_override) {
@@ -1346,9 +1454,18 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) return lower_fp32_gemm(g, memory, target);
-    if (!target.tensor_cores) {
-        // No mma unit: a 16-bit GEMM runs as an fp32 one (operands and result stored as fp32, as
-        // cuBLAS's SGEMM would be called on Kepler); the stat says so.
+    if (op.dtype == DType::int8) {
+        // The sm_80 mma kernel on every chip with an int8 tensor rate (h100 too: Hopper's int8
+        // wgmma is not modelled). Without one the op is a roofline row (lower_op never gets here).
+        if (!target.tensor_cores_for(DType::int8))
+            throw LoweringError("int8 GEMMs need an int8 tensor-core rate (sm.tensor_macs_per_cycle.int8)");
+        GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);
+        return lower_int8_gemm(g, memory, target, choice);
+    }
+    if (!target.tensor_cores_for(op.dtype)) {
+        // No mma unit for the dtype (k80: none at all; v100: no bf16): a 16-bit GEMM runs as an
+        // fp32 one (operands and result stored as fp32, as cuBLAS's SGEMM would be called on
+        // Kepler, and as frameworks run bf16 matmuls on Volta); the stat says so.
         LoweredKernel out = lower_fp32_gemm(g, memory, target);
         out.stats.push_back(stat_value(stat::fp32_fallback, 1));
         return out;

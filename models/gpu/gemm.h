@@ -75,7 +75,9 @@ struct GemmTileChoice {
     double waves = 0;             // blocks / (sms * blocks_per_sm)
     double wave_efficiency = 0;   // waves / ceil(waves)
 };
-GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm);
+// type: the kernels whose occupancy counts (s8: the int8 kernel; f16 and bf16 share one).
+GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmParams& sm,
+                                simt::MmaType type = simt::MmaType::f16);
 
 // Split-K (docs/gpu.md): a GEMM whose grid leaves SMs idle and whose K loop is long is cut into
 // S parts of K, each computed by its own blocks into an fp32 partial plane, and a second launch
@@ -153,5 +155,7 @@ inline constexpr std::int64_t kGemmMaxBufferBytes = std::int64_t{1} << 30;
 
 // K and N rounded up to the 8-element row alignment of the operand layout.
 inline std::int64_t gemm_padded(std::int64_t x) { return (x + 7) / 8 * 8; }
+// The int8 GEMM's K' (docs/gpu.md, "int8 GEMMs"): 16 int8 values, one 16-byte chunk.
+inline std::int64_t gemm_int8_padded_k(std::int64_t k) { return (k + 15) / 16 * 16; }
 
 }  // namespace accelsim::gpu

@@ -16,8 +16,11 @@ namespace accelsim::gpu {
 
 namespace {
 
-// Multiply-accumulates of one mma.m16n8k16 warp instruction.
-constexpr double kMmaMacs = 16.0 * 8.0 * 16.0;
+// Multiply-accumulates of one mma warp instruction of a GEMM of the dtype (m16n8k16: 2048; the
+// int8 kernel's m16n8k32: 4096).
+double mma_macs_of(DType dtype) {
+    return simt::mma_macs(dtype == DType::int8 ? simt::MmaType::s8 : simt::MmaType::f16);
+}
 
 }  // namespace
 
@@ -76,7 +79,8 @@ MemoryPeaks GpuChip::memory_peaks() const {
 
 void GpuChip::plan(const std::vector<Op>& ops) {
     planned_ops_ = ops;
-    groups_ = plan_gpu_fusion(ops, params_.fusion, lowering_target().tensor_cores);
+    const LoweringTarget target = lowering_target();
+    groups_ = plan_gpu_fusion(ops, params_.fusion, [&target](DType t) { return target.tensor_cores_for(t); });
     group_of_.assign(ops.size(), -1);
     for (std::size_t g = 0; g < groups_.size(); ++g)
         for (const std::size_t i : groups_[g].ops) group_of_[i] = static_cast<int>(g);
@@ -211,8 +215,9 @@ LoweringTarget GpuChip::lowering_target() const {
     target.launch_overhead_cycles = params_.launch_overhead_cycles;
     target.hbm_bytes_per_cycle = params_.hbm_bytes_per_cycle;
     target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;
-    target.tensor_cores = std::any_of(params_.tensor_macs_per_sm_cycle.begin(), params_.tensor_macs_per_sm_cycle.end(),
-                                      [](const auto& rate) { return rate.second > 0; });
+    target.tensor_macs_per_sm_cycle = {};
+    for (const auto& [dtype, rate] : params_.tensor_macs_per_sm_cycle)
+        if (const auto member = DTypeRates::member(dtype)) target.tensor_macs_per_sm_cycle.*member = rate;
     return target;
 }
 
@@ -330,7 +335,7 @@ OpReport GpuChip::finish_lowered(const Op& op, LoweredKernel& lowered_kernel, si
     // GEMMs run on the tensor cores: their utilization is the tensor cores' share of peak.
     if (is_gemm_like(op.kind) && last_.cycles > 0) {
         const double peak = matrix_macs_per_cycle(op.dtype);
-        const double macs = static_cast<double>(last_.mma_issued) * kMmaMacs;
+        const double macs = static_cast<double>(last_.mma_issued) * mma_macs_of(op.dtype);
         if (peak > 0) r.utilization = macs / (peak * static_cast<double>(r.cycles));
         r.stats.push_back(stat_value(stat::tensor_utilization, r.utilization.value_or(0)));
     }

@@ -5,17 +5,22 @@
 namespace accelsim::gpu {
 
 std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    // The kernels compute in fp32 on 16- or 32-bit floating-point tensors; integer tensors keep
-    // their roofline rows (docs/gpu.md).
-    if (op.kind != OpKind::kernel && (op.dtype == DType::int8 || op.dtype == DType::int32)) return std::nullopt;
+    // The kernels compute in fp32 on 16- or 32-bit floating-point tensors, except the int8
+    // tensor-core GEMM (int32 accumulators) on chips with an int8 tensor rate; other integer ops
+    // keep their roofline rows (docs/gpu.md).
+    const bool int8_gemm = op.dtype == DType::int8 && (op.kind == OpKind::matmul || op.kind == OpKind::bmm) &&
+                           target.tensor_cores_for(DType::int8);
+    if (op.kind != OpKind::kernel && (op.dtype == DType::int8 || op.dtype == DType::int32) && !int8_gemm)
+        return std::nullopt;
     switch (op.kind) {
         case OpKind::matmul:
         case OpKind::bmm: return lower_gemm(op, memory, target);
         case OpKind::conv2d:
             // The implicit-GEMM kernel gathers 16-bit operands for the tensor cores; fp32
             // convolutions have no kernel yet and keep their roofline rows (docs/gpu.md).
-            // The same holds for every convolution on a chip without tensor cores (K80).
-            if (op.dtype == DType::fp32 || !target.tensor_cores) return std::nullopt;
+            // The same holds for a convolution whose dtype the chip's tensor cores do not run
+            // (every dtype on k80, bf16 on v100).
+            if (op.dtype == DType::fp32 || !target.tensor_cores_for(op.dtype)) return std::nullopt;
             return lower_conv2d(op, memory, target);
         case OpKind::softmax: return lower_softmax(op, memory, target);
         case OpKind::layernorm: return lower_layernorm(op, memory, target);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/common/dtype.h"
 #include "models/common/op.h"
 #include "models/common/stats.h"
 #include "models/simt/execution.h"
@@ -33,9 +34,12 @@ struct LoweringTarget {
     int launch_overhead_cycles = 0;
     double hbm_bytes_per_cycle = 0;
     double sm_port_bytes_per_cycle = 0;  // an SM's port to the L2 (0: no bandwidth floor)
-    // false on chips without tensor cores (K80: every tensor rate 0): 16-bit GEMMs then run the
-    // FP32 FFMA kernel, fp32 math on fp32 copies of the operands (docs/gpu.md).
-    bool tensor_cores = true;
+    // The chip's dense tensor-core MACs per SM per cycle by operand dtype (the config's
+    // sm.tensor_macs_per_cycle; a100's by default). A dtype whose rate is 0 has no tensor-core path:
+    // its 16-bit GEMMs run the FP32 FFMA kernel on fp32 copies of the operands (k80 for every
+    // dtype, v100 for bf16), its convolutions and int8 GEMMs keep their roofline rows (docs/gpu.md).
+    DTypeRates tensor_macs_per_sm_cycle{2048, 1024, 1024, 512};
+    bool tensor_cores_for(DType dtype) const { return tensor_macs_per_sm_cycle.of(dtype) > 0; }
 };
 
 // The outcome of comparing a kernel's outputs with the reference.

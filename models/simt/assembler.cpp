@@ -372,12 +372,15 @@ private:
             const auto c = static_cast<Conversion>(in.modifier);
             pattern = c == Conversion::f16x2_f32 || c == Conversion::bf16x2_f32 ? "dss" : "ds";
         } else if (base == "mma") {
-            if (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16"))
-                fail(line, "expected mma.m16n8k16.f16 or mma.m16n8k16.bf16");
+            // The int8 form also in PTX's full spelling (PTX ISA 9.7.14.5.10, mma.m16n8k32).
+            const bool s8 = (parts.size() == 3 && parts[1] == "m16n8k32" && parts[2] == "s8") ||
+                            mnemonic == "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
+            if (!s8 && (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16")))
+                fail(line, "expected mma.m16n8k16.f16, mma.m16n8k16.bf16 or mma.m16n8k32.s8");
             in.op = Opcode::mma;
             in.unit = Unit::tensor;
-            in.modifier = static_cast<std::uint8_t>(parts[2] == "f16" ? MmaType::f16 : MmaType::bf16);
-            in.fp_payload = true;
+            in.modifier = static_cast<std::uint8_t>(s8 ? MmaType::s8 : parts[2] == "f16" ? MmaType::f16 : MmaType::bf16);
+            in.fp_payload = true;  // payload (int8 data too): only the values depend on it
             pattern = "RRRR";
         } else if (base == "wgmma") {
             // PTX ISA 9.7.15 (warpgroup-level matrix instructions): wgmma.fence,

@@ -526,6 +526,10 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
     //   B 16x8:  b0 (k=2t..2t+1, n=g)  b1 (k=2t+8.., n=g)
     //   C/D 16x8 fp32: c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
     const auto type = static_cast<MmaType>(in.modifier);
+    if (type == MmaType::s8) {
+        execute_mma_s8(in, w);
+        return;
+    }
     float a[16][16], b[16][8], c[16][8];
     auto reg = [&](std::uint32_t r, int lane) { return w.regs[static_cast<std::size_t>(r) * 32 + static_cast<std::size_t>(lane)]; };
     const std::uint32_t ra = in.src[0].value, rb = in.src[1].value, rc = in.src[2].value, rd = in.dst.value;
@@ -556,6 +560,47 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
         for (int i = 0; i < 4; ++i)
             w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
                 as_bits(c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)]);
+    }
+}
+
+void WarpExecutor::execute_mma_s8(const Instruction& in, Warp& w) {
+    // PTX ISA 9.7.14.5.10, "Matrix Fragments for mma.m16n8k32" (.s8 A and B, .s32 C and D),
+    // g = lane / 4, t = lane % 4; each 32-bit register of A and B holds four int8 values, the
+    // lower-indexed in the lower byte:
+    //   A 16x32: a0..a3 (g, 4t..4t+3)  a4..a7 (g+8, 4t..)  a8..a11 (g, 4t+16..)  a12..a15 (g+8, 4t+16..)
+    //   B 32x8:  b0..b3 (k=4t..4t+3, n=g)  b4..b7 (k=4t+16.., n=g)
+    //   C/D 16x8 s32: c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
+    // Exact integer accumulation; without .satfinite a sum beyond int32 wraps (two's complement).
+    std::int32_t a[16][32], b[32][8];
+    std::uint32_t c[16][8];
+    auto reg = [&](std::uint32_t r, int lane) { return w.regs[static_cast<std::size_t>(r) * 32 + static_cast<std::size_t>(lane)]; };
+    auto byte = [](std::uint32_t v, int i) { return static_cast<std::int32_t>(static_cast<std::int8_t>(v >> (8 * i))); };
+    const std::uint32_t ra = in.src[0].value, rb = in.src[1].value, rc = in.src[2].value, rd = in.dst.value;
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; ++i) {
+            const std::uint32_t v = reg(ra + static_cast<std::uint32_t>(i), lane);
+            const int row = g + ((i & 1) ? 8 : 0), col = 4 * t + ((i & 2) ? 16 : 0);
+            for (int e = 0; e < 4; ++e) a[row][col + e] = byte(v, e);
+        }
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t v = reg(rb + static_cast<std::uint32_t>(i), lane);
+            const int k = 4 * t + (i ? 16 : 0);
+            for (int e = 0; e < 4; ++e) b[k + e][g] = byte(v, e);
+        }
+        for (int i = 0; i < 4; ++i) c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = reg(rc + static_cast<std::uint32_t>(i), lane);
+    }
+    for (int row = 0; row < 16; ++row)
+        for (int col = 0; col < 8; ++col) {
+            std::uint32_t acc = c[row][col];  // unsigned: wrapping is defined
+            for (int k = 0; k < 32; ++k) acc += static_cast<std::uint32_t>(a[row][k] * b[k][col]);
+            c[row][col] = acc;
+        }
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; ++i)
+            w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
+                c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)];
     }
 }
 

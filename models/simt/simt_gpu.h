@@ -54,7 +54,7 @@ struct LaunchOptions {
 struct KernelStats {
     std::uint64_t cycles = 0;           // launch to last block done (and last store accepted)
     std::uint64_t issued = 0;           // warp instructions, branches and exits included
-    std::uint64_t mma_issued = 0;       // tensor-core warp instructions (mma.m16n8k16: 2048 MACs each)
+    std::uint64_t mma_issued = 0;       // tensor-core warp instructions (m16n8k16: 2048 MACs; int8 m16n8k32: 4096)
     double ipc = 0;                     // issued / cycles, whole GPU
     double issue_slot_utilization = 0;  // issue_cycles / (sms * sub-partitions * cycles)
     Occupancy theoretical;              // per SM, from the occupancy calculator

@@ -40,6 +40,9 @@ struct SmParams {
     PipelineTiming fp32{4, 2};
     PipelineTiming sfu{21, 8};
     PipelineTiming tensor{32, 8};
+    // int8 mma.m16n8k32 (4096 MACs) on the same tensor core at the chip's int8 rate (A100: twice
+    // the fp16 MACs per cycle, so also one every 8 cycles).
+    PipelineTiming tensor_s8{32, 8};
     int shared_latency = 23;           // ld.shared / shfl, conflict-free
     int shuffle_initiation_interval = 2;
     int global_sectors_per_cycle = 4;  // L1 <-> LSU: 128 B per cycle per sub-partition

@@ -93,7 +93,10 @@ SmParams sm_params_from(const SmSpec& sm) {
     if (sm.sfu_lanes > 0) p.sfu.initiation_interval = interval(sm.sfu_lanes, kWarpSize);
     // mma.m16n8k16 = 16*8*16 = 2048 MACs.
     if (sm.tensor_macs_per_cycle.fp16 > 0)
-        p.tensor.initiation_interval = interval(sm.tensor_macs_per_cycle.fp16, 16 * 8 * 16);
+        p.tensor.initiation_interval = interval(sm.tensor_macs_per_cycle.fp16, mma_macs(MmaType::f16));
+    // mma.m16n8k32.s8 = 4096 MACs at the int8 rate.
+    if (sm.tensor_macs_per_cycle.int8 > 0)
+        p.tensor_s8.initiation_interval = interval(sm.tensor_macs_per_cycle.int8, mma_macs(MmaType::s8));
     return p;
 }
 

@@ -68,8 +68,12 @@ TEST(HardwareRow, AnInt8OnlyChipWithIdealMemoryListsInt8AloneAndItsHostLink) {
     EXPECT_FALSE(row.memory_bytes_per_second);  // memory: ideal
     EXPECT_FALSE(row.memory_gb);
     EXPECT_EQ(row.host_link_bytes_per_second, 500e6);
-    // Its array figures are tpu_v1's where it inherits them, and the citation says so.
-    EXPECT_NE(row.sources.at("tpu.cores").find("(inherited from tpu_v1.json)"), std::string::npos);
+    // It writes and cites its own array figures (it extends tpu_v1.json, whose citations are the
+    // TPU paper's); a figure a config inherits is marked with its file (a100_40gb's int8 rate).
+    EXPECT_EQ(row.sources.at("tpu.cores").find("inherited"), std::string::npos);
+    EXPECT_NE(row.sources.at("mxu.macs_per_pe_per_cycle.int8").find("Coral USB Accelerator"), std::string::npos);
+    const HardwareRow a100_40gb = hardware_row(load_config(kConfigDir + "a100_40gb.json"));
+    EXPECT_NE(a100_40gb.sources.at("sm.tensor_macs_per_cycle.int8").find("(inherited from a100.json)"), std::string::npos);
 }
 
 TEST(HardwareMarkdown, TheA100RowAndNoTeachingConfig) {

@@ -123,7 +123,8 @@ TEST(FusionPlan, OnlyWhatTheKernelsRun) {
     EXPECT_EQ(groups_of(ops, GpuFusion::epilogue),
               (std::vector<std::vector<std::size_t>>{{0, 1, 2, 3}}));
     // Without tensor cores (k80) only the skip-layernorm fuses: the other kernels are built on mma.
-    const std::vector<FusionGroup> no_mma = plan_gpu_fusion(bert_layer(128, 1), GpuFusion::tensorrt_like, false);
+    const std::vector<FusionGroup> no_mma = plan_gpu_fusion(bert_layer(128, 1), GpuFusion::tensorrt_like,
+                                                                [](DType) { return false; });
     ASSERT_EQ(no_mma.size(), 2u);
     EXPECT_EQ(no_mma[0].kind, FusedKind::residual_layernorm);
     EXPECT_EQ(no_mma[1].kind, FusedKind::residual_layernorm);

@@ -9,20 +9,13 @@
 #include "models/gpu/gpu_stats.h"
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/a100_like.h"
+#include "tests/gpu/gemm_op.h"
 
 namespace accelsim::gpu {
 namespace {
 
 using test::a100_like;
-
-Op gemm_op(OpKind kind, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
-    Op op;
-    op.kind = kind;
-    op.name = "g";
-    op.dtype = dtype;
-    op.gemm = {batch, m, n, k};
-    return op;
-}
+using test::gemm_op;
 
 GemmTile tile_named(const std::string& name) {
     for (const GemmTile& t : gemm_tensor_tiles())
@@ -171,7 +164,7 @@ TEST(GemmKernels, ChipsWithoutTensorCoresRunSixteenBitGemmsAsFp32) {
     target.sm = params.sm;
     target.seed = 11;
     target.real_data = true;
-    target.tensor_cores = false;
+    target.tensor_macs_per_sm_cycle = {};  // no tensor cores
     const std::int64_t shapes[][4] = {{1, 17, 33, 45}, {3, 65, 40, 33}};
     for (DType dtype : {DType::fp16, DType::bf16})
         for (const auto& s : shapes) {
@@ -393,9 +386,14 @@ TEST(GemmLowering, StatsErrorsAndLimits) {
     EXPECT_EQ(lk.dims.grid, 2048u);
     EXPECT_FALSE(lk.check);  // timing only: no data, no check
     simt::GlobalMemory m2;
-    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 64, 64, 64, DType::int8), m2, target), LoweringError);
-    // 3 x 16384^2 x 2 bytes = 1.5 GiB: refused before anything is allocated.
+    // int8 needs an int8 tensor rate (lower_op keeps a roofline row without one).
+    LoweringTarget no_int8 = target;
+    no_int8.tensor_macs_per_sm_cycle.int8 = 0;
+    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 64, 64, 64, DType::int8), m2, no_int8), LoweringError);
+    // 3 x 16384^2 x 2 bytes = 1.5 GiB: refused before anything is allocated; int8: A and B 256 MiB
+    // each, C 1 GiB of int32.
     EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 16384, 16384, 16384, DType::fp16), m2, target), LoweringError);
+    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 16384, 16384, 16384, DType::int8), m2, target), LoweringError);
     EXPECT_EQ(m2.size(), 0u);
 }
 

@@ -194,15 +194,59 @@ TEST(GpuChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
     EXPECT_EQ(r.roofline.cycles.count("hbm"), 0u);
 }
 
-TEST(GpuChip, IntegerOpsKeepRooflineRows) {
-    // The ISA has no integer tensor-core mma and the library kernels compute in fp32 on floating
-    // tensors: int8 ops are reported from the roofline alone (docs/gpu.md).
-    const ChipConfig chip = config("simt_1sm");
-    const std::string trace = write_trace({"softmax s rows=128 cols=128 dtype=int8", "matmul m m=64 n=64 k=64 dtype=int8",
-                                           "gelu g n=4096 dtype=int8", "matmul f m=64 n=64 k=64"});
-    const RunReport report = run(chip, trace);
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(report.ops[static_cast<std::size_t>(i)].model, "roofline");
+TEST(GpuChip, IntegerOpsKeepRooflineRowsExceptInt8Gemms) {
+    // The library kernels compute in fp32 on floating tensors, except the int8 tensor-core GEMM:
+    // int8 softmax and gelu are reported from the roofline alone (docs/gpu.md); an int8 matmul runs
+    // on a chip with an int8 tensor rate (simt_1sm: a100's SM) and is a roofline row on one without
+    // (v100: Volta's tensor cores take fp16 only).
+    const std::string trace = write_trace({"softmax s rows=128 cols=128 dtype=int8", "gelu g n=4096 dtype=int8",
+                                           "matmul m m=64 n=64 k=64 dtype=int8", "matmul f m=64 n=64 k=64"});
+    const RunReport report = run(config("simt_1sm"), trace);
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(report.ops[static_cast<std::size_t>(i)].model, "roofline");
+    EXPECT_EQ(report.ops[2].model, "simt");
     EXPECT_EQ(report.ops[3].model, "simt");
+    const RunReport volta = run(config("v100"), trace);
+    EXPECT_EQ(volta.ops[2].model, "roofline");
+    EXPECT_EQ(volta.ops[3].model, "simt");
+}
+
+TEST(GpuChip, Int8GemmsOnA100MatchEigenExactly) {
+    // Issue 13's check: int8 matmul and bmm on the a100 config, --validate: every int32 output
+    // equals Eigen's integer product. Utilization counts 4096 MACs per m16n8k32 against the int8
+    // peak (2048 MACs per SM per cycle): mma_issued x 4096 / (108 x 2048 x cycles).
+    const std::string trace =
+        write_trace({"matmul q m=200 n=136 k=300 dtype=int8", "bmm s b=12 m=128 n=128 k=64 dtype=int8"});
+    const RunReport report = run(config("a100"), trace, true);
+    ASSERT_EQ(report.ops.size(), 2u);
+    for (const OpReport& op : report.ops) {
+        EXPECT_EQ(op.model, "simt") << op.op.name;
+        ASSERT_TRUE(op.numerics.has_value()) << op.op.name;
+        EXPECT_TRUE(op.numerics->passed) << op.op.name;
+        EXPECT_EQ(op.numerics->max_abs_err, 0.0) << op.op.name;
+        EXPECT_EQ(op.numerics->checked, op.op.gemm.batch * op.op.gemm.m * op.op.gemm.n);
+        EXPECT_NEAR(stat(op, "simt.tensor_utilization"),
+                    stat(op, "simt.mma_issued") * 4096 / (108.0 * 2048 * static_cast<double>(op.cycles)), 1e-12);
+    }
+    EXPECT_EQ(report.ops[0].numerics->checked, 200 * 136);
+}
+
+TEST(GpuChip, V100RunsBf16GemmsWithoutTensorCores) {
+    // v100's tensor cores take fp16 only (bf16 rate 0): a bf16 matmul runs the FP32 FFMA kernel, as
+    // frameworks run bf16 matmuls on Volta, and reports gpu.fp32_fallback; the roofline's compute
+    // bound is the FP32 peak (the matrix-unit fallback the report announces). fp16 keeps the mma.
+    const std::string trace = write_trace({"matmul b m=128 n=96 k=80 dtype=bf16", "matmul h m=128 n=96 k=80 dtype=fp16"});
+    const RunReport report = run(config("v100"), trace, true);
+    const OpReport& bf16 = report.ops[0];
+    const OpReport& fp16 = report.ops[1];
+    EXPECT_EQ(stat(bf16, "gpu.fp32_fallback"), 1);
+    EXPECT_EQ(stat(bf16, "simt.mma_issued"), 0);
+    EXPECT_TRUE(bf16.roofline.matrix_fallback);
+    EXPECT_EQ(bf16.roofline.compute_unit, "fp32");
+    EXPECT_TRUE(bf16.numerics.has_value() && bf16.numerics->passed);
+    EXPECT_GT(stat(fp16, "simt.mma_issued"), 0);
+    EXPECT_FALSE(fp16.roofline.matrix_fallback);
+    for (const auto& s : fp16.stats) EXPECT_NE(s.name, "gpu.fp32_fallback");
+    EXPECT_TRUE(fp16.numerics.has_value() && fp16.numerics->passed);
 }
 
 TEST(Elementwise, ReluTailDivergenceIsTheHandWorkedEfficiency) {
