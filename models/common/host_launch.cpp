@@ -38,17 +38,25 @@ HostCosts HostCosts::preset(HostLaunch launch) {
     HostCosts c;
     c.launch = launch;
     // The launch path shared by every mode that launches from a host (docs/host.md): the launch
-    // call, the device picking it up, and the host noticing completion, 6.7 us in all (a 2.9 us
-    // kernel took 9.6 us per launch with a synchronize after each: NVIDIA, "Getting Started with
-    // CUDA Graphs", 2019). How it splits between submit and sync is not published: about evenly.
-    constexpr double kSubmitUs = 3.5, kSyncUs = 3.2;
+    // call reaching the device and the host noticing completion. A 2.9 us kernel took 9.6 us per
+    // launch with a synchronize after each (NVIDIA, "Getting Started with CUDA Graphs", 2019,
+    // V100): 6.7 us beyond the kernel, of which the device's own per-kernel launch latency is
+    // gpu.launch_overhead_cycles (5000 SM cycles on Volta in Accel-Sim's tuned SM7_QV100 config,
+    // 3.3 us at 1530 MHz), charged with the kernel. The host's part is the rest, 3.4 us; how it
+    // splits between submit and sync is not published: about evenly.
+    constexpr double kSubmitUs = 1.8, kSyncUs = 1.6;
     switch (launch) {
         case HostLaunch::automatic:
         case HostLaunch::none:
             break;
         case HostLaunch::eager:
             c.op_us = 5.0;            // PyTorch eager dispatch, 5-7 us per op (pytorch/pytorch#41383)
-            c.library_call_us = 3.5;  // torch.matmul host-bound at 8.3-8.6 us per call (pytorch/pytorch#161822)
+            // cuBLAS's host path: a 1x1 torch.matmul with a synchronize took 21 us, a 1x1 softmax
+            // 12 us, on the A100 server and PyTorch of the calibration rows (LLMCompass,
+            // hardware_model/compute_module.py overhead_dict "A100"; their null kernels differ by
+            // 0.1 us of device time in the model). A newer stack on a faster CPU pays 3.5 us
+            // (torch.matmul host-bound at 8.3-8.6 us per call, pytorch/pytorch#161822).
+            c.library_call_us = 9.0;
             c.submit_us = kSubmitUs;
             c.sync_us = kSyncUs;
             break;
