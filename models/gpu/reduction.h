@@ -3,7 +3,9 @@
 // of `rows` independent rows, in the project's warp ISA, with warp-shuffle reductions
 // (shfl.bfly). docs/gpu.md ("Softmax, layernorm and elementwise kernels") documents them.
 //
-// Two variants, chosen by the op's cols (reduction_variant):
+// Softmax runs PyTorch's CUDA kernels (softmax_variant and ReductionVariant below: issue 18 item 4,
+// docs/gpu.md "Softmax: PyTorch's three kernels"). Layernorm (and softmax when a test forces them)
+// runs two OneFlow-style variants, chosen by the op's cols (reduction_variant):
 // - warp per row (cols <= kWarpPerRowMaxCols): each warp owns a row; its lanes stride the row by 32
 //   and a 5-step butterfly (16, 8, 4, 2, 1) gives every lane the row's max / sum; blocks of
 //   warp_rows_per_block warps;
@@ -29,7 +31,7 @@ namespace accelsim::gpu {
 inline constexpr std::uint32_t kReductionBlock = 256;
 // OneFlow's CUDA softmax and layernorm (oneflow/core/cuda/softmax.cuh, layer_norm.cuh:
 // DispatchSoftmax, DispatchLayerNorm) use their warp implementation for cols <= 1024 and a block per
-// row beyond; PyTorch's persistent warp softmax stops at 1024 columns too. One rule for both ops.
+// row beyond. Layernorm's rule (softmax follows PyTorch's: softmax_variant).
 inline constexpr std::int64_t kWarpPerRowMaxCols = 1024;
 inline constexpr float kLayernormEps = 1e-5f;  // as the TPU vector unit (models/tpu/tpu_vector.cpp)
 
