@@ -14,11 +14,34 @@
 namespace accelsim::gpu {
 
 const char* to_string(ReductionVariant v) {
-    return v == ReductionVariant::warp_per_row ? "warp_per_row" : "block_per_row";
+    switch (v) {
+    case ReductionVariant::warp_per_row: return "warp_per_row";
+    case ReductionVariant::block_per_row: return "block_per_row";
+    case ReductionVariant::softmax_warp_persistent: return "softmax_warp_persistent";
+    case ReductionVariant::softmax_block_smem: return "softmax_block_smem";
+    case ReductionVariant::softmax_block_global: return "softmax_block_global";
+    }
+    return "?";
 }
 
 ReductionVariant reduction_variant(std::int64_t cols) {
     return cols <= kWarpPerRowMaxCols ? ReductionVariant::warp_per_row : ReductionVariant::block_per_row;
+}
+
+std::uint32_t softmax_block_threads(std::int64_t cols) {
+    const std::int64_t t = std::min<std::int64_t>(std::max<std::int64_t>(cols, 1), 1024);
+    return static_cast<std::uint32_t>((t + 31) / 32 * 32);
+}
+
+ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_t shared_per_block) {
+    const std::int64_t bytes = storage == Storage::f32 ? 4 : 2;
+    if (cols <= 1024 && cols * bytes <= 4096) return ReductionVariant::softmax_warp_persistent;
+    const std::int64_t warps = softmax_block_threads(cols) / 32;
+    const std::int64_t ilp = 16 / bytes;
+    const std::int64_t max_elements = (kSharedMemPerBlock - warps * 4) / bytes;
+    if (shared_per_block >= kSharedMemPerBlock && cols < max_elements && cols % ilp == 0)
+        return ReductionVariant::softmax_block_smem;
+    return ReductionVariant::softmax_block_global;
 }
 
 namespace {
@@ -269,6 +292,311 @@ private:
     std::string out_;
 };
 
+// ---- PyTorch's softmax forward kernels ---------------------------------------------------------
+
+// -inf in both halves of a packed word / in an fp32 word: what a lane holds for an element past
+// the row (softmax_warp_forward initialises its registers to -infinity).
+std::string packed_minus_inf(Storage s) {
+    return s == Storage::f16 ? "0xfc00fc00" : s == Storage::bf16 ? "0xff80ff80" : kMinusInf;
+}
+
+std::string half_type(Storage s) { return s == Storage::f16 ? "f16" : "bf16"; }
+
+// PyTorch's ATen is compiled without --use_fast_math, so its std::exp(float) is CUDA's accurate
+// expf (CUDA Math API: 2 ulp) and its `/` the IEEE round-to-nearest division (nvcc's default
+// -prec-div=true). Their instruction sequences, as nvcc emits them for sm_80, cost several
+// instructions per element where the fast intrinsics cost one or two; the kernels below issue
+// the same sequences, written in this ISA:
+// expf(x) (libdevice __nv_expf: FFMA.SAT, FFMA.RM, FADD, FFMA, FFMA, SHL, MUFU.EX2, FMUL): split
+// x log2 e = m + f with m an integer (the 1.5 x 2^23 + 127 rounding trick puts m + 127 in the low
+// mantissa bits, and a clamp at -87.3 keeps m >= -126 as the saturating FFMA does), 2^f on the
+// SFU, 2^m built from the bits (shl 23), one multiply. expf(-inf) = 2^-inf x 2^m = 0.
+// `d` may be `x`; t1 and t2 are temporaries (data registers).
+std::vector<std::string> expf_sequence(const std::string& d, const std::string& x, const std::string& t1,
+                                       const std::string& t2) {
+    return {"fmax " + t1 + ", " + x + ", -87.33654",
+            "ffma " + t1 + ", " + t1 + ", -1.4426950, -12583039.0",  // -(m + 127 + 1.5 x 2^23)
+            "fadd " + t2 + ", " + t1 + ", 12583039.0",               // -m
+            "ffma " + t2 + ", " + x + ", 1.4426950, " + t2,          // x log2e_hi - m
+            "ffma " + t2 + ", " + x + ", 1.9259630e-08, " + t2,      // + x log2e_lo
+            "ex2 " + t2 + ", " + t2,
+            "shl " + t1 + ", " + t1 + ", 23",                        // 2^m: exponent field m + 127
+            "fmul " + d + ", " + t2 + ", " + t1};
+}
+// IEEE division by a row's sum s: per row rcp r, s; e = 1 - s r; r += r e (the Newton step nvcc
+// hoists out of the loop, as the divisor is loop-invariant); per element q = x r, the remainder
+// x - s q, q + r remainder (FFMA, FFMA, FFMA; nvcc adds FCHK and a branch to a slow path taken
+// only for extreme operands, not issued here).
+std::vector<std::string> division_setup(const std::string& r, const std::string& neg_s, const std::string& s) {
+    return {"rcp " + r + ", " + s, "fmul " + neg_s + ", " + s + ", -1.0", "ffma " + s + ", " + neg_s + ", " + r + ", 1.0",
+            "ffma " + r + ", " + r + ", " + s + ", " + r};
+}
+std::vector<std::string> division(const std::string& d, const std::string& x, const std::string& r,
+                                  const std::string& neg_s, const std::string& t) {
+    return {"fmul " + t + ", " + x + ", " + r, "ffma " + d + ", " + neg_s + ", " + t + ", " + x,
+            "ffma " + d + ", " + d + ", " + r + ", " + t};
+}
+
+int next_pow2_log2(std::int64_t n) {
+    int l = 0;
+    while ((std::int64_t{1} << l) < n) ++l;
+    return l;
+}
+
+// softmax_warp_forward<WARP_BATCH, WARP_ITERATIONS, WARP_SIZE> for next_pow2(cols) = 2^log2p:
+// a group of G = min(32, 2^log2p) lanes per row (PyTorch's WARP_SIZE), B = 2 rows per group when
+// 2^log2p <= 128 else 1 (WARP_BATCH), 128 / G groups per block. Lane l of a group holds words
+// l, l + G, ... of each of its rows in registers (PyTorch: elements l, l + 32, ...; a word is two
+// 16-bit elements here, so the bytes per load instruction double and the count halves), loads
+// them all, then max, butterfly, exp-sum, butterfly, scales and stores: the row is read once.
+// Register plan: r0 first row, r1 lane in group, r2 group in block, r3 lane byte offset,
+// r4 + i limit of row i (words, 0 past the rows), r6 + i / r8 + i its x / y address at the lane,
+// r22 word index, r23 full words (16-bit), r24 / r25 temporaries; data: r12 + i max,
+// r14 + i sum, r16 shuffle partner, r18 + i -sum, r20 + i 1/sum, r26 / r27 temporaries of the
+// exponential and the division, r32... the row values.
+class PersistentSoftmaxGenerator {
+public:
+    PersistentSoftmaxGenerator(Storage s, int log2p) : s_(s), log2p_(log2p) {
+        const std::int64_t p = std::int64_t{1} << log2p;
+        group_ = static_cast<int>(std::min<std::int64_t>(32, p));
+        batch_ = p <= 128 ? 2 : 1;
+        const std::int64_t words = (p + elements_per_word(s) - 1) / elements_per_word(s);
+        iter_ = static_cast<int>(std::max<std::int64_t>(1, (words + group_ - 1) / group_));
+    }
+
+    std::string source() const {
+        const int epw = s_ == Storage::f32 ? 1 : 2;
+        std::string o = ".kernel softmax_persistent_" + std::string(to_string(s_)) + "_p" + std::to_string(1 << log2p_) +
+                        "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_ * epw) + "\n";
+        auto e = [&o](const std::string& line) { o += "    " + line + "\n"; };
+        auto r = [](int n) { return "r" + std::to_string(n); };
+        auto value = [&](int i, int it, int half) { return r(32 + (i * iter_ + it) * epw + half); };
+        int log2g = 0;
+        while ((1 << log2g) < group_) ++log2g;
+        e("shr r2, %tid, " + std::to_string(log2g));
+        e("and r1, %tid, " + std::to_string(group_ - 1));
+        e("mad r0, %ctaid, " + std::to_string(kPersistentSoftmaxBlock / group_) + ", r2");
+        e("mul r0, r0, " + std::to_string(batch_));
+        e("shl r3, r1, 2");
+        if (s_ != Storage::f32) e("shr r23, cols, 1");
+        for (int i = 0; i < batch_; ++i) {
+            e("add r24, r0, " + std::to_string(i));
+            e("setp.lt.s32 p1, r24, rows");
+            e("selp " + r(4 + i) + ", words, 0, p1");
+            e("mul r25, r24, words");
+            e("shl r25, r25, 2");
+            e("add r25, r25, r3");
+            e("add " + r(6 + i) + ", r25, x");
+            e("add " + r(8 + i) + ", r25, y");
+        }
+        auto offset = [&](int it) { return it == 0 ? std::string() : "+" + std::to_string(4 * group_ * it); };
+        // Loads: every word of the lane's rows, issued back to back.
+        for (int i = 0; i < batch_; ++i)
+            for (int it = 0; it < iter_; ++it) {
+                e("mov " + value(i, it, 0) + ", " + packed_minus_inf(s_));
+                e("add r22, r1, " + std::to_string(group_ * it));
+                e("setp.lt.s32 p2, r22, " + r(4 + i));
+                e("@p2 ld.global " + value(i, it, 0) + ", [" + r(6 + i) + offset(it) + "]");
+            }
+        if (s_ != Storage::f32)
+            for (int i = 0; i < batch_; ++i)
+                for (int it = 0; it < iter_; ++it) {
+                    e("cvt.f32." + half_type(s_) + ".hi " + value(i, it, 1) + ", " + value(i, it, 0));
+                    e("cvt.f32." + half_type(s_) + ".lo " + value(i, it, 0) + ", " + value(i, it, 0));
+                    // An odd row's last word: its high half is padding, -inf like a missing element.
+                    e("add r22, r1, " + std::to_string(group_ * it));
+                    e("setp.lt.s32 p2, r22, r23");
+                    e("selp " + value(i, it, 1) + ", " + value(i, it, 1) + ", " + kMinusInf + ", p2");
+                }
+        auto each_value = [&](int i, auto f) {
+            for (int it = 0; it < iter_; ++it)
+                for (int h = 0; h < epw; ++h) f(value(i, it, h));
+        };
+        auto butterfly = [&](const std::string& op, const std::string& reg) {
+            for (int mask = group_ / 2; mask >= 1; mask /= 2) {
+                e("shfl.bfly r16, " + reg + ", " + std::to_string(mask));
+                e(op + " " + reg + ", " + reg + ", r16");
+            }
+        };
+        for (int i = 0; i < batch_; ++i) {
+            e("mov " + r(12 + i) + ", " + value(i, 0, 0));
+            each_value(i, [&](const std::string& v) { e("fmax " + r(12 + i) + ", " + r(12 + i) + ", " + v); });
+        }
+        for (int i = 0; i < batch_; ++i) butterfly("fmax", r(12 + i));
+        for (int i = 0; i < batch_; ++i) {
+            e("mov " + r(14 + i) + ", 0.0");
+            each_value(i, [&](const std::string& v) {  // elements = exp(elements - max); sum += elements
+                e("fsub " + v + ", " + v + ", " + r(12 + i));
+                for (const std::string& line : expf_sequence(v, v, "r26", "r27")) e(line);
+                e("fadd " + r(14 + i) + ", " + r(14 + i) + ", " + v);
+            });
+        }
+        for (int i = 0; i < batch_; ++i) butterfly("fadd", r(14 + i));
+        for (int i = 0; i < batch_; ++i) {
+            for (const std::string& line : division_setup(r(20 + i), r(18 + i), r(14 + i))) e(line);
+            for (int it = 0; it < iter_; ++it) {
+                for (int h = 0; h < epw; ++h)
+                    for (const std::string& line : division(value(i, it, h), value(i, it, h), r(20 + i), r(18 + i), "r26"))
+                        e(line);
+                if (s_ != Storage::f32)
+                    e("cvt." + half_type(s_) + "x2.f32 " + value(i, it, 0) + ", " + value(i, it, 0) + ", " + value(i, it, 1));
+                e("add r22, r1, " + std::to_string(group_ * it));
+                e("setp.lt.s32 p2, r22, " + r(4 + i));
+                e("@p2 st.global [" + r(8 + i) + offset(it) + "], " + value(i, it, 0));
+            }
+        }
+        return o;
+    }
+
+    int group() const { return group_; }
+    int batch() const { return batch_; }
+
+private:
+    Storage s_;
+    int log2p_;
+    int group_ = 32, batch_ = 1, iter_ = 1;
+};
+
+// cunn_SoftMaxForwardSmem (smem) and cunn_SoftMaxForward (global): one block per row (ctaid), each
+// thread striding the row by blockDim 16-byte vectors (ILP elements; `vector` false: one word a
+// trip, for rows that are not whole vectors, where PyTorch's ilpReduce also falls back to scalar
+// accesses). smem: pass 1 copies each vector to shared memory while taking the max, passes 2 and
+// 3 read shared memory; global: each pass reads global memory.
+// Register plan: r0 row, r2 first byte offset of the thread, r3 byte step, r4 / r5 x / y row
+// address, r6 byte offset j, r7 address, r9 row bytes, r17 this warp's partial slot, r21 warps,
+// r22 this lane's partial slot, r23 full-word bytes (16-bit scalar path); data: r10 accumulator,
+// r11 / r12 temporaries, r13 -sum, r14 max, r15 1/sum, r16 shuffle partner, r24..r27 the vector's
+// words, r28..r31 their high halves.
+class BlockSoftmaxGenerator {
+public:
+    BlockSoftmaxGenerator(Storage s, bool smem, bool vector) : s_(s), smem_(smem), vector_(vector) {}
+
+    // Shared bytes: the smem kernel is launched with all of sharedMemPerBlock (as the cited commit
+    // does), the row cached from 0 and the 32 warp partials in its last 128 bytes; the global
+    // kernel only has the partials (PyTorch: warps x sizeof(float)).
+    static constexpr int kPartialsBytes = 32 * 4;
+    int shared_bytes() const { return smem_ ? static_cast<int>(kSharedMemPerBlock) : kPartialsBytes; }
+    int partials() const { return smem_ ? shared_bytes() - kPartialsBytes : 0; }
+
+    std::string source() {
+        out_ = ".kernel softmax_block_" + std::string(smem_ ? "smem_" : "global_") + (vector_ ? "v4_" : "w1_") +
+               to_string(s_) + "\n.param rows, cols, words, x, y\n.reg 32\n.shared " + std::to_string(shared_bytes()) + "\n";
+        const int shift = vector_ ? 4 : 2;
+        emit("mov r0, %ctaid");
+        emit("mul r4, r0, words");
+        emit("shl r4, r4, 2");
+        emit("add r5, r4, y");
+        emit("add r4, r4, x");
+        emit("shl r9, words, 2");
+        emit("shl r2, %tid, " + std::to_string(shift));
+        emit("shl r3, %ntid, " + std::to_string(shift));
+        emit("shl r17, %warpid, 2");
+        emit("add r17, r17, " + std::to_string(partials()));
+        emit("shl r22, %laneid, 2");
+        emit("add r22, r22, " + std::to_string(partials()));
+        emit("shr r21, %ntid, 5");
+        emit("setp.eq.s32 p3, %laneid, 0");
+        emit("setp.ne.s32 p4, %warpid, 0");
+        emit("setp.lt.s32 p6, %laneid, r21");
+        if (!vector_ && s_ != Storage::f32) {
+            emit("shr r23, cols, 1");
+            emit("shl r23, r23, 2");
+        }
+        emit("mov r10, " + kMinusInf);
+        pass("max", true, kMinusInf, [&](const std::string& v) { emit("fmax r10, r10, " + v); }, false);
+        block_reduce("fmax", kMinusInf, "max");
+        emit("mov r14, r10");
+        emit("mov r10, 0.0");
+        pass("sum", false, kMinusInf, [&](const std::string& v) {  // SumExpFloat: sum + exp(v - max)
+            emit("fsub " + v + ", " + v + ", r14");
+            for (const std::string& line : expf_sequence(v, v, "r11", "r12")) emit(line);
+            emit("fadd r10, r10, " + v);
+        }, false);
+        block_reduce("fadd", "0.0", "sum");
+        for (const std::string& line : division_setup("r15", "r13", "r10")) emit(line);
+        pass("out", false, "", [&](const std::string& v) {  // SoftMaxForwardEpilogue: exp(v - max) / sum
+            emit("fsub " + v + ", " + v + ", r14");
+            for (const std::string& line : expf_sequence(v, v, "r11", "r12")) emit(line);
+            for (const std::string& line : division(v, v, "r15", "r13", "r11")) emit(line);
+        }, true);
+        return out_;
+    }
+
+private:
+    void emit(const std::string& line) { out_ += "    " + line + "\n"; }
+    void label(const std::string& l) { out_ += l + ":\n"; }
+
+    // One pass over the thread's vectors (words) of the row: load (pass 1 and the global kernel:
+    // global memory; otherwise shared), in pass 1 of the smem kernel also store to shared memory,
+    // unpack, per_value on each element, and with `store` pack and store to y.
+    template <class PerValue>
+    void pass(const std::string& tag, bool first, const std::string& high_identity, PerValue per_value, bool store) {
+        const int n = vector_ ? 4 : 1;
+        const std::string suffix = vector_ ? ".v4" : "";
+        emit("mov r6, r2");
+        label(tag);
+        emit("setp.ge.s32 p1, r6, r9");
+        emit("@p1 bra " + tag + "_done");
+        if (smem_ && !first) {
+            emit("ld.shared" + suffix + " r24, [r6]");
+        } else {
+            emit("add r7, r4, r6");
+            emit("ld.global" + suffix + " r24, [r7]");
+            if (smem_) emit("st.shared" + suffix + " [r6], r24");
+        }
+        auto lo = [](int k) { return "r" + std::to_string(24 + k); };
+        auto hi = [](int k) { return "r" + std::to_string(28 + k); };
+        for (int k = 0; k < n; ++k) {
+            if (s_ != Storage::f32) {
+                emit("cvt.f32." + half_type(s_) + ".hi " + hi(k) + ", " + lo(k));
+                emit("cvt.f32." + half_type(s_) + ".lo " + lo(k) + ", " + lo(k));
+                if (!vector_ && !high_identity.empty()) {  // the padding half of an odd row's last word
+                    emit("setp.lt.s32 p2, r6, r23");
+                    emit("selp " + hi(k) + ", " + hi(k) + ", " + high_identity + ", p2");
+                }
+            }
+            per_value(lo(k));
+            if (s_ != Storage::f32) per_value(hi(k));
+            if (store && s_ != Storage::f32) emit("cvt." + half_type(s_) + "x2.f32 " + lo(k) + ", " + lo(k) + ", " + hi(k));
+        }
+        if (store) {
+            emit("add r7, r5, r6");
+            emit("st.global" + suffix + " [r7], r24");
+        }
+        emit("add r6, r6, r3");
+        emit("bra " + tag);
+        label(tag + "_done");
+    }
+
+    // PyTorch's blockReduceWarp (cuda_utils::BlockReduce, then thread 0 broadcasts): every thread
+    // ends with op over the block's r10 in r10. Three barriers: before the partials are written
+    // (the previous reduction's readers are done), after, and after thread 0's broadcast store.
+    void block_reduce(const std::string& op, const std::string& identity, const std::string& tag) {
+        for (int offset = 16; offset >= 1; offset /= 2) {
+            emit("shfl.down r16, r10, " + std::to_string(offset));
+            emit(op + " r10, r10, r16");
+        }
+        emit("bar.sync");
+        emit("@p3 st.shared [r17], r10");
+        emit("bar.sync");
+        emit("@p4 bra " + tag + "_bcast");
+        emit("mov r10, " + identity);
+        emit("@p6 ld.shared r10, [r22]");
+        for (int offset = 16; offset >= 1; offset /= 2) {
+            emit("shfl.down r16, r10, " + std::to_string(offset));
+            emit(op + " r10, r10, r16");
+        }
+        emit("@p3 st.shared [" + std::to_string(partials()) + "], r10");
+        label(tag + "_bcast");
+        emit("bar.sync");
+        emit("ld.shared r10, [" + std::to_string(partials()) + "]");
+    }
+
+    Storage s_;
+    bool smem_, vector_;
+    std::string out_;
+};
+
 // Bytes an op's buffers may total: global memory is 32-bit addressed, and a test machine's RAM.
 constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 constexpr double kU32 = 1.0 / (1 << 24);  // fp32 unit roundoff
@@ -375,17 +703,41 @@ LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows,
 
 }  // namespace
 
-const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage) {
+namespace {
+bool softmax_only(ReductionVariant v) {
+    return v == ReductionVariant::softmax_warp_persistent || v == ReductionVariant::softmax_block_smem ||
+           v == ReductionVariant::softmax_block_global;
+}
+// The global kernel loads 16-byte vectors when a row is whole vectors (PyTorch's ILP elements).
+bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::f32 ? 4 : 8) == 0; }
+}  // namespace
+
+const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols) {
     if (kind != OpKind::softmax && kind != OpKind::layernorm) return nullptr;
+    if (kind == OpKind::layernorm && softmax_only(variant)) return nullptr;
+    // Per variant one kernel, but one per power of two for the persistent kernel and one per load
+    // width for the global one.
+    int size_key = 0;
+    if (variant == ReductionVariant::softmax_warp_persistent) size_key = next_pow2_log2(std::max<std::int64_t>(1, cols));
+    if (variant == ReductionVariant::softmax_block_global) size_key = whole_vectors(cols, storage) ? 1 : 0;
     static std::mutex mutex;
-    static std::map<std::tuple<OpKind, ReductionVariant, Storage>, std::unique_ptr<simt::Kernel>> kernels;
+    static std::map<std::tuple<OpKind, ReductionVariant, Storage, int>, std::unique_ptr<simt::Kernel>> kernels;
     const std::lock_guard<std::mutex> lock(mutex);
-    auto& k = kernels[{kind, variant, storage}];
+    auto& k = kernels[{kind, variant, storage, size_key}];
     if (!k) {
-        Generator g(kind, variant, storage);
+        std::string source;
+        if (variant == ReductionVariant::softmax_warp_persistent) {
+            source = PersistentSoftmaxGenerator(storage, size_key).source();
+        } else if (variant == ReductionVariant::softmax_block_smem) {
+            source = BlockSoftmaxGenerator(storage, true, true).source();
+        } else if (variant == ReductionVariant::softmax_block_global) {
+            source = BlockSoftmaxGenerator(storage, false, size_key == 1).source();
+        } else {
+            source = Generator(kind, variant, storage).source();
+        }
         k = std::make_unique<simt::Kernel>(simt::assemble(
-            g.source(), "<gpu library>/" + std::string(to_string(kind)) + "_" + to_string(variant) + "_" +
-                            to_string(storage)));
+            source, "<gpu library>/" + std::string(to_string(kind)) + "_" + to_string(variant) + "_" +
+                        to_string(storage) + "_" + std::to_string(size_key)));
     }
     return k.get();
 }
@@ -412,7 +764,13 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         throw LoweringError("rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " is outside what the "
                             "gpu " + std::string(to_string(op.kind)) + " kernel handles (at least 1 x 1, at most "
                             "1 GiB of operands)");
-    const simt::Kernel* kernel = reduction_kernel(op.kind, variant, s);
+    if (ln && softmax_only(variant))
+        throw std::invalid_argument("lower_row_reduction: " + std::string(to_string(variant)) + " is a softmax kernel");
+    if (variant == ReductionVariant::softmax_block_smem &&
+        (!whole_vectors(cols, s) || cols * (s == Storage::f32 ? 4 : 2) > kSharedMemPerBlock - 128))
+        throw std::invalid_argument("lower_row_reduction: softmax_block_smem needs rows of whole 16-byte vectors "
+                                    "that fit 48 KB; cols=" + std::to_string(cols));
+    const simt::Kernel* kernel = reduction_kernel(op.kind, variant, s, cols);
 
     LoweredKernel out;
     out.kernel = kernel;
@@ -452,21 +810,38 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         out.args.push_back(y);
     }
 
-    // Grid-stride over rows, the grid capped at one wave. Block per row: 256 threads a row. Warp
-    // per row: up to 8 rows (warps) per block, fewer when the rows would not reach every SM
-    // (BERT's 128-row layernorm on 108 SMs: one warp per block, 128 blocks, not 16).
-    const std::int64_t rows_per_block = variant == ReductionVariant::warp_per_row
-                                            ? warp_rows_per_block(rows, target.sms)
-                                            : 1;
-    const auto threads = static_cast<std::uint32_t>(
-        variant == ReductionVariant::warp_per_row ? 32 * rows_per_block : kReductionBlock);
-    const std::int64_t wave =
-        static_cast<std::int64_t>(std::max(1, target.sms)) * blocks_per_sm(*kernel, threads, target);
-    out.dims = {static_cast<std::uint32_t>(std::min((rows + rows_per_block - 1) / rows_per_block, wave)), threads};
+    std::int64_t rows_per_block = 1;
+    std::uint32_t threads = kReductionBlock;
+    std::int64_t grid = 0;
+    if (variant == ReductionVariant::softmax_warp_persistent) {
+        // dispatch_softmax_forward: 128 threads, groups of G lanes with B rows each, a block per
+        // 128 / G x B rows, as many blocks as that takes (no grid-stride).
+        const PersistentSoftmaxGenerator g(s, next_pow2_log2(cols));
+        rows_per_block = kPersistentSoftmaxBlock / g.group() * g.batch();
+        threads = kPersistentSoftmaxBlock;
+        grid = (rows + rows_per_block - 1) / rows_per_block;
+        blocks_per_sm(*kernel, threads, target);  // a target that cannot hold the block is an error
+    } else if (variant == ReductionVariant::softmax_block_smem || variant == ReductionVariant::softmax_block_global) {
+        // host_softmax: dim3 grid(outer_size), one block per row.
+        threads = softmax_block_threads(cols);
+        grid = rows;
+        blocks_per_sm(*kernel, threads, target);
+    } else {
+        // Grid-stride over rows, the grid capped at one wave. Block per row: 256 threads a row. Warp
+        // per row: up to 8 rows (warps) per block, fewer when the rows would not reach every SM
+        // (BERT's 128-row layernorm on 108 SMs: one warp per block, 128 blocks, not 16).
+        rows_per_block = variant == ReductionVariant::warp_per_row ? warp_rows_per_block(rows, target.sms) : 1;
+        threads = static_cast<std::uint32_t>(variant == ReductionVariant::warp_per_row ? 32 * rows_per_block
+                                                                                        : kReductionBlock);
+        const std::int64_t wave =
+            static_cast<std::int64_t>(std::max(1, target.sms)) * blocks_per_sm(*kernel, threads, target);
+        grid = std::min((rows + rows_per_block - 1) / rows_per_block, wave);
+    }
+    out.dims = {static_cast<std::uint32_t>(grid), threads};
 
     out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));
     out.stats.push_back(stat_value(stat::block, static_cast<double>(out.dims.block)));
-    out.stats.push_back(stat_value(stat::variant, variant == ReductionVariant::warp_per_row ? 0.0 : 1.0));
+    out.stats.push_back(stat_value(stat::variant, static_cast<double>(static_cast<int>(variant))));
     out.stats.push_back(stat_value(stat::rows_per_block, static_cast<double>(rows_per_block)));
 
     if (target.real_data) {
@@ -481,7 +856,8 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
 }
 
 LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
+    return lower_row_reduction(op, memory, target,
+                               softmax_variant(op.cols, storage_of(op.dtype), target.sm.limits.shared_memory_per_block_bytes));
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {

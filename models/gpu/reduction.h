@@ -3,7 +3,9 @@
 // of `rows` independent rows, in the project's warp ISA, with warp-shuffle reductions
 // (shfl.bfly). docs/gpu.md ("Softmax, layernorm and elementwise kernels") documents them.
 //
-// Two variants, chosen by the op's cols (reduction_variant):
+// Softmax runs PyTorch's CUDA kernels (softmax_variant and ReductionVariant below: issue 18 item 4,
+// docs/gpu.md "Softmax: PyTorch's three kernels"). Layernorm (and softmax when a test forces them)
+// runs two OneFlow-style variants, chosen by the op's cols (reduction_variant):
 // - warp per row (cols <= kWarpPerRowMaxCols): each warp owns a row; its lanes stride the row by 32
 //   and a 5-step butterfly (16, 8, 4, 2, 1) gives every lane the row's max / sum; blocks of
 //   warp_rows_per_block warps;
@@ -29,13 +31,45 @@ namespace accelsim::gpu {
 inline constexpr std::uint32_t kReductionBlock = 256;
 // OneFlow's CUDA softmax and layernorm (oneflow/core/cuda/softmax.cuh, layer_norm.cuh:
 // DispatchSoftmax, DispatchLayerNorm) use their warp implementation for cols <= 1024 and a block per
-// row beyond; PyTorch's persistent warp softmax stops at 1024 columns too. One rule for both ops.
+// row beyond. Layernorm's rule (softmax follows PyTorch's: softmax_variant).
 inline constexpr std::int64_t kWarpPerRowMaxCols = 1024;
 inline constexpr float kLayernormEps = 1e-5f;  // as the TPU vector unit (models/tpu/tpu_vector.cpp)
 
-enum class ReductionVariant : std::uint8_t { warp_per_row, block_per_row };
+// warp_per_row / block_per_row: the OneFlow-style kernels above (layernorm's rule,
+// reduction_variant). softmax_* are PyTorch's softmax forward kernels (softmax_variant):
+// - softmax_warp_persistent: softmax_warp_forward (aten/src/ATen/native/cuda/PersistentSoftmax.cuh):
+//   the row in registers (read once), a group of min(32, next_pow2(cols)) lanes per row, 2 rows per
+//   group when next_pow2(cols) <= 128, 128-thread blocks, one block per 128 / group x batch rows;
+// - softmax_block_smem: cunn_SoftMaxForwardSmem (aten/src/ATen/native/cuda/SoftMax.cu): one
+//   block of SoftMaxForward_getBlockSize(cols) threads per row (grid = rows), the row copied to
+//   shared memory by 16-byte vectors while taking the max, read back from there (read once);
+// - softmax_block_global: cunn_SoftMaxForward (same file): one block per row, three passes over
+//   the row in global memory (the L1 / L2 serve the second and third).
+// The block variants reduce as PyTorch's blockReduceWarp: shuffle-down within each warp, partials
+// through shared memory between two barriers, warp 0 reduces them, thread 0 broadcasts through
+// shared memory after a third barrier.
+enum class ReductionVariant : std::uint8_t {
+    warp_per_row,
+    block_per_row,
+    softmax_warp_persistent,
+    softmax_block_smem,
+    softmax_block_global,
+};
 const char* to_string(ReductionVariant v);
-ReductionVariant reduction_variant(std::int64_t cols);
+ReductionVariant reduction_variant(std::int64_t cols);  // layernorm
+
+// PyTorch's host_softmax dispatch for a row-wise softmax over the last dim (SoftMax.cu, pytorch
+// commit 000cace5a401cabff792f70ee9768708415ec98d): the persistent warp kernel when
+// cols <= 1024 and cols x element bytes <= 4096; otherwise the shared-memory kernel when the row
+// fits the 48 KB a block may use without opting in (cudaDeviceProp::sharedMemPerBlock) less the
+// reduction's warp partials, and cols is a multiple of ILP = 16 bytes / element bytes (the
+// pointers are 16-byte aligned here: every buffer is); otherwise the global-memory kernel.
+// `shared_per_block`: the most a block may use on the target (below 48 KB: never the smem kernel).
+ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_t shared_per_block = 49152);
+// SoftMaxForward_getBlockSize: min(cols, 1024) rounded up to a multiple of 32.
+std::uint32_t softmax_block_threads(std::int64_t cols);
+inline constexpr std::int64_t kSharedMemPerBlock = 49152;  // cudaDeviceProp::sharedMemPerBlock
+inline constexpr int kPersistentSoftmaxBlock = 128;         // PersistentSoftmax.cuh threads_per_block
 
 // Rows (warps) per block of the warp-per-row variant: 8, halved while 8 per block would leave SMs
 // without a row (rows < per_block x sms), down to 1.
@@ -43,8 +77,10 @@ std::int64_t warp_rows_per_block(std::int64_t rows, int sms);
 
 // The assembled kernel (once per process). Params: softmax rows, cols, words, x, y; layernorm
 // rows, cols, words, x, gamma, beta, y, inv_cols (fp32 bits of 1/cols). words = row pitch in
-// 32-bit words.
-const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage);
+// 32-bit words. `cols` picks the persistent warp kernel's size (one kernel per power of two, as
+// PyTorch's templates) and the global kernel's load width (16-byte vectors when a row is whole
+// vectors); the other variants ignore it.
+const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols = 0);
 
 // lower_softmax / lower_layernorm (lowering.h) with the variant forced (tests of both variants).
 LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "models/gpu/reduction.h"
 #include "models/simt/simt_gpu.h"
@@ -195,7 +196,7 @@ TEST(RowReductionShape, VariantRuleSwitchesAbove1024Cols) {
     EXPECT_EQ(reduction_variant(1025), ReductionVariant::block_per_row);
     simt::GlobalMemory m1, m2;
     const LoweringTarget t = small_target(4, false);
-    EXPECT_EQ(stat(lower_softmax(row_op(OpKind::softmax, 8, 768, DType::fp16), m1, t), "gpu.variant"), 0.0);
+    EXPECT_EQ(stat(lower_softmax(row_op(OpKind::softmax, 8, 768, DType::fp16), m1, t), "gpu.variant"), 2.0);
     EXPECT_EQ(stat(lower_layernorm(row_op(OpKind::layernorm, 8, 3072, DType::fp16), m2, t), "gpu.variant"), 1.0);
 }
 
@@ -204,11 +205,12 @@ TEST(RowReductionShape, GridIsRowsCappedAtOneWaveOnA100) {
     // fit the register file = 8 blocks; 64 warps / 8 per block = 8 too: wave 108 x 8 = 864.
     LoweringTarget t = small_target(108, false);
     simt::GlobalMemory m1, m2, m3;
-    // BERT-base attention softmax: 1536 rows of 128, 8 rows per block -> 192 blocks (< 864).
+    // BERT-base attention softmax: 1536 rows of 128, PyTorch's persistent warp kernel: 128-thread
+    // blocks of 4 warps x 2 rows -> 192 blocks.
     const LoweredKernel a = lower_softmax(row_op(OpKind::softmax, 1536, 128, DType::fp16), m1, t);
     EXPECT_EQ(a.dims.grid, 192u);
     EXPECT_EQ(stat(a, "gpu.grid"), 192.0);
-    EXPECT_EQ(stat(a, "gpu.block"), 256.0);
+    EXPECT_EQ(stat(a, "gpu.block"), 128.0);
     // Block per row: 1536 rows of 4096 -> capped at 864 blocks.
     const LoweredKernel b = lower_layernorm(row_op(OpKind::layernorm, 1536, 4096, DType::fp32), m2, t);
     EXPECT_EQ(b.dims.grid, 864u);
@@ -233,15 +235,17 @@ TEST(RowReductionShape, SixteenBitTensorsAreHalfTheBytes) {
     const LoweredKernel k32 = lower_softmax(row_op(OpKind::softmax, 3, 7, DType::fp32), m32, small_target(1, false));
     EXPECT_EQ(k16.args[2], 4u);
     EXPECT_EQ(k32.args[2], 7u);
-    // A warp reads each row three times and writes it once; a row of 4 words is one 32-byte sector
-    // when it does not straddle one (row starts at 16 r bytes from a 256-aligned base: rows 0..2
-    // at 0, 16, 32: row 1 straddles nothing either, 16 + 16 = 32). fp16/bf16: 3 rows x 4 accesses.
+    // PyTorch's persistent warp kernel reads each row once and writes it once; a row of 4 words
+    // is one 32-byte sector when it does not straddle one (row starts at 16 r bytes from a
+    // 256-aligned base: rows 0..2 at 0, 16, 32: row 1 straddles nothing either, 16 + 16 = 32):
+    // 3 rows x 2 accesses. Groups of G = 8 lanes with 2 row slots: slot 0 holds rows 0 (group 0)
+    // and 2 (group 1) in one warp instruction, slot 1 row 1: 2 load and 2 store requests.
     simt::LaunchOptions skip;
     skip.skip_fp_payload = true;
     const simt::KernelStats s =
         simt::launch(*k16.kernel, k16.dims, k16.args, m16, simt_params(small_target(1, false)), nullptr, skip);
-    EXPECT_EQ(s.global_sectors, 3u * 4u);
-    EXPECT_EQ(s.global_requests, 3u * 4u);
+    EXPECT_EQ(s.global_sectors, 3u * 2u);
+    EXPECT_EQ(s.global_requests, 4u);
 }
 
 // ---- shuffles ----------------------------------------------------------------------------------
@@ -277,13 +281,158 @@ TEST(RowReductionShuffles, CountPerRowIsLog2OfWarpTimesPasses) {
     }
 }
 
-// ---- timing-only runs --------------------------------------------------------------------------
+// ---- PyTorch's softmax kernels ------------------------------------------------------------------
 
-class RowReductionTiming : public ::testing::TestWithParam<std::tuple<OpKind, ReductionVariant, DType>> {};
+TEST(TorchSoftmaxRule, ThresholdsOfHostSoftmax) {
+    // Persistent warp kernel: cols <= 1024 and cols x element bytes <= 4096 (both dtypes reach 1024).
+    EXPECT_EQ(softmax_variant(1, Storage::f16), ReductionVariant::softmax_warp_persistent);
+    EXPECT_EQ(softmax_variant(1024, Storage::f16), ReductionVariant::softmax_warp_persistent);
+    EXPECT_EQ(softmax_variant(1024, Storage::f32), ReductionVariant::softmax_warp_persistent);
+    // Shared-memory kernel: cols < (49152 - 32 warps x 4) / bytes = 24512 (16-bit), 12256 (fp32),
+    // and cols a multiple of 8 (16-bit) / 4 (fp32) elements.
+    EXPECT_EQ(softmax_variant(1032, Storage::f16), ReductionVariant::softmax_block_smem);
+    EXPECT_EQ(softmax_variant(2048, Storage::bf16), ReductionVariant::softmax_block_smem);
+    EXPECT_EQ(softmax_variant(24504, Storage::f16), ReductionVariant::softmax_block_smem);
+    EXPECT_EQ(softmax_variant(24512, Storage::f16), ReductionVariant::softmax_block_global);
+    EXPECT_EQ(softmax_variant(32768, Storage::f16), ReductionVariant::softmax_block_global);
+    EXPECT_EQ(softmax_variant(1028, Storage::f32), ReductionVariant::softmax_block_smem);
+    EXPECT_EQ(softmax_variant(12252, Storage::f32), ReductionVariant::softmax_block_smem);
+    EXPECT_EQ(softmax_variant(12256, Storage::f32), ReductionVariant::softmax_block_global);
+    EXPECT_EQ(softmax_variant(1025, Storage::f16), ReductionVariant::softmax_block_global);  // not whole vectors
+    EXPECT_EQ(softmax_variant(1036, Storage::f16), ReductionVariant::softmax_block_global);  // 1036 % 8 = 4
+    // A chip whose blocks cannot have 48 KB never gets the shared-memory kernel.
+    EXPECT_EQ(softmax_variant(2048, Storage::f16, 32768), ReductionVariant::softmax_block_global);
+    // SoftMaxForward_getBlockSize: min(cols, 1024) rounded up to a multiple of 32.
+    EXPECT_EQ(softmax_block_threads(1025), 1024u);
+    EXPECT_EQ(softmax_block_threads(100), 128u);
+    EXPECT_EQ(softmax_block_threads(96), 96u);
+}
 
-TEST_P(RowReductionTiming, SkipPayloadCyclesEqualFullRun) {
-    const auto [kind, variant, dtype] = GetParam();
-    const Op op = row_op(kind, 37, variant == ReductionVariant::warp_per_row ? 301 : 1301, dtype);
+TEST(TorchSoftmaxRule, LaunchShapes) {
+    const LoweringTarget t = small_target(108, false);
+    struct Expect {
+        std::int64_t rows, cols;
+        DType dtype;
+        std::uint32_t grid, block;
+        double variant;
+    };
+    // Persistent: 128 threads; group G = min(32, next_pow2(cols)) lanes, 2 rows per group when
+    // next_pow2(cols) <= 128: rows per block 4 x 2 = 8 (cols 32..128), 4 (256..1024),
+    // 16 x 2 = 32 (cols 5..8: G = 8). Block kernels: one block of 1024 per row.
+    const Expect cases[] = {{4096, 32, DType::fp16, 512, 128, 2},    {4096, 128, DType::fp16, 512, 128, 2},
+                            {4096, 256, DType::fp16, 1024, 128, 2},  {4096, 1024, DType::fp16, 1024, 128, 2},
+                            {100, 7, DType::fp32, 4, 128, 2},        {4096, 2048, DType::fp16, 4096, 1024, 3},
+                            {4096, 16384, DType::fp16, 4096, 1024, 3}, {4096, 32768, DType::fp16, 4096, 1024, 4},
+                            {5, 4097, DType::bf16, 5, 1024, 4}};
+    for (const Expect& e : cases) {
+        simt::GlobalMemory m;
+        const LoweredKernel k = lower_softmax(row_op(OpKind::softmax, e.rows, e.cols, e.dtype), m, t);
+        EXPECT_EQ(k.dims.grid, e.grid) << e.rows << "x" << e.cols;
+        EXPECT_EQ(k.dims.block, e.block) << e.rows << "x" << e.cols;
+        EXPECT_EQ(stat(k, "gpu.variant"), e.variant) << e.rows << "x" << e.cols;
+    }
+    // On a100 the block kernels hold 2 blocks per SM (2048 threads / 1024; the shared-memory
+    // kernel's 48 KB + 1 KB reserved would allow 3): the occupancy calculator on the kernels.
+    simt::GlobalMemory m1, m2;
+    const LoweredKernel smem = lower_softmax(row_op(OpKind::softmax, 8, 2048, DType::fp16), m1, t);
+    const LoweredKernel global = lower_softmax(row_op(OpKind::softmax, 8, 32768, DType::fp16), m2, t);
+    EXPECT_EQ(smem.kernel->shared_bytes, 49152);
+    EXPECT_EQ(blocks_per_sm(*smem.kernel, 1024, t), 2);
+    EXPECT_EQ(blocks_per_sm(*global.kernel, 1024, t), 2);
+}
+
+using TorchCase = std::tuple<ReductionVariant, std::tuple<std::int64_t, std::int64_t>, DType>;
+class TorchSoftmax : public ::testing::TestWithParam<TorchCase> {};
+
+TEST_P(TorchSoftmax, EveryOutputMatchesDoubleReference) {
+    const auto [variant, shape, dtype] = GetParam();
+    const auto [rows, cols] = shape;
+    simt::GlobalMemory memory;
+    const Outcome o = run(row_op(OpKind::softmax, rows, cols, dtype), variant, small_target(4, true), false, memory);
+    EXPECT_EQ(o.numerics.checked, rows * cols + rows);
+    EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err << ", max rel err "
+                                   << o.numerics.max_rel_err;
+}
+
+std::string torch_case_name(const ::testing::TestParamInfo<TorchCase>& info) {
+    const auto [variant, shape, dtype] = info.param;
+    return std::string(to_string(variant)) + "_" + std::to_string(std::get<0>(shape)) + "x" +
+           std::to_string(std::get<1>(shape)) + "_" + std::string(to_string(dtype));
+}
+
+// Every dtype over the given (rows, cols) shapes, for one kernel.
+auto torch_cases(ReductionVariant variant, const std::vector<std::tuple<std::int64_t, std::int64_t>>& shapes) {
+    return ::testing::Combine(::testing::Values(variant), ::testing::ValuesIn(shapes),
+                              ::testing::Values(DType::fp32, DType::fp16, DType::bf16));
+}
+
+// Persistent: every group width (cols 1: G = 1; 7: G = 8; 33: G = 32, 2 rows; 129: 1 row), odd
+// cols (a padding half), rows not a multiple of a block's (129), the largest size (1024).
+INSTANTIATE_TEST_SUITE_P(Persistent, TorchSoftmax,
+                         torch_cases(ReductionVariant::softmax_warp_persistent,
+                                     {{1, 1}, {3, 7}, {129, 33}, {5, 129}, {9, 1024}}),
+                         torch_case_name);
+// Shared memory: rows of whole 16-byte vectors, one vector per thread or fewer (1032) and two or
+// more per thread (8192 fp16 = 1024 vectors: one each; 12248 fp32 = 3062 vectors: 2 or 3).
+INSTANTIATE_TEST_SUITE_P(Smem, TorchSoftmax,
+                         torch_cases(ReductionVariant::softmax_block_smem, {{3, 1032}, {2, 8192}, {2, 12248}}),
+                         torch_case_name);
+// Global: whole vectors (4096, 16-byte loads) and not (7, 4097: one word a trip, padding half).
+INSTANTIATE_TEST_SUITE_P(Global, TorchSoftmax,
+                         torch_cases(ReductionVariant::softmax_block_global, {{3, 7}, {3, 4096}, {2, 4097}}),
+                         torch_case_name);
+
+TEST(TorchSoftmaxTraffic, PersistentAndSmemReadTheRowOnceGlobalThrice) {
+    // 16 rows x 2048 fp16 = 4096 bytes = 128 sectors a row. Sectors moved (loads + stores):
+    // persistent and shared-memory kernels read each sector once and write it once (256 a row);
+    // the global kernel reads it three times (512 a row).
+    const Op op = row_op(OpKind::softmax, 16, 2048, DType::fp16);
+    const std::pair<ReductionVariant, std::uint64_t> cases[] = {
+        {ReductionVariant::softmax_block_smem, 16 * 256},
+        {ReductionVariant::softmax_block_global, 16 * 512}};
+    for (const auto& [variant, sectors] : cases) {
+        simt::GlobalMemory m;
+        const Outcome o = run(op, variant, small_target(2, false), true, m);
+        EXPECT_EQ(o.stats.global_sectors, sectors) << to_string(variant);
+        // 16-byte vectors: a warp request covers 512 bytes = 16 sectors.
+        EXPECT_EQ(o.stats.global_requests, sectors / 16) << to_string(variant);
+    }
+    // Persistent, 1024 fp16 cols = 2048 bytes = 64 sectors a row, 16 rows: 16 x 128 sectors; each
+    // lane loads 4 bytes, a warp request is 128 bytes = 4 sectors.
+    simt::GlobalMemory m;
+    const Outcome p = run(row_op(OpKind::softmax, 16, 1024, DType::fp16), ReductionVariant::softmax_warp_persistent,
+                          small_target(2, false), true, m);
+    EXPECT_EQ(p.stats.global_sectors, 16u * 128u);
+    EXPECT_EQ(p.stats.global_requests, 16u * 128u / 4u);
+}
+
+TEST(TorchSoftmaxShuffles, WarpButterflyAndBlockReduceWarp) {
+    // Persistent, 3 rows of 7 fp32: G = 8 lanes, log2 8 = 3 butterfly steps per reduction and
+    // row slot, 2 reductions, 2 row slots per group (WARP_BATCH); the groups of a warp share each
+    // shuffle instruction. One block (32 rows) of 4 warps, and like softmax_warp_forward every warp
+    // runs its reductions even when its rows are past the end: 4 x 2 x 2 x 3 = 48.
+    {
+        simt::GlobalMemory m;
+        const Outcome o = run(row_op(OpKind::softmax, 3, 7, DType::fp32), ReductionVariant::softmax_warp_persistent,
+                              small_target(1, false), true, m, true);
+        EXPECT_EQ(shuffles_issued(o), 48);
+    }
+    // Block kernels, 1024 threads = 32 warps per row: per reduction each warp shuffles down 5
+    // times and warp 0 5 more on the partials: 32 x 5 + 5 = 165, two reductions: 330 a row.
+    // Shared requests per reduction: 32 partial stores, warp 0's load and broadcast store, 32
+    // broadcast loads = 66. The smem kernel adds the row: 1032 fp16 = 129 vectors, threads 0..128
+    // in warps 0..4: 5 warp requests per pass, 3 passes.
+    for (ReductionVariant v : {ReductionVariant::softmax_block_global, ReductionVariant::softmax_block_smem}) {
+        simt::GlobalMemory m;
+        const Outcome o = run(row_op(OpKind::softmax, 2, 1032, DType::fp16), v, small_target(1, false), true, m, true);
+        EXPECT_EQ(shuffles_issued(o), 2 * 330) << to_string(v);
+        EXPECT_EQ(o.stats.shared_requests, 2u * (2 * 66 + (v == ReductionVariant::softmax_block_smem ? 15 : 0)))
+            << to_string(v);
+    }
+}
+
+// A timing-only run (payload skipped, buffers zero) takes exactly the cycles of a full run.
+void expect_timing_only_equals_full_run(const Op& op, ReductionVariant variant) {
     simt::GlobalMemory full_memory, skip_memory;
     const Outcome full = run(op, variant, small_target(3, true), false, full_memory);
     const simt::Kernel& k = *full.lowered.kernel;
@@ -294,6 +443,42 @@ TEST_P(RowReductionTiming, SkipPayloadCyclesEqualFullRun) {
     EXPECT_EQ(skip.stats.issued, full.stats.issued);
     EXPECT_EQ(skip.stats.global_sectors, full.stats.global_sectors);
     EXPECT_EQ(skip.stats.scoreboard_cycles, full.stats.scoreboard_cycles);
+}
+
+class TorchSoftmaxTiming : public ::testing::TestWithParam<std::tuple<ReductionVariant, DType>> {};
+
+TEST_P(TorchSoftmaxTiming, SkipPayloadCyclesEqualFullRun) {
+    const auto [variant, dtype] = GetParam();
+    const std::int64_t cols = variant == ReductionVariant::softmax_warp_persistent ? 301
+                              : variant == ReductionVariant::softmax_block_smem   ? 1304
+                                                                                  : 1301;
+    expect_timing_only_equals_full_run(row_op(OpKind::softmax, 37, cols, dtype), variant);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TorchSoftmaxTiming,
+                         ::testing::Combine(::testing::Values(ReductionVariant::softmax_warp_persistent,
+                                                              ReductionVariant::softmax_block_smem,
+                                                              ReductionVariant::softmax_block_global),
+                                            ::testing::Values(DType::fp32, DType::fp16, DType::bf16)));
+
+TEST(TorchSoftmaxErrors, LayernormHasNoSoftmaxKernels) {
+    simt::GlobalMemory m;
+    EXPECT_THROW(lower_row_reduction(row_op(OpKind::layernorm, 2, 64, DType::fp32), m, small_target(1, false),
+                                     ReductionVariant::softmax_block_smem),
+                 std::invalid_argument);
+    EXPECT_THROW(lower_row_reduction(row_op(OpKind::softmax, 2, 1030, DType::fp16), m, small_target(1, false),
+                                     ReductionVariant::softmax_block_smem),
+                 std::invalid_argument);
+}
+
+// ---- timing-only runs --------------------------------------------------------------------------
+
+class RowReductionTiming : public ::testing::TestWithParam<std::tuple<OpKind, ReductionVariant, DType>> {};
+
+TEST_P(RowReductionTiming, SkipPayloadCyclesEqualFullRun) {
+    const auto [kind, variant, dtype] = GetParam();
+    expect_timing_only_equals_full_run(row_op(kind, 37, variant == ReductionVariant::warp_per_row ? 301 : 1301, dtype),
+                                       variant);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RowReductionTiming,
