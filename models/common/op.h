@@ -11,7 +11,7 @@
 
 namespace accelsim {
 
-enum class OpKind : std::uint8_t { matmul, bmm, conv2d, softmax, layernorm, gelu, relu, add, mul, copy, kernel };
+enum class OpKind : std::uint8_t { matmul, bmm, conv2d, softmax, layernorm, gelu, relu, add, mul, copy, pool, kernel };
 
 std::string_view to_string(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view s);
@@ -40,6 +40,33 @@ struct Conv2dShape {
     GemmShape as_gemm() const;
 };
 
+enum class PoolMode : std::uint8_t { max, avg };
+
+// 2-D max or average pooling, NHWC input [n][h][w][c] -> output [n][out_h][out_w][c]; an r x s
+// window (dilated), moved by the stride over the input padded by pad on both sides of each axis.
+// A global pool has r = h, s = w, stride 1 and no padding (output 1 x 1).
+struct PoolShape {
+    std::int64_t n = 1, h = 0, w = 0, c = 0, r = 1, s = 1;
+    std::int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+    PoolMode mode = PoolMode::max;
+    bool ceil_mode = false;  // output size rounded up (ONNX and PyTorch ceil_mode)
+    bool count_pad = false;  // avg: padded positions count in the divisor (count_include_pad)
+    bool global = false;     // written as global=1 (r, s are then h, w)
+    // ONNX / PyTorch: floor or ceil of (H + 2P - D(R-1) - 1) / S, plus 1; with ceil_mode, a last
+    // window that would start in the bottom padding is dropped (PyTorch's pooling_output_shape,
+    // ONNX's reference since opset 19). <= 0 means the shape is invalid (op_checks says why).
+    std::int64_t out_h() const;
+    std::int64_t out_w() const;
+    std::int64_t window() const { return r * s; }
+};
+
+// Outputs along one axis of a window of `kernel` (dilated) moved by `stride` over `size` + `total_pad`
+// positions (the pad split evenly, the odd one after): floor((size + total_pad - D(K-1) - 1) / S) + 1,
+// or with ceil_mode rounded up, a last window that would start in the trailing padding dropped
+// (PyTorch's pooling_output_shape). 0 when the window does not fit.
+std::int64_t window_output_size(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t total_pad,
+                                std::int64_t dilation, bool ceil_mode);
+
 // A kernel launch for SIMT chips: program file, grid and block dimensions, argument words.
 struct KernelLaunch {
     std::string file;
@@ -54,6 +81,7 @@ struct Op {
     DType dtype = DType::bf16;
     GemmShape gemm;               // matmul, bmm
     Conv2dShape conv;             // conv2d
+    PoolShape pool;               // pool
     std::int64_t rows = 0, cols = 0;  // softmax, layernorm: reduce over cols, rows independent
     std::int64_t elements = 0;    // gelu, relu, add, mul, copy
     KernelLaunch kernel;          // kernel
@@ -74,7 +102,8 @@ struct Op {
     std::int64_t compulsory_bytes() const { return input_bytes() + weight_bytes() + output_bytes(); }
     // Elements a vector unit touches (outputs of vector ops).
     std::int64_t vector_elements() const;
-    // Vector-unit operations per element for vector ops (documented in docs/roofline.md).
+    // Vector-unit operations per element for vector ops (documented in docs/roofline.md); pool:
+    // one max or add per window element of each output.
     std::int64_t vector_ops_per_element() const;
 };
 

@@ -147,6 +147,46 @@ std::string check_conv(const Op& op) {
     return c.problem();
 }
 
+// One axis of a pool: the dilated window must fit the padded input, and the pad may be at most
+// half the window (PyTorch's rule; with it no window lies wholly in the padding).
+std::string pool_axis(const char* axis, std::int64_t size, std::int64_t kernel, std::int64_t pad,
+                      std::int64_t dilation) {
+    OverflowCheck c;
+    const std::int64_t padded = c.sum("padded input size", {size, c.product("2*pad", {2, pad})});
+    const std::int64_t span = c.sum("dilated window extent", {c.product("dilation*(r-1)", {dilation, kernel - 1}), 1});
+    if (!c.problem().empty()) return c.problem();
+    if (span > padded)
+        return std::string("the window's ") + axis + " (" + std::to_string(span) + " with dilation) is larger than the padded input (" +
+               std::to_string(size) + " + 2*" + std::to_string(pad) + " = " + std::to_string(padded) + ")";
+    if (2 * pad > span)
+        return std::string("pad ") + std::to_string(pad) + " along the " + axis + " is more than half the window (" +
+               std::to_string(span) + ")";
+    return {};
+}
+
+std::string check_pool(const Op& op) {
+    const PoolShape& p = op.pool;
+    const std::pair<const char*, std::int64_t> dims[] = {
+        {"n", p.n}, {"h", p.h}, {"w", p.w}, {"c", p.c}, {"r", p.r}, {"s", p.s}, {"stride_h", p.stride_h},
+        {"stride_w", p.stride_w}, {"dilation_h", p.dilation_h}, {"dilation_w", p.dilation_w}};
+    for (const auto& [key, v] : dims)
+        if (v <= 0) return must_be_positive(key, v);
+    if (p.pad_h < 0) return "pad_h must be >= 0, got " + std::to_string(p.pad_h);
+    if (p.pad_w < 0) return "pad_w must be >= 0, got " + std::to_string(p.pad_w);
+    if (p.count_pad && p.mode != PoolMode::avg) return "count_pad applies to mode=avg only";
+    // ONNX AveragePool has dilations only from opset 19 (ONNX 1.12 knows 17), PyTorch's avg_pool2d none.
+    if (p.mode == PoolMode::avg && (p.dilation_h != 1 || p.dilation_w != 1)) return "dilation applies to mode=max only";
+    if (auto e = pool_axis("height", p.h, p.r, p.pad_h, p.dilation_h); !e.empty()) return e;
+    if (auto e = pool_axis("width", p.w, p.s, p.pad_w, p.dilation_w); !e.empty()) return e;
+    OverflowCheck c;
+    const std::int64_t in = c.product("input elements n*h*w*c", {p.n, p.h, p.w, p.c});
+    const std::int64_t out = c.product("output elements n*out_h*out_w*c", {p.n, p.out_h(), p.out_w(), p.c});
+    c.product("operation count", {out, p.r, p.s});
+    const std::int64_t io = c.product("input and output bytes", {c.sum("elements", {in, out}), kWidestElementBytes});
+    c.sum("total bytes", {io});
+    return c.problem();
+}
+
 // Vector ops: up to 7 operations per element (op_table.cpp), at most two inputs and one output.
 std::string check_vector(const Op& op) {
     OverflowCheck c;
@@ -189,6 +229,7 @@ std::string shape_problem(const Op& op) {
         case OpLayout::conv2d: return check_conv(op);
         case OpLayout::rows_cols:
         case OpLayout::elements: return check_vector(op);
+        case OpLayout::pool: return check_pool(op);
         case OpLayout::kernel: return check_kernel(op);
     }
     return "unknown op kind";

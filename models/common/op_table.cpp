@@ -30,6 +30,10 @@ const std::vector<OpKindInfo> kKinds = {
     // Data movement only: what a transpose, concat or gather of activations costs when the compiler
     // does not fold it into its consumer (docs/import.md). No arithmetic.
     {OpKind::copy, "copy", OpLayout::elements, "a copy of n elements: each read once and written once", false, 1, 0},
+    // Operations per element come from the window (Op::vector_ops_per_element): one max or add
+    // per window element of each output.
+    {OpKind::pool, "pool", OpLayout::pool,
+     "2-D max or average pooling, NHWC input; window r x s, stride, pad, dilation, ceil, global", false, 1, 0},
     {OpKind::kernel, "kernel", OpLayout::kernel, "a SIMT program launch (simt chips only)", false, 0, 0, 0,
      /*has_dtype=*/false, /*has_flops=*/false},
 };
@@ -47,12 +51,16 @@ const LayoutKeys& keys_of(const OpKindInfo& info) {
     static const LayoutKeys rows_cols{{"rows", "cols"}, {}};
     static const LayoutKeys elements{{"n"}, {}};
     static const LayoutKeys kernel{{"file", "grid", "block"}, {"args"}};
+    static const LayoutKeys pool{{"n", "h", "w", "c", "mode"},
+                                 {"r", "s", "stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w", "dilation",
+                                  "dilation_h", "dilation_w", "ceil", "count_pad", "global"}};
     switch (info.layout) {
         case OpLayout::gemm: return info.batched ? bmm : matmul;
         case OpLayout::conv2d: return conv;
         case OpLayout::rows_cols: return rows_cols;
         case OpLayout::elements: return elements;
         case OpLayout::kernel: return kernel;
+        case OpLayout::pool: return pool;
     }
     throw std::logic_error("op table: unknown layout");
 }
@@ -89,6 +97,60 @@ void write_axis_pair(std::ostream& out, const char* base, std::int64_t h, std::i
 std::string dims_text(const std::int64_t (&d)[3]) {
     if (d[1] == 1 && d[2] == 1) return std::to_string(d[0]);
     return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+// A 0/1 flag key (ceil=1); absent is 0.
+bool read_flag(const OpFieldSource& src, const std::string& key) {
+    if (!src.has(key)) return false;
+    const std::int64_t v = src.non_negative(key);
+    if (v > 1) src.error(key + "=" + std::to_string(v) + " must be 0 or 1");
+    return v == 1;
+}
+
+const char* pool_mode_name(PoolMode m) { return m == PoolMode::max ? "max" : "avg"; }
+
+void read_pool(const OpFieldSource& src, PoolShape& p) {
+    p.n = src.positive("n");
+    p.h = src.positive("h");
+    p.w = src.positive("w");
+    p.c = src.positive("c");
+    const std::vector<std::string> mode = src.list("mode");
+    if (mode.size() == 1 && mode[0] == "max") p.mode = PoolMode::max;
+    else if (mode.size() == 1 && mode[0] == "avg") p.mode = PoolMode::avg;
+    else src.error("mode must be max or avg");
+    p.global = read_flag(src, "global");
+    p.ceil_mode = read_flag(src, "ceil");
+    p.count_pad = read_flag(src, "count_pad");
+    if (p.global) {
+        // The whole image is the window: nothing else shapes it.
+        for (const char* key : {"r", "s", "stride", "stride_h", "stride_w", "pad", "pad_h", "pad_w", "dilation",
+                                "dilation_h", "dilation_w", "ceil"})
+            if (src.has(key)) src.error(std::string(key) + " does not apply to a global pool (global=1)");
+        p.r = p.h;
+        p.s = p.w;
+        return;
+    }
+    for (const char* key : {"r", "s"})
+        if (!src.has(key)) src.error(std::string("missing ") + key + "= (the window; or global=1 for the whole image)");
+    p.r = src.positive("r");
+    p.s = src.positive("s");
+    std::tie(p.stride_h, p.stride_w) = read_axis_pair(src, "stride", false, 1);
+    std::tie(p.pad_h, p.pad_w) = read_axis_pair(src, "pad", true, 0);
+    std::tie(p.dilation_h, p.dilation_w) = read_axis_pair(src, "dilation", false, 1);
+}
+
+void write_pool(std::ostream& out, const PoolShape& p) {
+    out << "n=" << p.n << " h=" << p.h << " w=" << p.w << " c=" << p.c << " mode=" << pool_mode_name(p.mode);
+    if (p.global) {
+        out << " global=1";
+    } else {
+        out << " r=" << p.r << " s=" << p.s;
+        write_axis_pair(out, "stride", p.stride_h, p.stride_w, 1, true);
+        write_axis_pair(out, "pad", p.pad_h, p.pad_w, 0, true);
+        write_axis_pair(out, "dilation", p.dilation_h, p.dilation_w, 1, false);
+        if (p.ceil_mode) out << " ceil=1";
+    }
+    if (p.count_pad) out << " count_pad=1";
 }
 
 void write_gemm(std::ostream& out, const Op& op) {
@@ -142,6 +204,7 @@ void read_shape(const OpFieldSource& src, Op& op) {
         case OpLayout::elements:
             op.elements = src.positive("n");
             return;
+        case OpLayout::pool: read_pool(src, op.pool); return;
         case OpLayout::kernel:
             op.kernel.file = src.existing_file("file");
             src.dims("grid", op.kernel.grid);
@@ -166,6 +229,7 @@ void write_shape(std::ostream& out, const Op& op) {
         }
         case OpLayout::rows_cols: out << "rows=" << op.rows << " cols=" << op.cols; return;
         case OpLayout::elements: out << "n=" << op.elements; return;
+        case OpLayout::pool: write_pool(out, op.pool); return;
         case OpLayout::kernel:
             out << "file=" << op.kernel.file << " grid=" << dims_text(op.kernel.grid)
                 << " block=" << dims_text(op.kernel.block);
@@ -191,6 +255,14 @@ std::string shape_text(const Op& op) {
         }
         case OpLayout::rows_cols:
         case OpLayout::elements: write_shape(s, op); break;
+        case OpLayout::pool: {
+            // Compact: max n=1 112x112x64 3x3/2 (input HxWxC, window RxS / stride), or "avg global".
+            const auto& p = op.pool;
+            s << pool_mode_name(p.mode) << " n=" << p.n << " " << p.h << "x" << p.w << "x" << p.c;
+            if (p.global) s << " global";
+            else s << " " << p.r << "x" << p.s << "/" << p.stride_h;
+            break;
+        }
         case OpLayout::kernel:
             s << op.kernel.file << " grid=" << op.kernel.grid[0] << " block=" << op.kernel.block[0];
             break;
@@ -222,6 +294,27 @@ json shape_json(const Op& op) {
         }
         case OpLayout::rows_cols: return {{"rows", op.rows}, {"cols", op.cols}};
         case OpLayout::elements: return {{"n", op.elements}};
+        case OpLayout::pool: {
+            const auto& p = op.pool;
+            return {{"n", p.n},
+                    {"h", p.h},
+                    {"w", p.w},
+                    {"c", p.c},
+                    {"mode", pool_mode_name(p.mode)},
+                    {"r", p.r},
+                    {"s", p.s},
+                    {"stride_h", p.stride_h},
+                    {"stride_w", p.stride_w},
+                    {"pad_h", p.pad_h},
+                    {"pad_w", p.pad_w},
+                    {"dilation_h", p.dilation_h},
+                    {"dilation_w", p.dilation_w},
+                    {"ceil", p.ceil_mode},
+                    {"count_pad", p.count_pad},
+                    {"global", p.global},
+                    {"out_h", p.out_h()},
+                    {"out_w", p.out_w()}};
+        }
         case OpLayout::kernel:
             return {{"file", op.kernel.file},
                     {"grid", {op.kernel.grid[0], op.kernel.grid[1], op.kernel.grid[2]}},

@@ -22,6 +22,7 @@ enum class OpLayout : std::uint8_t {
     conv2d,     // conv
     rows_cols,  // rows, cols: reduce over cols, rows independent
     elements,   // elements: one output per element
+    pool,       // pool: a window reduced (max or mean) per output element
     kernel,     // kernel: a SIMT program launch
 };
 

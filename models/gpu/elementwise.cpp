@@ -108,14 +108,9 @@ int blocks_per_sm(const simt::Kernel& kernel, std::uint32_t threads, const Lower
 
 // ---- kernels -----------------------------------------------------------------------------------
 
-namespace {
-
-// Shared prologue and loop of every elementwise kernel; BODY loads word i, computes and stores.
-//   i = ctaid * ntid + tid; stride = nctaid * ntid
-//   loop: if (i >= n) exit; y[i] = f(...); i += stride
-// r3 is the word's byte offset, r4 the address; r5..r8 hold data only (timing-only runs skip them).
-std::string grid_stride(const std::string& name, const std::string& params, const std::string& body) {
-    return ".kernel " + name + "\n.param " + params + "\n.reg 10\n" +
+std::string grid_stride_source(const std::string& name, const std::string& params, const std::string& body,
+                               int registers) {
+    return ".kernel " + name + "\n.param " + params + "\n.reg " + std::to_string(registers) + "\n" +
            "    mov r0, %ctaid\n"
            "    mov r1, %ntid\n"
            "    mad r0, r0, r1, %tid\n"
@@ -129,6 +124,9 @@ std::string grid_stride(const std::string& name, const std::string& params, cons
            "    add r0, r0, r2\n"
            "    bra loop\n";
 }
+
+
+namespace {
 
 // How the library computes each elementwise kind: fp32 code computing in place on value register v
 // (second operand w, temporary t), the double reference the --validate check compares with, and
@@ -174,6 +172,7 @@ const ElementwiseFunction* elementwise_function(OpKind kind) {
     return nullptr;
 }
 
+// The body (grid_stride_source): r4 the address; r5..r8 hold data only (timing-only runs skip them).
 std::string kernel_source(const ElementwiseFunction& f, Storage s) {
     const OpKind kind = f.kind;
     const bool binary = op_info(kind).vector_inputs == 2;
@@ -192,7 +191,7 @@ std::string kernel_source(const ElementwiseFunction& f, Storage s) {
         body += "    cvt." + t + "x2.f32 r5, r5, r7\n";
     }
     body += "    add r4, r3, y\n    st.global [r4], r5\n";
-    return grid_stride(name, binary ? "n, a, b, y" : "n, x, y", body);
+    return grid_stride_source(name, binary ? "n, a, b, y" : "n, x, y", body);
 }
 
 }  // namespace

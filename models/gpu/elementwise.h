@@ -11,6 +11,7 @@
 // The storage helpers below are shared with the reduction kernels (reduction.h).
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "models/common/op.h"
@@ -51,6 +52,14 @@ std::mt19937_64 tensor_rng(std::uint64_t seed, int tensor);
 // Occupancy-limited blocks per SM of `kernel` at `threads` per block on the target's SMs (at least
 // 1); throws LoweringError when such a block cannot run at all.
 int blocks_per_sm(const simt::Kernel& kernel, std::uint32_t threads, const LoweringTarget& target);
+
+// The grid-stride loop every one-thread-per-word kernel shares (elementwise ops, pool):
+//   i = ctaid * ntid + tid; stride = nctaid * ntid
+//   loop: if (i >= n) exit; BODY; i += stride
+// with r0 = i, r2 = stride, r3 = 4 i (the word's byte offset) on entry to `body`, which must keep
+// r0 and r2. `params` must name n (the words to cover).
+std::string grid_stride_source(const std::string& name, const std::string& params, const std::string& body,
+                               int registers = 10);
 
 // ---- elementwise ops ---------------------------------------------------------------------------
 

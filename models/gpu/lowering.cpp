@@ -24,6 +24,9 @@ std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, 
             return lower_conv2d(op, memory, target);
         case OpKind::softmax: return lower_softmax(op, memory, target);
         case OpKind::layernorm: return lower_layernorm(op, memory, target);
+        case OpKind::pool:
+            if (!has_pool_kernel(op)) return std::nullopt;
+            return lower_pool(op, memory, target);
         case OpKind::kernel: return std::nullopt;  // the chip runs the trace's own kernel
         default: break;
     }

@@ -83,5 +83,8 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
 LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);   // implicit GEMM
 LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+// pool.cpp: one thread per output word; fp32, or 16-bit with an even channel count (has_pool_kernel).
+LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+bool has_pool_kernel(const Op& op);
 
 }  // namespace accelsim::gpu

@@ -76,6 +76,7 @@ std::int64_t first_input_elements(const Op& op) {
         case OpLayout::conv2d: return op.conv.n * op.conv.h * op.conv.w * op.conv.c;
         case OpLayout::rows_cols:
         case OpLayout::elements: return op.vector_elements();
+        case OpLayout::pool: return op.pool.n * op.pool.h * op.pool.w * op.pool.c;
         case OpLayout::kernel: return 0;
     }
     return 0;
@@ -85,19 +86,36 @@ std::int64_t output_elements(const Op& op) {
     return op_info(op.kind).layout == OpLayout::kernel ? 0 : op.output_bytes() / bytes_of(op.dtype);
 }
 
-RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t m_end) {
-    const std::int64_t oh_count = c.out_h(), ow_count = c.out_w(), pixels = c.n * oh_count * ow_count;
-    // Input rows (global n·H + h) the windows of output pixel m touch: its output row oh reads
-    // oh·S − P + r·D for r in [0, R), clipped to the image.
-    const auto row_of = [&](std::int64_t m, std::int64_t r) {
-        const std::int64_t n = m / (oh_count * ow_count), oh = (m / ow_count) % oh_count;
-        return n * c.h + std::clamp<std::int64_t>(oh * c.stride_h - c.pad_h + r * c.dilation_h, 0, c.h - 1);
+namespace {
+
+// The input rows (global index n·H + h) that outputs [q_begin, q_end) of a sliding window read,
+// the outputs numbered image by image, row by row, `per_row` to an output row (conv: the output
+// pixels of a row; pool: 1, whole rows), extended up to the first row the next tile needs.
+struct WindowRows {
+    std::int64_t images, in_h, out_h, per_row, stride, pad, dilation, window;
+};
+RowRange window_tile_rows(const WindowRows& w, std::int64_t q_begin, std::int64_t q_end) {
+    const std::int64_t outputs = w.images * w.out_h * w.per_row;
+    // Output row oh reads oh·S − P + r·D for r in [0, R), clipped to the image.
+    const auto row_of = [&](std::int64_t q, std::int64_t r) {
+        const std::int64_t n = q / (w.out_h * w.per_row), oh = (q / w.per_row) % w.out_h;
+        return n * w.in_h + std::clamp<std::int64_t>(oh * w.stride - w.pad + r * w.dilation, 0, w.in_h - 1);
     };
     RowRange rows;
-    if (m_end <= m_begin) return rows;
-    rows.first = m_begin == 0 ? 0 : row_of(m_begin, 0);
-    rows.last = m_end >= pixels ? c.n * c.h - 1 : std::max(row_of(m_end - 1, c.r - 1), row_of(m_end, 0) - 1);
+    if (q_end <= q_begin) return rows;
+    rows.first = q_begin == 0 ? 0 : row_of(q_begin, 0);
+    rows.last = q_end >= outputs ? w.images * w.in_h - 1 : std::max(row_of(q_end - 1, w.window - 1), row_of(q_end, 0) - 1);
     return rows;
+}
+
+}  // namespace
+
+RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t m_end) {
+    return window_tile_rows({c.n, c.h, c.out_h(), c.out_w(), c.stride_h, c.pad_h, c.dilation_h, c.r}, m_begin, m_end);
+}
+
+RowRange pool_tile_rows(const PoolShape& p, std::int64_t q_begin, std::int64_t q_end) {
+    return window_tile_rows({p.n, p.h, p.out_h(), 1, p.stride_h, p.pad_h, p.dilation_h, p.r}, q_begin, q_end);
 }
 
 CoreSteps::CoreSteps(std::int64_t count, Maker maker)
@@ -709,6 +727,108 @@ PlanSize vector_plan_size(const Op& op, const TpuChipParams& p, const Placement&
     return size;
 }
 
+// How a pool is cut: output rows (n, oh) split over the cores, each core's share in tiles of
+// tile_rows[c] output rows; a tile brings in the input rows its windows read.
+struct PoolTiling {
+    std::vector<std::int64_t> begin, size, tile_rows;
+};
+
+PoolTiling pool_tiling(const Op& op, const TpuChipParams& p) {
+    const PoolShape& s = op.pool;
+    const std::int64_t e = bytes_of(op.dtype);
+    const std::int64_t in_row = s.w * s.c * e, out_row = s.out_w() * s.c * e;
+    // VMEM of a tile of t output rows, double-buffered: at most t·stride + the dilated window's
+    // height + pad input rows (the extension to the next tile's first row and a tile that crosses
+    // into the next image included), and t output rows.
+    const auto footprint = [&](std::int64_t t) {
+        const std::int64_t in_rows =
+            std::min(s.n * s.h, t * s.stride_h + s.dilation_h * (s.r - 1) + 1 + s.pad_h);
+        return 2 * (in_rows * in_row + t * out_row);
+    };
+    if (footprint(1) > p.vmem_bytes)
+        throw std::invalid_argument(op_label(op) + ": one output row's input rows do not fit VMEM twice over (" +
+                                    std::to_string(footprint(1)) + " bytes, VMEM " + std::to_string(p.vmem_bytes) +
+                                    " bytes per core)");
+    PoolTiling t;
+    split_range(s.n * s.out_h(), p.cores, 1, t.begin, t.size);
+    const std::int64_t vreg = p.vector.element_ops_per_cycle();
+    for (const std::int64_t size : t.size) {
+        // As vector ops: ~16 steps per core, at least a vector register of outputs, within VMEM.
+        std::int64_t rows = std::min(size, std::max(ceil_div(size, 16), ceil_div(vreg, s.out_w() * s.c)));
+        while (rows > 1 && footprint(rows) > p.vmem_bytes) rows = ceil_div(rows, 2);
+        t.tile_rows.push_back(std::max<std::int64_t>(rows, 1));
+    }
+    return t;
+}
+
+// pool on the vector unit (docs/tpu.md, "Pooling"): per tile, its input rows come in by DMA, the
+// unit does one max or add per window element of each output (window·outputs / lanes·sublanes
+// cycles: channels on the lanes, as XLA's reduce-window, so no cross-lane reduction), the output
+// rows go back.
+OpPlan lower_pool(const Op& op, const TpuChipParams& p, const TensorAddresses& where, const Placement& place) {
+    if (place.input == InputFrom::vmem || place.output == OutputTo::vmem)
+        throw std::logic_error(op_label(op) + ": only GEMMs and elementwise ops fuse");
+    const PoolShape& s = op.pool;
+    const std::int64_t e = bytes_of(op.dtype);
+    const std::int64_t in_row = s.w * s.c * e, out_row_elements = s.out_w() * s.c, window = s.window();
+    const std::int64_t vreg = p.vector.element_ops_per_cycle();
+    OpPlan plan;
+    plan.unit = "vector";
+    plan.element_ops = op.vector_elements() * window;
+    const std::int64_t first_input = op.input_bytes();
+    if (place.input != InputFrom::hbm) plan.hbm_read_saved = first_input;
+    if (place.input == InputFrom::cmem) plan.cmem_read = first_input;
+    if (place.output == OutputTo::hbm_and_cmem) plan.cmem_written = op.output_bytes();
+    const PoolTiling t = pool_tiling(op, p);
+    const MemLevel a_level = place.input == InputFrom::cmem ? MemLevel::cmem : MemLevel::hbm;
+    const bool copy_out = place.output == OutputTo::hbm_and_cmem;
+    plan.cores.resize(static_cast<std::size_t>(p.cores));
+    for (std::size_t c = 0; c < t.begin.size(); ++c) {
+        const std::int64_t tile_rows = t.tile_rows[c];
+        const std::int64_t begin = t.begin[c], end = t.begin[c] + t.size[c];
+        plan.tile = TileShape{1, std::max(plan.tile.m, tile_rows * out_row_elements), 0, 0};
+        const std::int64_t steps = t.size[c] == 0 ? 0 : ceil_div(t.size[c], tile_rows);
+        plan.cores[c] = CoreSteps(steps, [=](std::int64_t index) {
+            const std::int64_t q0 = begin + index * tile_rows;
+            const std::int64_t qt = std::min(tile_rows, end - q0);
+            const RowRange rows = pool_tile_rows(s, q0, q0 + qt);
+            const std::int64_t outputs = qt * out_row_elements;
+            TileStep step;
+            step.m0 = q0;
+            step.mt = qt;
+            step.in[step.in_count++] = {where.a + static_cast<std::uint64_t>(rows.first * in_row), rows.count() * in_row,
+                                        a_level, false};
+            step.out = {where.c + static_cast<std::uint64_t>(q0 * out_row_elements * e), outputs * e, MemLevel::hbm,
+                        copy_out};
+            step.cold_cycles = step.warm_cycles = ceil_div(outputs * window, vreg);
+            // The unit reads one operand per window element and writes each output once.
+            step.vmem_bytes = (outputs * window + outputs) * e;
+            return step;
+        });
+        const std::int64_t in_rows = pool_tile_rows(s, begin, std::min(end, begin + tile_rows)).count();
+        plan.vmem_footprint = std::max(plan.vmem_footprint, 2 * (in_rows * in_row + tile_rows * out_row_elements * e));
+    }
+    return plan;
+}
+
+PlanSize pool_plan_size(const Op& op, const TpuChipParams& p, const Placement& place) {
+    const PoolTiling t = pool_tiling(op, p);
+    const PoolShape& s = op.pool;
+    const std::int64_t e = bytes_of(op.dtype);
+    PlanSize size;
+    for (std::size_t c = 0; c < t.begin.size(); ++c) {
+        if (t.size[c] == 0) continue;
+        size.steps += static_cast<double>(ceil_div(t.size[c], t.tile_rows[c]));
+        // Each tile's input rows (halos read twice) and the core's outputs.
+        std::int64_t in_rows = 0;
+        for (std::int64_t q0 = t.begin[c]; q0 < t.begin[c] + t.size[c]; q0 += t.tile_rows[c])
+            in_rows += pool_tile_rows(s, q0, std::min(q0 + t.tile_rows[c], t.begin[c] + t.size[c])).count();
+        size.dma_bytes += static_cast<double>((place.input == InputFrom::vmem ? 0 : in_rows * s.w * s.c * e) +
+                                              t.size[c] * s.out_w() * s.c * e);
+    }
+    return size;
+}
+
 PlanSize gemm_plan_size(const Op& op, const TpuChipParams& p, const Placement& place) {
     GemmContext ctx = gemm_context(op, p, place);
     const GemmShape& g = ctx.g;
@@ -747,12 +867,14 @@ OpPlan lower_op(const Op& op, const TpuChipParams& p, const TensorAddresses& whe
                 const TilingJudge& judge) {
     if (is_gemm_like(op.kind)) return lower_gemm(op, p, where, place, judge);
     if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
+    if (op.kind == OpKind::pool) return lower_pool(op, p, where, place);
     return lower_vector(op, p, where, place);
 }
 
 PlanSize plan_size(const Op& op, const TpuChipParams& p, const Placement& place) {
     if (is_gemm_like(op.kind)) return gemm_plan_size(op, p, place);
     if (op.kind == OpKind::kernel) throw std::invalid_argument(op_label(op) + ": kernel ops run only on simt chips (this chip is systolic)");
+    if (op.kind == OpKind::pool) return pool_plan_size(op, p, place);
     return vector_plan_size(op, p, place);
 }
 

@@ -148,6 +148,8 @@ struct RowRange {
     std::int64_t count() const { return last >= first ? last - first + 1 : 0; }
 };
 RowRange conv_tile_rows(const Conv2dShape& c, std::int64_t m_begin, std::int64_t m_end);
+// pool: the same for output rows [q_begin, q_end) (global index n·out_h + oh, whole rows).
+RowRange pool_tile_rows(const PoolShape& p, std::int64_t q_begin, std::int64_t q_end);
 
 // Base addresses of the op's tensors in HBM (A / input, B / weights or 2nd operand, C / output).
 struct TensorAddresses {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/common/op_table.h"
+#include "models/common/pool_reference.h"
 
 namespace accelsim::tpu {
 
@@ -60,10 +61,46 @@ const ElementwiseNumerics* elementwise_numerics(OpKind kind) {
     return nullptr;
 }
 
+// pool as the unit computes it: fp32 max (exact: the result is one of the inputs) or fp32 sum in
+// window order times the fp32 reciprocal of the divisor. An fp32 sum of k terms errs by at most
+// (k - 1) u sum|x|; the reciprocal and the product add u |want| each.
+NumericsCheck run_pool_checked(const Op& op, std::mt19937_64& rng) {
+    const PoolShape& p = op.pool;
+    std::vector<float> x;
+    fill_random(x, op.input_bytes() / bytes_of(op.dtype), op.dtype, rng);
+    const std::vector<double> want = pool_reference(p, x);
+    const bool max = p.mode == PoolMode::max;
+    NumericsCheck check;
+    float acc = max ? -INFINITY : 0.0f;
+    double magnitude = 0;
+    for_each_pool_window(
+        p,
+        [&](std::int64_t, std::int64_t i) {
+            const float v = x[static_cast<std::size_t>(i)];
+            acc = max ? std::max(acc, v) : acc + v;
+            magnitude += std::fabs(v);
+        },
+        [&](std::int64_t o, std::int64_t oh, std::int64_t ow) {
+            const double ref = want[static_cast<std::size_t>(o)];
+            if (max) {
+                record(check, acc, ref, 0.0);
+            } else {
+                const auto divisor = static_cast<double>(pool_divisor(p, oh, ow));
+                const float got = acc * (1.0f / static_cast<float>(divisor));
+                const double window = static_cast<double>(p.window());
+                record(check, got, ref, (window - 1) * kU * magnitude / divisor + 2 * kU * std::fabs(ref));
+            }
+            acc = max ? -INFINITY : 0.0f;
+            magnitude = 0;
+        });
+    return check;
+}
+
 }  // namespace
 
 NumericsCheck run_vector_op_checked(const Op& op, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
+    if (op.kind == OpKind::pool) return run_pool_checked(op, rng);
     NumericsCheck check;
     std::vector<float> x, y, gamma, beta;
     const std::int64_t n = op.vector_elements();

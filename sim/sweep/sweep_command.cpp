@@ -18,6 +18,7 @@
 #include "sim/sweep/sweep_results.h"
 #include "sim/sweep/sweep_runner.h"
 #include "sim/sweep/sweep_slurm.h"
+#include "sim/trace/import_command.h"
 
 namespace accelsim {
 
@@ -154,6 +155,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     std::string spec_path, dir, store, shard_text, objectives, slurm_path, partition, time_limit;
     int jobs = available_cores(), cpus_per_task = 1;
     std::size_t array_size = 0;
+    std::vector<std::string> dims;
     po::options_description options("sweep options");
     options.add_options()("help,h", "print this help")("jobs,j", po::value(&jobs),
                                                          "points simulated at once, each in its own process (default: cores)")(
@@ -168,6 +170,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
         "cpus-per-task", po::value(&cpus_per_task), "--emit-slurm: cores per task, also its -j (default 1)")(
         "partition", po::value(&partition), "--emit-slurm: Slurm partition")(
         "time", po::value(&time_limit), "--emit-slurm: time limit per task, e.g. 01:00:00")(
+        "dim", po::value(&dims)->composing(), "ONNX: bind a symbolic dimension, NAME=N (repeatable)")(
+        "strict", "ONNX, PyTorch: an operator with no accelsim mapping is an error, not a report line")(
         "quiet,q", "no progress output");
     po::positional_options_description positional;
     positional.add("spec", 1);
@@ -186,7 +190,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
 
     // Everything is checked before any point runs.
-    const SweepSpec spec = load_sweep_spec(spec_path);
+    const ImportOptions import_options = parse_import_options(dims, vm.count("strict") > 0);
+    const SweepSpec spec = load_sweep_spec(spec_path, import_options);
     std::vector<std::string> axis_names;
     for (const SweepAxis& a : spec.axes) axis_names.push_back(a.name);
     const std::vector<Objective> objs =
@@ -219,6 +224,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
         s.partition = partition;
         s.time = time_limit;
         s.objectives = split_commas(objectives);
+        s.import_args = import_option_words(import_options);
         s.points = plan.points.size();
         s.distinct = distinct;
         std::error_code ec;

@@ -6,6 +6,7 @@
 
 #include "sim/config/config_loader.h"
 #include "sim/sweep/sha256.h"
+#include "sim/trace/import_command.h"
 
 namespace accelsim {
 
@@ -53,9 +54,13 @@ std::vector<std::string> SweepPlan::unique_hashes() const {
     return hashes;
 }
 
-std::string point_hash(const json& effective_config, const std::string& trace_sha256, const std::string& trace_format) {
+std::string point_hash(const json& effective_config, const std::string& trace_sha256, const std::string& trace_format,
+                       const ImportOptions& import) {
+    std::string import_line;
+    for (const std::string& word : import_option_words(import)) import_line += (import_line.empty() ? "" : " ") + word;
+    if (!import_line.empty()) import_line = "import " + import_line + "\n";
     return sha256_hex(std::string("accelsim-sweep-point/1\nversion ") + ACCELSIM_VERSION + "\ntrace " + trace_sha256 +
-                      "\nformat " + trace_format + "\nconfig " + effective_config.dump() + "\n");
+                      "\nformat " + trace_format + "\n" + import_line + "config " + effective_config.dump() + "\n");
 }
 
 SweepPlan plan_sweep(const SweepSpec& spec) {
@@ -118,7 +123,8 @@ SweepPlan plan_sweep(const SweepSpec& spec) {
                 p.trace_sha256 = trace.sha256;
                 p.trace_path = trace.generated() ? "" : trace.path;
                 p.trace_format = format_name(trace.format);
-                p.hash = point_hash(config.effective, trace.sha256, p.trace_format);
+                p.import = trace.import;
+                p.hash = point_hash(config.effective, trace.sha256, p.trace_format, p.import);
                 plan.points.push_back(std::move(p));
             }
         }

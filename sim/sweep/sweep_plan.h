@@ -24,7 +24,8 @@ struct SweepPoint {
     std::vector<std::string> overrides;     // fixed + axis --set assignments
     std::string trace_sha256;
     std::string trace_path;                 // empty for a generated trace: see generated_trace_path
-    std::string trace_format;               // auto | accelsim | scalesim
+    std::string trace_format;               // auto | accelsim | scalesim | onnx | pytorch
+    ImportOptions import;                   // ONNX, PyTorch: --dim and --strict (part of the hash)
     std::string hash;                       // point_hash(): the point's file name in DIR/points
 };
 
@@ -44,9 +45,10 @@ struct SweepPlan {
 };
 
 // The hash that names a point's result: SHA-256 over the accelsim version, the effective config
-// (every default filled in, keys sorted), the trace's content and its format.
+// (every default filled in, keys sorted), the trace's content and its format, and the import
+// options of an ONNX or PyTorch trace (none: the hash of a point without them, unchanged).
 std::string point_hash(const nlohmann::json& effective_config, const std::string& trace_sha256,
-                       const std::string& trace_format);
+                       const std::string& trace_format, const ImportOptions& import = {});
 
 // Expands the spec into points and loads every point's config (base + "set" + axis values) with
 // load_config. Throws InputError "SPEC: key: message" for the first bad key or value.

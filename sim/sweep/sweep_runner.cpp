@@ -179,7 +179,8 @@ SweepRunCounts run_sweep(const SweepPlan& plan, const SweepRunOptions& options, 
     std::vector<std::function<json()>> works;
     for (const SweepPoint* p : to_run) {
         const std::string out = point_file(store, p->hash), totals = totals_file(store, p->hash);
-        const auto run = design_run(p->config_path, p->overrides, point_trace_path(*p, dir), parse_trace_format(p->trace_format));
+        const auto run = design_run(p->config_path, p->overrides, point_trace_path(*p, dir), parse_trace_format(p->trace_format),
+                                    p->import);
         // The child keeps its own result: it is on disk before the driver hears of it. The point
         // file comes last: its presence is what marks the point finished.
         works.push_back([run, out, totals] {

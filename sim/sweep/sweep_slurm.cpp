@@ -46,7 +46,9 @@ std::string slurm_script(const SlurmScriptOptions& o) {
     s << " \\\n        --wrap=" << shell_quote("exec " + merge) << " > " << shell_quote(log_dir + "/merge_job_id") << "\n"
       << "fi\n"
       << "exec " << shell_quote(o.accelsim) << " sweep " << shell_quote(o.spec) << " -o " << shell_quote(o.dir)
-      << (o.store.empty() ? "" : " --store " + shell_quote(o.store)) << " --shard auto -j \"${SLURM_CPUS_PER_TASK:-"
+      << (o.store.empty() ? "" : " --store " + shell_quote(o.store));
+    for (const std::string& word : o.import_args) s << ' ' << shell_quote(word);
+    s << " --shard auto -j \"${SLURM_CPUS_PER_TASK:-"
       << o.cpus_per_task << "}\"\n";
     return s.str();
 }

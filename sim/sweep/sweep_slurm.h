@@ -18,6 +18,7 @@ struct SlurmScriptOptions {
     int cpus_per_task = 1;     // also each task's -j
     std::string partition, time;  // empty: the cluster's defaults
     std::vector<std::string> objectives;  // passed to the merge job
+    std::vector<std::string> import_args; // --dim NAME=N ... --strict, passed to every task
     std::size_t points = 0, distinct = 0;  // for the header comment
 };
 

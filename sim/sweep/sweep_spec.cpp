@@ -269,7 +269,7 @@ std::string value_text(const json& value) {
     return value.dump();
 }
 
-SweepSpec load_sweep_spec(const std::string& path) {
+SweepSpec load_sweep_spec(const std::string& path, const ImportOptions& import_options) {
     SweepSpec spec;
     spec.file = path;
     const SpecErrors errors(path);
@@ -313,10 +313,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
             t.path = resolve(path, t.label);
             const std::string text = read_text(t.path, path + ": " + where + ": " + t.path);
             t.sha256 = sha256_hex(text);
+            if (is_import_format(resolve_trace_format(t.path, t.format))) t.import = import_options;
             // Checked once here so a bad trace stops the sweep before any point (bf16: dtype-less
             // lines take the config default, which does not change what parses).
             try {
-                read_trace(t.path, DType::bf16, t.format);
+                load_trace(t.path, DType::bf16, t.format, t.import);
             } catch (const InputError& e) {
                 errors.fail(where, e.what());
             }
@@ -325,6 +326,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
             read_generator(errors, where, traces[i], spec);
         }
     }
+    const bool any_import = std::any_of(spec.traces.begin(), spec.traces.end(), [](const SweepTrace& t) {
+        return !t.generated() && is_import_format(resolve_trace_format(t.path, t.format));
+    });
+    if (!any_import && (!import_options.dims.empty() || import_options.strict))
+        throw InputError(path + ": traces: --dim and --strict apply to ONNX and PyTorch traces, and the spec has none");
     for (SweepTrace& t : spec.traces)
         for (const std::string& p : spec.trace_param_names)
             if (!t.params.count(p) && t.generated()) t.params[p] = "";

@@ -36,6 +36,8 @@ struct SweepTrace {
     std::string text;       // generated: the trace text
     std::string sha256;     // of the trace's content
     TraceFormat format = TraceFormat::automatic;
+    // ONNX and PyTorch files: --dim and --strict of the sweep command, as a single run takes them.
+    ImportOptions import;
     bool generated() const { return !generator_args.empty(); }
 };
 
@@ -55,7 +57,9 @@ struct SweepSpec {
 
 // Reads and checks the spec (structure, ranges, modes, generator invocations; traces are read or
 // generated and hashed). Config keys are checked by plan_sweep.
-SweepSpec load_sweep_spec(const std::string& path);
+// import_options (sweep --dim, --strict) apply to the ONNX and PyTorch traces, each imported as
+// a single run imports it; given with no such trace in the spec, they are an error.
+SweepSpec load_sweep_spec(const std::string& path, const ImportOptions& import_options = {});
 
 // The axis points of the spec's mode, each a value per axis (in axis order). Deterministic for a
 // given seed.

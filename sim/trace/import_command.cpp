@@ -31,6 +31,16 @@ ImportOptions parse_import_options(const std::vector<std::string>& dims, bool st
     return options;
 }
 
+std::vector<std::string> import_option_words(const ImportOptions& options) {
+    std::vector<std::string> words;
+    for (const auto& [name, value] : options.dims) {
+        words.emplace_back("--dim");
+        words.push_back(name + "=" + std::to_string(value));
+    }
+    if (options.strict) words.emplace_back("--strict");
+    return words;
+}
+
 int run_import_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     const char* usage =
         "usage: accelsim import onnx|pytorch FILE [--dim NAME=N]... [--strict] [-o OUT.trace]\n"

@@ -14,5 +14,8 @@ int run_import_command(const std::vector<std::string>& args, std::ostream& out, 
 
 // --dim values ("batch=8") and --strict as ImportOptions; throws InputError naming a bad --dim.
 ImportOptions parse_import_options(const std::vector<std::string>& dims, bool strict);
+// The options as command-line words ("--dim", "batch=8", ..., "--strict"), names in sorted order:
+// what parse_import_options reads back, for scripts and content hashes.
+std::vector<std::string> import_option_words(const ImportOptions& options);
 
 }  // namespace accelsim

@@ -37,7 +37,8 @@ enum class Rule {
     layernorm,       // LayerNormalization: layernorm rows x cols
     batchnorm,       // folded into the Conv before it, else an elementwise pass (mul)
     elementwise,     // one accelsim elementwise kind over the output's elements
-    input_pass,      // pools and reductions: one pass over the input's elements (relu)
+    pool,            // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (1-D and 2-D): pool
+    input_pass,      // LpPool and reductions: one pass over the input's elements (relu)
     data_copy,       // Transpose, Concat: a copy of the output's elements
     gather,          // a copy of the output's elements when it gathers from an activation;
                      // free when it picks rows of a weight (an embedding lookup)
@@ -72,7 +73,8 @@ const std::map<std::string, MappingRule>& mapping_rules() {
         for (const char* op : {"Gelu", "Tanh", "Sigmoid", "Erf", "Exp", "Log", "Sqrt", "Reciprocal", "Softplus",
                                "Softsign", "HardSigmoid", "HardSwish", "Elu", "Selu", "Celu", "Mish", "Sin", "Cos"})
             r[op] = {Rule::elementwise, OpKind::gelu};
-        for (const char* op : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "ReduceMean",
+        for (const char* op : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}) r[op] = {Rule::pool};
+        for (const char* op : {"LpPool", "ReduceMean",
                                "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                                "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin"})
             r[op] = {Rule::input_pass, OpKind::relu};
@@ -697,6 +699,7 @@ private:
             case Rule::matmul: return map_matmul(i);
             case Rule::gemm: return map_gemm(i);
             case Rule::conv: return map_conv(i);
+            case Rule::pool: return map_pool(i);
             case Rule::softmax:
             case Rule::layernorm: {
                 const Shape* s = shape(n.input(0));
@@ -773,6 +776,61 @@ private:
         return true;
     }
 
+    // The spatial axes of a Conv or a pool: input sizes, window, strides, dilations and the
+    // symmetric pad per axis (accelsim's conv2d and pool pad both sides alike), from the node's
+    // strides, dilations, pads and auto_pad; a 1-D node is a 2-D one of height 1.
+    struct SpatialAxes {
+        std::int64_t in[2] = {1, 1}, window[2] = {1, 1}, stride[2] = {1, 1}, dilation[2] = {1, 1}, pad[2] = {0, 0};
+    };
+    SpatialAxes spatial_axes(int i, const Shape& x, const std::int64_t* window, std::size_t spatial, bool ceil_mode) {
+        const onnx::NodeProto& n = node(i);
+        const std::vector<std::int64_t> strides = ints_attribute(n, "strides"), dilations = ints_attribute(n, "dilations"),
+                                        pads = ints_attribute(n, "pads");
+        const std::string auto_pad = string_attribute(n, "auto_pad", "NOTSET");
+        SpatialAxes s;
+        const std::size_t first = 2 - spatial;  // 1-D: the width axis only
+        for (std::size_t a = 0; a < spatial; ++a) {
+            const std::size_t axis = first + a;
+            s.in[axis] = x[2 + a];
+            s.window[axis] = window[a];
+            if (a < strides.size()) s.stride[axis] = strides[a];
+            if (a < dilations.size()) s.dilation[axis] = dilations[a];
+            if (s.stride[axis] <= 0 || s.dilation[axis] <= 0)
+                fail(path_, node_label(n, i) + ": strides and dilations must be positive");
+            // Sizes, strides, dilations and pads below 2^31 keep the output-size arithmetic
+            // below in 64 bits; op_checks then judges the shape itself.
+            constexpr std::int64_t kLimit = std::int64_t{1} << 31;
+            for (const std::int64_t v : {s.in[axis], s.window[axis], s.stride[axis], s.dilation[axis]})
+                if (v >= kLimit) fail(path_, node_label(n, i) + ": a size, stride or dilation of " + std::to_string(v) + " is out of range (at most 2^31 - 1)");
+            if (s.window[axis] <= 0)
+                fail(path_, node_label(n, i) + ": the window must be positive, got " + std::to_string(s.window[axis]));
+            for (const std::int64_t p : pads)
+                if (p < 0 || p >= kLimit) fail(path_, node_label(n, i) + ": pads must be between 0 and 2^31 - 1, got " + std::to_string(p));
+            std::int64_t total = 0;
+            if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+                const std::int64_t out = (s.in[axis] + s.stride[axis] - 1) / s.stride[axis];
+                total = std::max<std::int64_t>(0, (out - 1) * s.stride[axis] + (s.window[axis] - 1) * s.dilation[axis] + 1 - s.in[axis]);
+            } else if (auto_pad == "NOTSET") {
+                if (a < pads.size() && a + spatial < pads.size()) total = pads[a] + pads[a + spatial];
+            } else if (auto_pad != "VALID") {
+                fail(path_, node_label(n, i) + ": unknown auto_pad '" + auto_pad + "'");
+            }
+            // Take the symmetric pad that gives ONNX's output size (an odd total pads one more
+            // row or column on one side).
+            const auto out_with = [&](std::int64_t total_pad) {
+                return window_output_size(s.in[axis], s.window[axis], s.stride[axis], total_pad, s.dilation[axis], ceil_mode);
+            };
+            const std::int64_t wanted = out_with(total);
+            s.pad[axis] = total / 2;
+            if (out_with(2 * s.pad[axis]) != wanted) s.pad[axis] = (total + 1) / 2;
+            if (out_with(2 * s.pad[axis]) != wanted)
+                summary_.notes.push_back(node_label(n, i) + ": asymmetric padding " + std::to_string(total) +
+                                         " has no symmetric equal; output " + std::to_string(out_with(2 * s.pad[axis])) +
+                                         " instead of " + std::to_string(wanted));
+        }
+        return s;
+    }
+
     bool map_conv(int i) {
         const onnx::NodeProto& n = node(i);
         const Shape* x = shape(n.input(0));
@@ -780,65 +838,70 @@ private:
         if (!x || !w || x->size() != w->size()) return false;
         const std::size_t spatial = x->size() - 2;
         if (spatial != 1 && spatial != 2) return false;  // Conv3D: no accelsim op
-        const std::vector<std::int64_t> strides = ints_attribute(n, "strides"), dilations = ints_attribute(n, "dilations"),
-                                        pads = ints_attribute(n, "pads");
-        const std::string auto_pad = string_attribute(n, "auto_pad", "NOTSET");
         Op op = new_op(OpKind::conv2d, i, n.input(0));
         Conv2dShape& c = op.conv;
         c.n = (*x)[0];
         c.c = (*x)[1];
         c.k = (*w)[0];
         c.groups = int_attribute(n, "group", 1);
-        // ONNX is NCHW with [K, C/groups, R, S] filters; a 1-D conv is a 2-D one of height 1.
-        std::int64_t in[2] = {1, 1}, filter[2] = {1, 1}, stride[2] = {1, 1}, dilation[2] = {1, 1}, pad[2] = {0, 0};
-        const std::size_t first = 2 - spatial;  // 1-D: the width axis only
-        for (std::size_t a = 0; a < spatial; ++a) {
-            const std::size_t axis = first + a;
-            in[axis] = (*x)[2 + a];
-            filter[axis] = (*w)[2 + a];
-            if (a < strides.size()) stride[axis] = strides[a];
-            if (a < dilations.size()) dilation[axis] = dilations[a];
-            if (stride[axis] <= 0 || dilation[axis] <= 0) fail(path_, node_label(n, i) + ": strides and dilations must be positive");
-            // Sizes, strides, dilations and pads below 2^31 keep the output-size arithmetic
-            // below in 64 bits; op_checks then judges the shape itself.
-            constexpr std::int64_t kLimit = std::int64_t{1} << 31;
-            for (const std::int64_t v : {in[axis], filter[axis], stride[axis], dilation[axis]})
-                if (v >= kLimit) fail(path_, node_label(n, i) + ": a size, stride or dilation of " + std::to_string(v) + " is out of range (at most 2^31 - 1)");
-            for (const std::int64_t p : pads)
-                if (p < 0 || p >= kLimit) fail(path_, node_label(n, i) + ": pads must be between 0 and 2^31 - 1, got " + std::to_string(p));
-            std::int64_t total = 0;
-            if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-                const std::int64_t out = (in[axis] + stride[axis] - 1) / stride[axis];
-                total = std::max<std::int64_t>(0, (out - 1) * stride[axis] + (filter[axis] - 1) * dilation[axis] + 1 - in[axis]);
-            } else if (auto_pad == "NOTSET") {
-                if (a < pads.size() && a + spatial < pads.size()) total = pads[a] + pads[a + spatial];
-            } else if (auto_pad != "VALID") {
-                fail(path_, node_label(n, i) + ": unknown auto_pad '" + auto_pad + "'");
-            }
-            // accelsim's conv2d pads both sides alike: take the symmetric pad that gives ONNX's
-            // output size (an odd total pads one more row or column on one side).
-            const auto out_with = [&](std::int64_t p) {
-                return (in[axis] + 2 * p - dilation[axis] * (filter[axis] - 1) - 1) / stride[axis] + 1;
-            };
-            const std::int64_t wanted = (in[axis] + total - dilation[axis] * (filter[axis] - 1) - 1) / stride[axis] + 1;
-            pad[axis] = total / 2;
-            if (out_with(pad[axis]) != wanted) pad[axis] = (total + 1) / 2;
-            if (out_with(pad[axis]) != wanted)
-                summary_.notes.push_back(node_label(n, i) + ": asymmetric padding " + std::to_string(total) +
-                                         " has no symmetric equal; output " + std::to_string(out_with(pad[axis])) +
-                                         " instead of " + std::to_string(wanted));
-        }
-        c.h = in[0];
-        c.w = in[1];
-        c.r = filter[0];
-        c.s = filter[1];
-        c.stride_h = stride[0];
-        c.stride_w = stride[1];
-        c.dilation_h = dilation[0];
-        c.dilation_w = dilation[1];
-        c.pad_h = pad[0];
-        c.pad_w = pad[1];
+        // ONNX is NCHW with [K, C/groups, R, S] filters.
+        const SpatialAxes s = spatial_axes(i, *x, w->data() + 2, spatial, false);
+        c.h = s.in[0];
+        c.w = s.in[1];
+        c.r = s.window[0];
+        c.s = s.window[1];
+        c.stride_h = s.stride[0];
+        c.stride_w = s.stride[1];
+        c.dilation_h = s.dilation[0];
+        c.dilation_w = s.dilation[1];
+        c.pad_h = s.pad[0];
+        c.pad_w = s.pad[1];
         if (const std::string problem = conv_channels_problem(c.c, (*w)[1], c.groups); !problem.empty())
+            fail(path_, node_label(n, i) + ": " + problem);
+        push(std::move(op), i);
+        return true;
+    }
+
+    // MaxPool / AveragePool (kernel_shape, strides, pads, auto_pad, dilations, ceil_mode,
+    // count_include_pad) and the global pools (the whole image) of a 1-D or 2-D NCHW input.
+    bool map_pool(int i) {
+        const onnx::NodeProto& n = node(i);
+        const Shape* x = shape(n.input(0));
+        if (!x || x->size() < 3) return false;
+        const std::size_t spatial = x->size() - 2;
+        if (spatial != 1 && spatial != 2) return false;  // 3-D pools: no accelsim op
+        const std::string& type = n.op_type();
+        const bool global = type == "GlobalAveragePool" || type == "GlobalMaxPool";
+        Op op = new_op(OpKind::pool, i, n.input(0));
+        PoolShape& p = op.pool;
+        p.mode = type == "MaxPool" || type == "GlobalMaxPool" ? PoolMode::max : PoolMode::avg;
+        p.n = (*x)[0];
+        p.c = (*x)[1];
+        p.global = global;
+        std::vector<std::int64_t> window(x->begin() + 2, x->end());
+        if (!global) {
+            window = ints_attribute(n, "kernel_shape");
+            if (window.size() != spatial)
+                fail(path_, node_label(n, i) + ": kernel_shape must have " + std::to_string(spatial) + " values, got " +
+                                std::to_string(window.size()));
+            p.ceil_mode = int_attribute(n, "ceil_mode", 0) != 0;
+            p.count_pad = p.mode == PoolMode::avg && int_attribute(n, "count_include_pad", 0) != 0;
+        }
+        const SpatialAxes s = spatial_axes(i, *x, window.data(), spatial, p.ceil_mode);
+        p.h = s.in[0];
+        p.w = s.in[1];
+        p.r = s.window[0];
+        p.s = s.window[1];
+        p.stride_h = s.stride[0];
+        p.stride_w = s.stride[1];
+        p.dilation_h = s.dilation[0];
+        p.dilation_w = s.dilation[1];
+        p.pad_h = s.pad[0];
+        p.pad_w = s.pad[1];
+        p.count_pad = p.count_pad && (p.pad_h > 0 || p.pad_w > 0);  // no padding: nothing to count
+        // A window that does not fit leaves no output: say so here, before push() would call it
+        // an empty tensor.
+        if (const std::string problem = shape_problem(op); !problem.empty())
             fail(path_, node_label(n, i) + ": " + problem);
         push(std::move(op), i);
         return true;

@@ -37,7 +37,8 @@ enum class Handler {
     softmax,      // softmax(x, dim, ...)
     layernorm,    // layer_norm(x, normalized_shape, weight, bias, ...)
     elementwise,  // the broadcast of all tensor inputs
-    input_pass,   // pools and batch norm: one pass over input 0
+    pool,         // max_pool2d, avg_pool2d, adaptive_avg_pool2d: pool; argument positions in PoolArgs
+    input_pass,   // mean, sum and batch norm: one pass over input 0
     concat,       // cat / stack of a tensor list: a copy of all its elements
     index_select, // index_select(x, dim, index): a copy of the rows picked
 };
@@ -58,6 +59,28 @@ const std::map<std::string, ConvArgs>& conv_args() {
         {"aten::convolution", {3, 4, 5, 8, 6}},      {"aten::_convolution", {3, 4, 5, 8, 6}},
         {"aten::cudnn_convolution", {3, 2, 4, 5, -1}}, {"aten::mkldnn_convolution", {4, 3, 5, 6, -1}},
         {"aten::miopen_convolution", {4, 3, 5, 6, -1}},
+    };
+    return args;
+}
+
+// Positions of a pool event's arguments after the input (-1: absent). adaptive: output_size at
+// `kernel`, the window derived from it.
+struct PoolArgs {
+    PoolMode mode;
+    int kernel, stride, padding, dilation, ceil_mode, count_include_pad;
+    bool adaptive = false;
+};
+
+const std::map<std::string, PoolArgs>& pool_args() {
+    // max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+    // avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+    // adaptive_avg_pool2d(self, output_size).
+    static const std::map<std::string, PoolArgs> args = {
+        {"aten::max_pool2d", {PoolMode::max, 1, 2, 3, 4, 5, -1}},
+        {"aten::max_pool2d_with_indices", {PoolMode::max, 1, 2, 3, 4, 5, -1}},
+        {"aten::avg_pool2d", {PoolMode::avg, 1, 2, 3, -1, 4, 5}},
+        {"aten::adaptive_avg_pool2d", {PoolMode::avg, 1, -1, -1, -1, -1, -1, true}},
+        {"aten::_adaptive_avg_pool2d", {PoolMode::avg, 1, -1, -1, -1, -1, -1, true}},
     };
     return args;
 }
@@ -86,9 +109,8 @@ const std::map<std::string, EventRule>& event_rules() {
             r[n] = {Handler::elementwise, OpKind::add};
         for (const char* n : {"aten::mul", "aten::mul_", "aten::div", "aten::div_", "aten::pow"})
             r[n] = {Handler::elementwise, OpKind::mul};
-        for (const char* n : {"aten::max_pool2d", "aten::max_pool2d_with_indices", "aten::avg_pool2d",
-                              "aten::adaptive_avg_pool2d", "aten::_adaptive_avg_pool2d", "aten::mean", "aten::sum",
-                              "aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm",
+        for (const auto& [name, args] : pool_args()) r[name] = {Handler::pool};
+        for (const char* n : {"aten::mean", "aten::sum", "aten::batch_norm", "aten::_batch_norm_impl_index", "aten::native_batch_norm",
                               "aten::_native_batch_norm_legit_no_training"})
             r[n] = {Handler::input_pass, OpKind::relu};
         // Data movement (docs/import.md): views (transpose, permute, view) are free, the copies
@@ -397,6 +419,7 @@ private:
                 return true;
             }
             case Handler::conv: return map_conv(e);
+            case Handler::pool: return map_pool(e);
             case Handler::softmax: {
                 const auto x = in(0);
                 if (!x || x->empty()) return false;
@@ -545,6 +568,81 @@ private:
         c.dilation_w = pick(dilation, two_d ? 1 : 0, 1);
         if (const std::string problem = conv_channels_problem(c.c, (*w)[1], c.groups); !problem.empty())
             fail(path_, where(e) + ": " + problem);
+        ops_.push_back(std::move(op));
+        return true;
+    }
+
+    // A pool argument from this event's Concrete Inputs or, failing that, an enclosing pool event's
+    // (max_pool2d records them, the max_pool2d_with_indices inside it may not). Booleans are 0 / 1.
+    std::optional<std::vector<std::int64_t>> pool_arg(const Event& e, int PoolArgs::*field) {
+        for (const Event* p = &e; p; p = p->parent >= 0 ? &events_[static_cast<std::size_t>(p->parent)] : nullptr) {
+            const auto args = pool_args().find(p->name);
+            if (args == pool_args().end()) continue;
+            if (const auto c = concrete(*p, args->second.*field)) {
+                if (*c == "True" || *c == "False") return std::vector<std::int64_t>{*c == "True" ? 1 : 0};
+                const auto v = ints(*p, *c);
+                if (!v.empty()) return v;
+            }
+        }
+        return std::nullopt;
+    }
+
+    bool map_pool(const Event& e) {
+        const auto x = input_dims(e, 0);
+        if (!x || (x->size() != 3 && x->size() != 4)) return false;
+        const PoolArgs& args = pool_args().at(e.name);
+        // [N, C, H, W], or unbatched [C, H, W].
+        const Shape xs = x->size() == 4 ? *x : [&] { Shape s{1}; s.insert(s.end(), x->begin(), x->end()); return s; }();
+        const auto pick = [](const std::optional<std::vector<std::int64_t>>& v, std::size_t axis, std::int64_t fallback) {
+            if (!v || v->empty()) return fallback;
+            return axis < v->size() ? (*v)[axis] : v->front();
+        };
+        Op op = new_op(e, OpKind::pool, 0);
+        PoolShape& p = op.pool;
+        p.mode = args.mode;
+        p.n = xs[0];
+        p.c = xs[1];
+        p.h = xs[2];
+        p.w = xs[3];
+        const auto size = pool_arg(e, &PoolArgs::kernel);
+        if (!size) return false;
+        if (args.adaptive) {
+            // Output o of input i: windows [floor(j i / o), ceil((j + 1) i / o)). Where o divides
+            // i they are a pool of window and stride i / o; 1 x 1 is the global pool. Otherwise
+            // the windows differ in size: costed as window ceil(i / o), stride floor(i / o).
+            const std::int64_t oh = pick(size, 0, 1), ow = pick(size, 1, 1);
+            if (oh <= 0 || ow <= 0) fail(path_, where(e) + ": output_size must be positive");
+            if (oh == 1 && ow == 1) {
+                p.global = true;
+                p.r = p.h;
+                p.s = p.w;
+            } else {
+                if (p.h % oh != 0 || p.w % ow != 0)
+                    summary_.notes.push_back(where(e) + ": adaptive pool " + std::to_string(p.h) + "x" + std::to_string(p.w) +
+                                             " -> " + std::to_string(oh) + "x" + std::to_string(ow) +
+                                             " has windows of two sizes: costed as the larger");
+                p.r = (p.h + oh - 1) / oh;
+                p.s = (p.w + ow - 1) / ow;
+                p.stride_h = std::max<std::int64_t>(1, p.h / oh);
+                p.stride_w = std::max<std::int64_t>(1, p.w / ow);
+            }
+        } else {
+            // stride [] (empty) means the kernel size, as in PyTorch.
+            const auto stride = pool_arg(e, &PoolArgs::stride), padding = pool_arg(e, &PoolArgs::padding),
+                       dilation = pool_arg(e, &PoolArgs::dilation), ceil = pool_arg(e, &PoolArgs::ceil_mode),
+                       count_pad = pool_arg(e, &PoolArgs::count_include_pad);
+            p.r = pick(size, 0, 1);
+            p.s = pick(size, 1, 1);
+            p.stride_h = pick(stride, 0, p.r);
+            p.stride_w = pick(stride, 1, p.s);
+            p.pad_h = pick(padding, 0, 0);
+            p.pad_w = pick(padding, 1, 0);
+            p.dilation_h = pick(dilation, 0, 1);
+            p.dilation_w = pick(dilation, 1, 1);
+            p.ceil_mode = pick(ceil, 0, 0) != 0;
+            // avg_pool2d counts the padding by default (count_include_pad=True).
+            p.count_pad = p.mode == PoolMode::avg && pick(count_pad, 0, 1) != 0 && (p.pad_h > 0 || p.pad_w > 0);
+        }
         ops_.push_back(std::move(op));
         return true;
     }

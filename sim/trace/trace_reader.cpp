@@ -276,15 +276,20 @@ TraceFormat format_by_extension(const std::string& path) {
 
 }  // namespace
 
+TraceFormat resolve_trace_format(const std::string& path, TraceFormat format) {
+    return format == TraceFormat::automatic ? format_by_extension(path) : format;
+}
+
+bool is_import_format(TraceFormat format) { return format == TraceFormat::onnx || format == TraceFormat::pytorch; }
+
 std::vector<Op> read_trace(const std::string& path, DType default_dtype, TraceFormat format) {
     return load_trace(path, default_dtype, format, ImportOptions{}).ops;
 }
 
 LoadedTrace load_trace(const std::string& path, DType default_dtype, TraceFormat format,
                        const ImportOptions& import_options) {
-    if (format == TraceFormat::automatic) format = format_by_extension(path);
-    if (format != TraceFormat::onnx && format != TraceFormat::pytorch &&
-        (!import_options.dims.empty() || import_options.strict))
+    format = resolve_trace_format(path, format);
+    if (!is_import_format(format) && (!import_options.dims.empty() || import_options.strict))
         throw InputError(path + ": --dim and --strict apply to ONNX and PyTorch imports only");
     switch (format) {
         case TraceFormat::scalesim: return {read_scalesim_topology(path, default_dtype), std::nullopt};

@@ -28,6 +28,11 @@ struct LoadedTrace {
 LoadedTrace load_trace(const std::string& path, DType default_dtype, TraceFormat format,
                        const ImportOptions& import_options);
 
+// The format a trace is read in: `format`, or for automatic the one its file name implies.
+TraceFormat resolve_trace_format(const std::string& path, TraceFormat format);
+// ONNX and PyTorch profiles: the formats --dim and --strict apply to.
+bool is_import_format(TraceFormat format);
+
 // "auto", "accelsim", "scalesim", "onnx", "pytorch"; throws InputError for anything else.
 TraceFormat parse_trace_format(const std::string& name);
 

@@ -48,6 +48,11 @@ class OpListBuilder {
         op.conv = shape;
         push(std::move(op));
     }
+    void pool(const std::string& name, const PoolShape& shape) {
+        Op op = base(OpKind::pool, name);
+        op.pool = shape;
+        push(std::move(op));
+    }
 
     std::vector<Op>& ops() { return ops_; }
 
@@ -190,7 +195,15 @@ std::vector<Op> resnet50_ops(const ResNet50Params& params) {
 
     std::int64_t size = conv("conv1", 224, 3, 64, 7, 2, 3);  // 112
     relu("relu", size, 64);
-    size = (size + 2 * 1 - 3) / 2 + 1;  // max pool 3x3 stride 2 pad 1 (not an op): 112 -> 56
+    PoolShape maxpool;  // 3x3 stride 2 pad 1: 112 -> 56
+    maxpool.n = n;
+    maxpool.h = maxpool.w = size;
+    maxpool.c = 64;
+    maxpool.r = maxpool.s = 3;
+    maxpool.stride_h = maxpool.stride_w = 2;
+    maxpool.pad_h = maxpool.pad_w = 1;
+    b.pool("maxpool", maxpool);
+    size = maxpool.out_h();
 
     struct Stage {
         std::int64_t blocks, width, stride;
@@ -216,7 +229,14 @@ std::vector<Op> resnet50_ops(const ResNet50Params& params) {
             channels = out_ch;
         }
     }
-    // Global average pool (7x7 -> 1x1, not an op), then the classifier.
+    // Global average pool (7x7 -> 1x1), then the classifier.
+    PoolShape avgpool;
+    avgpool.mode = PoolMode::avg;
+    avgpool.global = true;
+    avgpool.n = n;
+    avgpool.h = avgpool.w = avgpool.r = avgpool.s = size;
+    avgpool.c = channels;
+    b.pool("avgpool", avgpool);
     b.matmul("fc", n, 1000, channels);
     return std::move(b.ops());
 }

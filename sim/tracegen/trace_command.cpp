@@ -126,10 +126,8 @@ Generated generate_resnet50(const po::variables_map& vm) {
     g.description = "ResNet-50 v1.5 (torchvision layout), inference, batch " +
                     std::to_string(p.batch) +
                     " of 224x224x3 images.\n"
-                    "Batch norm is folded into the convolutions. Not represented (accelsim has no "
-                    "pooling op):\n"
-                    "the 3x3/2 max pool after conv1 (112x112 -> 56x56) and the global average pool "
-                    "before fc.\n";
+                    "Batch norm is folded into the convolutions; the 3x3/2 max pool after conv1\n"
+                    "(112x112 -> 56x56) and the global average pool before fc are pool ops.\n";
     return g;
 }
 

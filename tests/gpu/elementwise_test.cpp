@@ -9,6 +9,7 @@
 
 #include "models/gpu/elementwise.h"
 #include "models/simt/simt_gpu.h"
+#include "tests/gpu/launch_lowered.h"
 
 namespace accelsim::gpu {
 namespace {
@@ -30,23 +31,10 @@ LoweringTarget small_target(int sms, bool real_data) {
     return t;
 }
 
-struct Outcome {
-    simt::KernelStats stats;
-    LoweredKernel lowered;
-    LoweringNumerics numerics;
-};
+using Outcome = test::LaunchOutcome;
 
 Outcome run(const Op& op, const LoweringTarget& target, bool skip_payload, simt::GlobalMemory& memory) {
-    Outcome o;
-    o.lowered = lower_elementwise(op, memory, target);
-    simt::LaunchOptions options;
-    options.skip_fp_payload = skip_payload;
-    simt::SimtParams params;
-    params.sms = target.sms;
-    params.sm = target.sm;
-    o.stats = simt::launch(*o.lowered.kernel, o.lowered.dims, o.lowered.args, memory, params, nullptr, options);
-    if (o.lowered.check) o.numerics = o.lowered.check(memory);
-    return o;
+    return test::launch_lowered(lower_elementwise(op, memory, target), memory, target, skip_payload);
 }
 
 using Case = std::tuple<OpKind, std::int64_t, DType>;

@@ -45,6 +45,10 @@ std::vector<Op> one_of_each_kind(const std::string& kernel_file) {
                 op.cols = 17;
                 break;
             case OpLayout::elements: op.elements = 19; break;
+            case OpLayout::pool:
+                // max (dilation is max-only; count_pad, avg-only, is covered in test_pool.cpp)
+                op.pool = {2, 9, 10, 4, 3, 2, 2, 1, 1, 0, 2, 1, PoolMode::max, true, false, false};
+                break;
             case OpLayout::kernel:
                 op.kernel.file = kernel_file;
                 op.kernel.grid[0] = 4;
@@ -113,6 +117,15 @@ TEST(OpTable, CountsOfEachLayoutMatchTheirClosedForms) {
     // conv2d n=2 9x10x4, k=6 3x2, stride 2x1, pad 1x0, dilation 2x1, groups 2:
     // out_h = (9 + 2 - 2*2 - 1)/2 + 1 = 4, out_w = (10 + 0 - 1 - 1)/1 + 1 = 9;
     // MACs = 2*4*9 outputs x 6 filters x (4/2)*3*2 = 72 * 6 * 12 = 5184.
+    // pool n=2 9x10x4, window 3x2, stride 2x1, pad 1x0, dilation 2x1, ceil: out_h = ceil((9 + 2 - 5)/2)
+    // + 1 = 4 (window 4 starts at 6 - 1 < 9 + 1: kept), out_w = (10 - 2)/1 + 1 = 9; 2*4*9*4 = 288
+    // outputs of 6 window elements: 1728 FLOPs; bytes (720 in + 288 out) * 2.
+    const Op& pool = of(OpKind::pool);
+    EXPECT_EQ(pool.pool.out_h(), 4);
+    EXPECT_EQ(pool.pool.out_w(), 9);
+    EXPECT_EQ(pool.macs(), 0);
+    EXPECT_EQ(pool.flops(), 1728);
+    EXPECT_EQ(pool.compulsory_bytes(), (720 + 288) * 2);
     const Op& conv = of(OpKind::conv2d);
     EXPECT_EQ(conv.conv.out_h(), 4);
     EXPECT_EQ(conv.conv.out_w(), 9);

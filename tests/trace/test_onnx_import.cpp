@@ -204,12 +204,12 @@ TEST(OnnxImport, SmallCnnConvolutionsPoolsAndGemm) {
     EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{
                                 "conv2d n=1 h=64 w=64 c=3 k=16 r=3 s=3 stride=1 pad=1",
                                 "relu n=65536",
-                                "relu n=65536",
+                                "pool n=1 h=64 w=64 c=16 mode=max r=2 s=2 stride=2 pad=0",
                                 "conv2d n=1 h=32 w=32 c=16 k=16 r=3 s=3 stride=2 pad=1 groups=16",
                                 "relu n=4096",
                                 "conv2d n=1 h=16 w=16 c=16 k=16 r=3 s=3 stride=1 pad=2 dilation=2",
                                 "relu n=4096",
-                                "relu n=4096",
+                                "pool n=1 h=16 w=16 c=16 mode=avg global=1",
                                 "matmul m=1 n=10 k=16",
                             }));
     EXPECT_EQ(m.ops[3].conv.out_h(), 16);
@@ -221,10 +221,76 @@ TEST(OnnxImport, SmallCnnConvolutionsPoolsAndGemm) {
     EXPECT_EQ(s.shape_only, (std::map<std::string, std::int64_t>{{"Flatten", 1}}));
     EXPECT_EQ(s.mapped, (std::map<std::string, std::int64_t>{
                             {"Conv", 3}, {"Gemm", 1}, {"GlobalAveragePool", 1}, {"MaxPool", 1}, {"Relu", 3}}));
-    // Pools are costed as a relu pass over their input; the summary says so.
+    // Pools are pool ops now, so no note says they were costed as something else.
+    for (const std::string& n : s.notes) EXPECT_EQ(n.find("Pool"), std::string::npos) << n;
+}
+
+// Pools with their attributes, on input [1, 8, 10, 10] (opset 13):
+//   MaxPool 3x3/2 pads 1, ceil_mode: ceil((10 + 2 - 3) / 2) + 1 = 6 (floor would give 5; window 5
+//     starts at 10 - 1 = 9 < 10 + 1: kept) -> [1, 8, 6, 6]; 6*6*8*9 = 2,592 FLOPs
+//   AveragePool 2x2/1 pads 0,0,1,1 (asymmetric, total 1 per axis), count_include_pad:
+//     ONNX gives floor((6 + 1 - 2) / 1) + 1 = 6; symmetric pad 0 gives 5, pad 1 gives 7: no equal,
+//     noted, pad 1; count_include_pad kept (the pad is not 0)
+//   GlobalMaxPool on ONNX's [1, 8, 6, 6] -> 1 x 1; 8 outputs of 36 compares = 288 FLOPs
+//   AveragePool 1-D kernel 3 stride 3 on [1, 8, 12]: height 1, 12 -> 4
+//   MaxPool auto_pad SAME_UPPER 3x3/2 on x: out ceil(10 / 2) = 5, total pad 4*2 + 3 - 10 = 1,
+//     which symmetric pad 1 matches: floor((10 + 2 - 3) / 2) + 1 = 5
+TEST(OnnxImport, PoolsWithTheirAttributes) {
+    OnnxBuilder b(13);
+    using B = OnnxBuilder;
+    b.input("x", {std::int64_t{1}, std::int64_t{8}, std::int64_t{10}, std::int64_t{10}});
+    auto* p1 = b.node("MaxPool", {"x"}, {"p1"});
+    B::attr(p1, "kernel_shape", std::vector<std::int64_t>{3, 3});
+    B::attr(p1, "strides", std::vector<std::int64_t>{2, 2});
+    B::attr(p1, "pads", std::vector<std::int64_t>{1, 1, 1, 1});
+    B::attr(p1, "ceil_mode", std::int64_t{1});
+    auto* p2 = b.node("AveragePool", {"p1"}, {"p2"});
+    B::attr(p2, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    B::attr(p2, "pads", std::vector<std::int64_t>{0, 0, 1, 1});
+    B::attr(p2, "count_include_pad", std::int64_t{1});
+    b.node("GlobalMaxPool", {"p2"}, {"p3"});
+    b.input("seq", {std::int64_t{1}, std::int64_t{8}, std::int64_t{12}});
+    auto* p4 = b.node("AveragePool", {"seq"}, {"p4"});
+    B::attr(p4, "kernel_shape", std::vector<std::int64_t>{3});
+    B::attr(p4, "strides", std::vector<std::int64_t>{3});
+    auto* p5 = b.node("MaxPool", {"x"}, {"p5"});
+    B::attr(p5, "kernel_shape", std::vector<std::int64_t>{3, 3});
+    B::attr(p5, "strides", std::vector<std::int64_t>{2, 2});
+    B::attr(p5, "auto_pad", std::string("SAME_UPPER"));
+    for (const char* o : {"p3", "p4", "p5"}) b.output(o);
+    const ImportedModel m = import_onnx(save(b, "pools.onnx"), DType::bf16, {});
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{
+                                         "pool n=1 h=10 w=10 c=8 mode=max r=3 s=3 stride=2 pad=1 ceil=1",
+                                         "pool n=1 h=6 w=6 c=8 mode=avg r=2 s=2 stride=1 pad=1 count_pad=1",
+                                         "pool n=1 h=6 w=6 c=8 mode=max global=1",
+                                         "pool n=1 h=1 w=12 c=8 mode=avg r=1 s=3 stride_h=1 stride_w=3 pad=0",
+                                         "pool n=1 h=10 w=10 c=8 mode=max r=3 s=3 stride=2 pad=1",
+                                     }));
+    EXPECT_EQ(m.ops[0].pool.out_h(), 6);
+    EXPECT_EQ(m.ops[0].flops(), 2592);
+    EXPECT_EQ(m.ops[1].pool.out_h(), 7);
+    EXPECT_EQ(m.ops[2].flops(), 288);
+    EXPECT_EQ(m.ops[3].pool.out_w(), 4);
+    EXPECT_EQ(m.ops[4].pool.out_h(), 5);
+    EXPECT_EQ(m.summary.mapped, (std::map<std::string, std::int64_t>{
+                                    {"AveragePool", 2}, {"GlobalMaxPool", 1}, {"MaxPool", 2}}));
     bool noted = false;
-    for (const std::string& n : s.notes) noted = noted || n.find("MaxPool as relu") != std::string::npos;
+    for (const std::string& n : m.summary.notes) noted = noted || n.find("asymmetric padding 1") != std::string::npos;
     EXPECT_TRUE(noted);
+}
+
+TEST(OnnxImport, PoolLargerThanItsInputIsAnErrorNamingTheNode) {
+    OnnxBuilder b(13);
+    b.input("x", {std::int64_t{1}, std::int64_t{4}, std::int64_t{3}, std::int64_t{3}});
+    auto* p = b.node("MaxPool", {"x"}, {"y"});
+    OnnxBuilder::attr(p, "kernel_shape", std::vector<std::int64_t>{5, 5});
+    b.output("y");
+    const std::string path = save(b, "big.onnx");
+    const std::string e = import_error(path);
+    EXPECT_NE(e.find("big.onnx: node 1 'y' (MaxPool): the window's height (5 with dilation) is larger than the "
+                     "padded input (3 + 2*0 = 3)"),
+              std::string::npos)
+        << e;
 }
 
 TEST(OnnxImport, GemmTransposesMatMulVectorsAndBroadcastBatches) {

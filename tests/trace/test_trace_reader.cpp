@@ -185,8 +185,8 @@ TEST(TraceReaderErrors, UnknownOpKindSuggestsNearest) {
     EXPECT_EQ(read_error("e.trace", with_header("layernrom a rows=1 cols=1\n")),
               "e.trace:2: unknown op kind 'layernrom' (did you mean 'layernorm'?)");
     // Nothing close: no suggestion.
-    EXPECT_EQ(read_error("e.trace", with_header("pool p n=1\n")),
-              "e.trace:2: unknown op kind 'pool'");
+    EXPECT_EQ(read_error("e.trace", with_header("lstm l n=1\n")),
+              "e.trace:2: unknown op kind 'lstm'");
 }
 
 TEST(TraceReaderErrors, UnknownKeySuggestsNearest) {

@@ -155,8 +155,9 @@ TEST(BertGenerator, TrainingAddsDxAndDwForEveryGemm) {
 
 TEST(ResNet50Generator, TorchvisionV15Layout) {
     const std::vector<Op> ops = resnet50_ops(ResNet50Params{});
-    // conv1 + relu, 16 bottlenecks of 7 ops (3 convs, 3 relus, add) + 4 downsample convs, fc.
-    EXPECT_EQ(ops.size(), 2u + 16 * 7 + 4 + 1);
+    // conv1 + relu + max pool, 16 bottlenecks of 7 ops (3 convs, 3 relus, add) + 4 downsample
+    // convs, global average pool, fc.
+    EXPECT_EQ(ops.size(), 3u + 16 * 7 + 4 + 2);
     // Hand sum (MACs = out pixels * out channels * in channels * r * s):
     //   conv1 112^2*64*3*49 = 118,013,952
     //   layer1: block0 56^2*(64*64 + 64*64*9 + 256*64 + 256*64) = 231,211,008;
@@ -185,6 +186,19 @@ TEST(ResNet50Generator, TorchvisionV15Layout) {
     EXPECT_EQ(ds.conv.out_h(), 28);
     EXPECT_EQ(find_op(ops, "layer4.2.add").elements, 7 * 7 * 2048);
     EXPECT_EQ(find_op(ops, "fc").gemm, (GemmShape{1, 1, 1000, 2048}));
+    // The max pool 3x3/2 pad 1 takes conv1's 112x112x64 to layer1's 56x56; the global average pool
+    // takes layer4's 7x7x2048 to fc's 2048.
+    const Op& maxpool = find_op(ops, "maxpool");
+    EXPECT_EQ(ops[2].name, "maxpool");
+    EXPECT_EQ(maxpool.pool.h, 112);
+    EXPECT_EQ(maxpool.pool.out_h(), find_op(ops, "layer1.0.conv1").conv.h);
+    EXPECT_EQ(maxpool.pool.mode, PoolMode::max);
+    const Op& avgpool = find_op(ops, "avgpool");
+    EXPECT_TRUE(avgpool.pool.global);
+    EXPECT_EQ(avgpool.pool.mode, PoolMode::avg);
+    EXPECT_EQ(avgpool.pool.h, 7);
+    EXPECT_EQ(avgpool.pool.c, 2048);
+    EXPECT_EQ(avgpool.output_bytes() / bytes_of(avgpool.dtype), 2048);
 
     ResNet50Params four;
     four.batch = 4;

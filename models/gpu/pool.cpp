@@ -1,0 +1,209 @@
+// The pool kernel: one thread per output element (per output word: two channels of a 16-bit
+// tensor), in a grid-stride loop, reading its window straight from global memory. This is how
+// PyTorch organizes its CUDA pooling: aten/src/ATen/native/cuda/AveragePool2d.cu
+// (avg_pool2d_out_cuda_frame_nhwc: index -> channel, pw, ph, n; sum over the clipped window, divide)
+// and DilatedMaxPool2d.cu (max_pool_forward_nchw, Caffe's kernel: one output per thread, the
+// window's maximum, padding never taken). NHWC puts the channel fastest, so a warp's 32 threads
+// read 32 consecutive words of one window position: coalesced.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <map>
+#include <string>
+
+#include "models/gpu/pool.h"
+
+#include "models/common/pool_reference.h"
+#include "models/gpu/gpu_stats.h"
+
+namespace accelsim::gpu {
+
+namespace {
+
+constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
+
+// The body of the grid-stride loop (grid_stride_source: r0 the output word, r2 the grid stride,
+// r3 its byte offset). Registers: r13 channel word, r4 n*H, r5 / r6 the window's first column /
+// row (negative inside the padding), r7 / r15 window row / column counters, r8 / r16 input row /
+// column, r9 row base, r17 address; payload: r10 (r11) accumulators, r12 the average's scale, r18
+// (r19) loaded values. Addresses never depend on payload, so timing-only runs skip the arithmetic
+// (docs/simt-isa.md).
+std::string pool_source(PoolMode mode, Storage s) {
+    const bool avg = mode == PoolMode::avg, packed = s != Storage::f32;
+    const std::string op = avg ? "fadd" : "fmax";
+    const std::string t = s == Storage::f16 ? "f16" : "bf16";
+    // word index -> channel word, output column, output row, image
+    std::string body = "    rem r13, r0, cw\n"
+                       "    div r4, r0, cw\n"
+                       "    rem r5, r4, ow\n"
+                       "    div r4, r4, ow\n"
+                       "    rem r6, r4, oh\n"
+                       "    div r4, r4, oh\n"
+                       "    mul r4, r4, h\n"
+                       "    mul r6, r6, sh\n"
+                       "    sub r6, r6, ph\n"
+                       "    mul r5, r5, sw\n"
+                       "    sub r5, r5, pw\n";
+    // max starts from -inf (its bits: the assembler's float immediates have no sign before inf).
+    body += avg ? "    mov r10, 0.0\n" : "    mov r10, 0xff800000\n";
+    if (packed) body += avg ? "    mov r11, 0.0\n" : "    mov r11, 0xff800000\n";
+    if (avg) {
+        // Divisor (dilation 1): rows min(start + r, high_h) - max(start, low), columns likewise;
+        // low / high are 0 / H, W, or -pad / H + pad, W + pad with count_pad.
+        body += "    add r7, r6, r\n"
+                "    min r7, r7, high_h\n"
+                "    max r8, r6, low\n"
+                "    sub r7, r7, r8\n"
+                "    add r15, r5, s\n"
+                "    min r15, r15, high_w\n"
+                "    max r16, r5, low\n"
+                "    sub r15, r15, r16\n"
+                "    mul r7, r7, r15\n"
+                "    i2f r12, r7\n"
+                "    rcp r12, r12\n";
+    }
+    body += "    mov r7, 0\n"
+            "    mov r8, r6\n"
+            "row:\n"
+            // a negative row is a large unsigned number: one compare tests both ends
+            "    setp.ge.u32 p1, r8, h\n"
+            "    @p1 bra row_next\n"
+            "    add r9, r4, r8\n"
+            "    mul r9, r9, w\n"
+            "    mov r15, 0\n"
+            "    mov r16, r5\n"
+            "col:\n"
+            "    setp.ge.u32 p2, r16, w\n"
+            "    @p2 bra col_next\n"
+            "    add r17, r9, r16\n"
+            "    mad r17, r17, cw, r13\n"
+            "    shl r17, r17, 2\n"
+            "    add r17, r17, x\n"
+            "    ld.global r18, [r17]\n";
+    if (packed) {
+        body += "    cvt.f32." + t + ".hi r19, r18\n"
+                "    cvt.f32." + t + ".lo r18, r18\n"
+                "    " + op + " r10, r10, r18\n"
+                "    " + op + " r11, r11, r19\n";
+    } else {
+        body += "    " + op + " r10, r10, r18\n";
+    }
+    body += "col_next:\n"
+            "    add r15, r15, 1\n"
+            "    add r16, r16, dw\n"
+            "    setp.lt.u32 p2, r15, s\n"
+            "    @p2 bra col\n"
+            "row_next:\n"
+            "    add r7, r7, 1\n"
+            "    add r8, r8, dh\n"
+            "    setp.lt.u32 p1, r7, r\n"
+            "    @p1 bra row\n";
+    if (avg) {
+        body += "    fmul r10, r10, r12\n";
+        if (packed) body += "    fmul r11, r11, r12\n";
+    }
+    if (packed) body += "    cvt." + t + "x2.f32 r10, r10, r11\n";
+    body += "    add r17, r3, y\n"
+            "    st.global [r17], r10\n";
+    return grid_stride_source(
+        "pool_" + std::string(avg ? "avg" : "max") + (packed ? "_" + std::string(to_string(s)) : ""),
+        "n, cw, h, w, oh, ow, r, s, sh, sw, ph, pw, dh, dw, low, high_h, high_w, x, y", body, 20);
+}
+
+// Error bound of one output against the double reference, for inputs exactly as stored:
+// max is exact (the result is one of the inputs, and stores back unchanged); avg sums k values in
+// fp32 ((k - 1) u32 sum|x|), then multiplies by rcp(divisor) (u32 each for rcp and fmul), and a
+// 16-bit result is rounded once more (u_storage relative plus half a subnormal spacing).
+double pool_tolerance(PoolMode mode, Storage s, double magnitude, double divisor, double window, double want) {
+    if (mode == PoolMode::max) return 0.0;
+    const double u32 = std::ldexp(1.0, -24);
+    const double err32 = (window - 1) * u32 * magnitude / divisor + 2 * u32 * std::fabs(want);
+    if (s == Storage::f32) return err32;
+    return err32 + unit_roundoff(s) * (std::fabs(want) + err32) + subnormal_half_spacing(s);
+}
+
+}  // namespace
+
+const simt::Kernel* pool_kernel(PoolMode mode, Storage storage) {
+    static std::mutex mutex;
+    static std::map<std::pair<PoolMode, Storage>, std::unique_ptr<simt::Kernel>> kernels;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[{mode, storage}];
+    if (!k)
+        k = std::make_unique<simt::Kernel>(simt::assemble(
+            pool_source(mode, storage), "<gpu library>/pool_" + std::string(mode == PoolMode::max ? "max" : "avg") +
+                                            "_" + to_string(storage)));
+    return k.get();
+}
+
+bool has_pool_kernel(const Op& op) {
+    // 16-bit tensors hold two channels per word: an odd channel count would split a word between
+    // two pixels, which the kernel does not handle (such ops keep their roofline rows).
+    return storage_of(op.dtype) == Storage::f32 || op.pool.c % 2 == 0;
+}
+
+LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    if (op.kind != OpKind::pool) throw std::invalid_argument("lower_pool: not a pool");
+    if (!has_pool_kernel(op))
+        throw std::invalid_argument("lower_pool: a 16-bit pool needs an even channel count");
+    const PoolShape& p = op.pool;
+    const Storage s = storage_of(op.dtype);
+    const std::int64_t per_word = elements_per_word(s);
+    const std::int64_t in_elements = p.n * p.h * p.w * p.c, out_elements = op.vector_elements();
+    const std::int64_t in_words = in_elements / per_word, out_words = out_elements / per_word;
+    if (in_elements > INT32_MAX || static_cast<std::uint64_t>(in_words + out_words) * 4 > kMaxBufferBytes ||
+        p.h + p.pad_h > INT32_MAX / 2 || p.w + p.pad_w > INT32_MAX / 2)
+        throw LoweringError("a pool of " + std::to_string(in_elements) + " input elements is outside what the gpu pool "
+                            "kernel handles (at most 2^31 - 1 elements, 1 GiB of operands)");
+    const simt::Kernel* kernel = pool_kernel(p.mode, s);
+    LoweredKernel out;
+    out.kernel = kernel;
+    const std::uint32_t x = memory.allocate(static_cast<std::size_t>(in_words) * 4);
+    const std::uint32_t y = memory.allocate(static_cast<std::size_t>(out_words) * 4);
+    std::vector<float> input;
+    if (target.real_data) {
+        std::mt19937_64 rng = tensor_rng(target.seed, 0);
+        input.resize(static_cast<std::size_t>(in_elements));
+        for (float& v : input) v = round_to(s, unit_random(rng));
+        store_elements(memory, x, input, s);
+    }
+    const auto word = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    // The divisor's lower clip: 0, or with count_pad any bound at or below -pad of both axes (a
+    // window never starts below -pad, so max(start, low) is the start on either axis).
+    const std::int64_t low = p.count_pad ? -std::max(p.pad_h, p.pad_w) : 0;
+    out.args = {word(out_words), word(p.c / per_word), word(p.h), word(p.w), word(p.out_h()), word(p.out_w()),
+                word(p.r), word(p.s), word(p.stride_h), word(p.stride_w), word(p.pad_h), word(p.pad_w),
+                word(p.dilation_h), word(p.dilation_w), word(low), word(p.h + (p.count_pad ? p.pad_h : 0)),
+                word(p.w + (p.count_pad ? p.pad_w : 0)), x, y};
+    out.dims = elementwise_dims(out_words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
+    out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));
+    out.stats.push_back(stat_value(stat::block, static_cast<double>(out.dims.block)));
+    out.stats.push_back(stat_value(stat::elements_per_thread_step, static_cast<double>(per_word)));
+
+    if (target.real_data) {
+        out.check = [p, s, y, input = std::move(input)](const simt::GlobalMemory& m) {
+            const std::vector<double> want = pool_reference(p, input);
+            LoweringNumerics num;
+            double magnitude = 0;
+            for_each_pool_window(
+                p, [&](std::int64_t, std::int64_t i) { magnitude += std::fabs(input[static_cast<std::size_t>(i)]); },
+                [&](std::int64_t o, std::int64_t oh, std::int64_t ow) {
+                    const double ref = want[static_cast<std::size_t>(o)];
+                    const double err = std::fabs(static_cast<double>(load_element(m, y, o, s)) - ref);
+                    const double tol = pool_tolerance(p.mode, s, magnitude, double(pool_divisor(p, oh, ow)),
+                                                      double(p.window()), ref);
+                    num.max_abs_err = std::max(num.max_abs_err, err);
+                    num.max_rel_err = std::max(num.max_rel_err, err / std::max(1e-30, std::fabs(ref)));
+                    num.passed = num.passed && err <= tol;
+                    magnitude = 0;
+                });
+            num.checked = static_cast<std::int64_t>(want.size());
+            return num;
+        };
+    }
+    return out;
+}
+
+}  // namespace accelsim::gpu

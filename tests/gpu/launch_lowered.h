@@ -1,0 +1,29 @@
+#pragma once
+// Launches a lowered kernel on a plain SIMT GPU of the target's SMs and runs its check: what the
+// kernel-library tests share (elementwise_test.cpp, pool_test.cpp).
+#include "models/gpu/lowering.h"
+#include "models/simt/simt_gpu.h"
+
+namespace accelsim::gpu::test {
+
+struct LaunchOutcome {
+    simt::KernelStats stats;
+    LoweredKernel lowered;
+    LoweringNumerics numerics;
+};
+
+inline LaunchOutcome launch_lowered(LoweredKernel lowered, simt::GlobalMemory& memory, const LoweringTarget& target,
+                                    bool skip_payload) {
+    LaunchOutcome o;
+    o.lowered = std::move(lowered);
+    simt::LaunchOptions options;
+    options.skip_fp_payload = skip_payload;
+    simt::SimtParams params;
+    params.sms = target.sms;
+    params.sm = target.sm;
+    o.stats = simt::launch(*o.lowered.kernel, o.lowered.dims, o.lowered.args, memory, params, nullptr, options);
+    if (o.lowered.check) o.numerics = o.lowered.check(memory);
+    return o;
+}
+
+}  // namespace accelsim::gpu::test
