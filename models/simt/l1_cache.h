@@ -68,7 +68,7 @@ private:
     long find(std::uint32_t sector_address, std::size_t& first, std::uint32_t& tag) const;
     L1Params params_;
     int sets_;
-    memory::FastDivider sets_div_;  // by sets_ (not a power of two on most SMs): no divide per lookup
+    memory::FastDivider sets_div_;  // by sets_ (384 on a100, 192 on t4: not powers of two): no divide per lookup
     std::vector<std::uint32_t> tags_;      // tag + 1, 0 = invalid
     std::vector<std::uint64_t> last_use_;  // LRU stamps
     std::vector<Sectors> sectors_;
