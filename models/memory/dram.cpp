@@ -349,7 +349,7 @@ void DramController::refresh_until(Picoseconds now) {
     if (next_refresh_ > now) return;
     refresh_all_until(now);
     // Rows opened ahead were closed: the queued bursts wait for their banks again.
-    for (auto& b : queue_) b.row_opened = false;
+    for (std::size_t i = 0; i < queue_.size(); ++i) queue_[i].row_opened = false;
     if (fr_fcfs_)
         for (std::size_t i = 0; i < queue_.size(); ++i)
             if (schedulable(queue_[i])) open_ahead(i, now);
@@ -496,7 +496,8 @@ void DramController::update_write_mode(Picoseconds now) {
     // watermark or no read waits, and reads resume once it is below the low watermark (or empty).
     // Counted are the bursts that have arrived by `now`.
     int reads = 0, writes = 0;
-    for (const Burst& b : queue_) {
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+        const Burst& b = queue_[i];
         if (b.arrival > now) break;
         ++(b.write ? writes : reads);
     }
@@ -577,7 +578,7 @@ DramController::Issued DramController::decide() {
     }
     Burst chosen = queue_[pick];
     if (pick == 0) queue_.pop_front();
-    else queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(pick));
+    else queue_.erase(pick);
     if (chosen.write) --queued_writes_;
     Issued done = issue(chosen, now);
     // The next decision may follow this one's first command: row commands of several requests

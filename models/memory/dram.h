@@ -9,7 +9,6 @@
 // docs/memory.md for the rules and the preset sources.
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "models/common/param_table.h"
 #include "models/common/stats.h"
 #include "models/memory/fast_divider.h"
+#include "models/memory/ring_queue.h"
 #include "models/memory/memory_time.h"
 
 namespace accelsim::memory {
@@ -255,7 +255,10 @@ private:
     bool faw_seen_[4] = {false, false, false, false};
     Picoseconds next_refresh_;
 
-    std::deque<Burst> queue_;  // reads and writes in arrival order; FR-FCFS mostly takes the front
+    // Reads and writes in arrival order; FR-FCFS mostly takes the front. A ring, not a
+    // std::deque: FR-FCFS scans it at every decision and enqueue, and a deque of 48-byte bursts
+    // indexes through its block map (ten bursts a block) on each access.
+    RingQueue<Burst> queue_;
     Picoseconds decide_at_ = 0;
 
     DramUnitStats stats_;

@@ -13,12 +13,12 @@
 // every burst in flight (a thousand entries when the SMs stream).
 #include <algorithm>
 #include <array>
-#include <queue>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include "models/memory/memory_hierarchy.h"
+#include "models/memory/ring_queue.h"
 
 namespace accelsim::memory {
 
@@ -43,35 +43,6 @@ struct Transfer {  // a line piece waiting at its requester's crossbar input
     std::uint32_t bytes, slot;
     int slice;
     bool write;
-};
-// A FIFO on one power-of-two ring that doubles when full: std::deque allocates and frees a
-// block every few hundred bytes of traffic, which the queues here would do millions of times.
-template <typename T>
-class RingQueue {
-public:
-    bool empty() const { return head_ == tail_; }
-    std::size_t size() const { return tail_ - head_; }
-    T& front() { return ring_[head_ & mask_]; }
-    const T& front() const { return ring_[head_ & mask_]; }
-    const T& back() const { return ring_[(tail_ - 1) & mask_]; }
-    const T& operator[](std::size_t i) const { return ring_[(head_ + i) & mask_]; }
-    void pop_front() { ++head_; }
-    void push_back(const T& v) {
-        if (size() == ring_.size()) grow();
-        ring_[tail_++ & mask_] = v;
-    }
-
-private:
-    void grow() {
-        std::vector<T> bigger(ring_.empty() ? 16 : 2 * ring_.size());
-        for (std::size_t i = 0; i < size(); ++i) bigger[i] = (*this)[i];
-        tail_ = size();
-        head_ = 0;
-        ring_.swap(bigger);
-        mask_ = ring_.size() - 1;
-    }
-    std::vector<T> ring_;
-    std::size_t head_ = 0, tail_ = 0, mask_ = 0;
 };
 
 __extension__ using Key128 = unsigned __int128;  // (time, sequence) keys compared without a branch
@@ -208,7 +179,7 @@ struct MemoryHierarchy::QueuedState {
         return head;
     }
     // Per controller: bursts on their way (not yet applied), bursts in front of its full queue.
-    std::vector<std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>> arrivals;
+    std::vector<MinHeap<Arrival>> arrivals;
     std::vector<std::array<RingQueue<DramController::Burst>, DramController::kWaitingLines>> waiting;  // per kind
     // When each controller acts next (controller_event_time), as (time, controller); entries
     // that no longer match it are stale and skipped.
@@ -256,7 +227,7 @@ struct MemoryHierarchy::QueuedState {
     std::vector<std::pair<std::int64_t, Picoseconds>> released;
     std::vector<QueuedCompletion> completions;
     // A controller acts at its next decision; with an empty queue, when its first burst arrives.
-    static Picoseconds controller_event_time(const DramController& c, const std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>>& on_the_way) {
+    static Picoseconds controller_event_time(const DramController& c, const MinHeap<Arrival>& on_the_way) {
         if (!c.empty()) return c.next_decision_time();
         return on_the_way.empty() ? kNever : on_the_way.top().at;
     }
@@ -677,7 +648,7 @@ DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverP
     // driver's clock reaches its completion.
     const int window = std::max(1, driver.max_outstanding);
     int free_places = window;
-    std::priority_queue<Picoseconds, std::vector<Picoseconds>, std::greater<>> finished;  // completion times
+    MinHeap<Picoseconds> finished;  // completion times (equal keys are equal entries: the order of tops is fixed)
     std::vector<QueuedCompletion>& completions = queued_completions();
     DriveResult result;
     MemoryRequest req;

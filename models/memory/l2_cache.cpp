@@ -287,15 +287,26 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
 }
 
 std::vector<L2Cache::ResidentLine> L2Cache::resident_lines() const {
-    std::vector<ResidentLine> lines;
     const std::size_t sets = static_cast<std::size_t>(sets_) * slices_.size();
-    // Oldest rank first over all sets, so installing in this order rebuilds each set's LRU order.
-    for (int rank = params_.ways - 1; rank >= 0; --rank)
-        for (std::size_t i = 0; i < sets; ++i) {
-            const SetView set = set_view(const_cast<std::uint64_t*>(storage_.data() + sets_offset_ + i * words_per_set_));
-            for (int w = 0; w < params_.ways && set.tags[w] != 0; ++w)
-                if (set.rank[w] == rank) lines.push_back({set.tags[w] - 1, set.valid[w], set.dirty[w]});
-        }
+    const auto ways = static_cast<std::size_t>(params_.ways);
+    auto set_at = [&](std::size_t i) {
+        return set_view(const_cast<std::uint64_t*>(storage_.data() + sets_offset_ + i * words_per_set_));
+    };
+    // Oldest rank first over all sets (sets in order within a rank), so installing in this order
+    // rebuilds each set's LRU order. Two passes over the sets (count per rank, then place) rather
+    // than one pass per rank: a GPU run takes this at every launch, over megabytes of sets.
+    std::vector<std::size_t> first_of_rank(ways + 1, 0);  // by rank, oldest first
+    for (std::size_t i = 0; i < sets; ++i) {
+        const SetView set = set_at(i);
+        for (std::size_t w = 0; w < ways && set.tags[w] != 0; ++w) ++first_of_rank[ways - 1 - set.rank[w] + 1];
+    }
+    for (std::size_t r = 1; r <= ways; ++r) first_of_rank[r] += first_of_rank[r - 1];
+    std::vector<ResidentLine> lines(first_of_rank[ways]);
+    for (std::size_t i = 0; i < sets; ++i) {
+        const SetView set = set_at(i);
+        for (std::size_t w = 0; w < ways && set.tags[w] != 0; ++w)
+            lines[first_of_rank[ways - 1 - set.rank[w]]++] = {set.tags[w] - 1, set.valid[w], set.dirty[w]};
+    }
     return lines;
 }
 

@@ -9,6 +9,7 @@ L1Cache::L1Cache(const L1Params& params) : params_(params) {
     if (params_.line_bytes != 128 || params_.ways < 1 || params_.bytes < params_.line_bytes * params_.ways)
         throw std::invalid_argument("L1: needs 128-byte lines, at least one way and room for one set");
     sets_ = static_cast<int>(params_.bytes / (params_.line_bytes * params_.ways));
+    sets_div_ = memory::FastDivider(static_cast<std::uint64_t>(sets_));
     const std::size_t lines = static_cast<std::size_t>(sets_) * static_cast<std::size_t>(params_.ways);
     tags_.assign(lines, 0);
     last_use_.assign(lines, 0);
@@ -17,8 +18,9 @@ L1Cache::L1Cache(const L1Params& params) : params_(params) {
 
 long L1Cache::find(std::uint32_t sector_address, std::size_t& first, std::uint32_t& tag) const {
     const std::uint32_t line_address = sector_address / 128u;
-    const auto set = static_cast<std::size_t>(line_address % static_cast<std::uint32_t>(sets_));
-    tag = line_address / static_cast<std::uint32_t>(sets_) + 1;
+    const std::uint64_t quotient = sets_div_.div(line_address);
+    const auto set = static_cast<std::size_t>(line_address - quotient * static_cast<std::uint64_t>(sets_));
+    tag = static_cast<std::uint32_t>(quotient) + 1;
     first = set * static_cast<std::size_t>(params_.ways);
     for (int w = 0; w < params_.ways; ++w)
         if (tags_[first + static_cast<std::size_t>(w)] == tag) return static_cast<long>(first) + w;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/memory/fast_divider.h"
+
 namespace accelsim::simt {
 
 struct L1Params {
@@ -41,8 +43,7 @@ public:
     // Host-cache hint for read() / write() of a sector: its set's tags, LRU stamps and sectors.
     void prefetch_set(std::uint32_t sector_address) const {
         const std::uint32_t line_address = sector_address / 128u;
-        const auto first = static_cast<std::size_t>(line_address % static_cast<std::uint32_t>(sets_)) *
-                            static_cast<std::size_t>(params_.ways);
+        const auto first = static_cast<std::size_t>(sets_div_.mod(line_address)) * static_cast<std::size_t>(params_.ways);
         __builtin_prefetch(&tags_[first]);
         __builtin_prefetch(&last_use_[first]);
         __builtin_prefetch(&sectors_[first]);
@@ -67,6 +68,7 @@ private:
     long find(std::uint32_t sector_address, std::size_t& first, std::uint32_t& tag) const;
     L1Params params_;
     int sets_;
+    memory::FastDivider sets_div_;  // by sets_ (384 on a100, 192 on t4: not powers of two): no divide per lookup
     std::vector<std::uint32_t> tags_;      // tag + 1, 0 = invalid
     std::vector<std::uint64_t> last_use_;  // LRU stamps
     std::vector<Sectors> sectors_;
