@@ -139,6 +139,9 @@ json PerfettoTimeline::to_json() const {
             const double seconds_per_bin = width / clock_hz_;
             for (int b = 0; b < bins; ++b)
                 counters[level].emplace_back(start + b * width, bytes[static_cast<std::size_t>(b)] / seconds_per_bin / 1e9);
+            // Idle from the op's end: the host may start the next op later (a counter holds its
+            // value until the next sample; the next op's first bin at the same time replaces it).
+            counters[level].emplace_back(end, 0.0);
         }
     }
     const double run_end = ops_.empty() ? 0.0 : static_cast<double>(ops_.back().start_cycle + ops_.back().cycles);
