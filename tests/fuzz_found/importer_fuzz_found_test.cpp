@@ -116,28 +116,22 @@ TEST(FuzzFoundOnnxImport, ConvAndPoolAttributesMustFitTheSpatialAxes) {
     EXPECT_EQ(onnx_error(pool, "pool_strides.onnx"),
               "node 1 'p' (MaxPool): attribute 'strides' [2,2,2] has 3 value(s); the input has 2 spatial axes "
               "(input rank 4), so it needs 2 (damaged file?)");
-    OnnxBuilder conv(13);
-    image(conv);
-    conv.weight("w", {4, 4, 3, 3});
-    auto* c = conv.node("Conv", {"img", "w"}, {"y"});
-    OnnxBuilder::attr(c, "pads", std::vector<std::int64_t>{1, 1});
-    conv.output("y");
-    EXPECT_EQ(onnx_error(conv, "conv_pads.onnx"),
+    // A 3x3 Conv over the image with one list attribute set, and the importer's error for it.
+    const auto conv_error = [&image](const std::string& attribute, const std::vector<std::int64_t>& values,
+                                     const std::string& file) {
+        OnnxBuilder conv(13);
+        image(conv);
+        conv.weight("w", {4, 4, 3, 3});
+        OnnxBuilder::attr(conv.node("Conv", {"img", "w"}, {"y"}), attribute, values);
+        conv.output("y");
+        return onnx_error(conv, file);
+    };
+    EXPECT_EQ(conv_error("pads", {1, 1}, "conv_pads.onnx"),
               "node 1 'y' (Conv): attribute 'pads' [1,1] has 2 value(s); the input has 2 spatial axes (input rank 4), "
               "so it needs 4 (damaged file?)");
-    OnnxBuilder stride0(13);
-    image(stride0);
-    stride0.weight("w", {4, 4, 3, 3});
-    OnnxBuilder::attr(stride0.node("Conv", {"img", "w"}, {"y"}), "strides", std::vector<std::int64_t>{0, 1});
-    stride0.output("y");
-    EXPECT_EQ(onnx_error(stride0, "conv_stride0.onnx"),
+    EXPECT_EQ(conv_error("strides", {0, 1}, "conv_stride0.onnx"),
               "node 1 'y' (Conv): attribute 'strides' [0,1] holds 0; each value must be at least 1 (damaged file?)");
-    OnnxBuilder unknown(13);
-    image(unknown);
-    unknown.weight("w", {4, 4, 3, 3});
-    OnnxBuilder::attr(unknown.node("Conv", {"img", "w"}, {"y"}), "@ads", std::vector<std::int64_t>{1, 1, 1});
-    unknown.output("y");
-    EXPECT_EQ(onnx_error(unknown, "conv_unknown_attribute.onnx"),
+    EXPECT_EQ(conv_error("@ads", {1, 1, 1}, "conv_unknown_attribute.onnx"),
               "node 1 'y' (Conv): does not match ONNX's Conv (opset 11): Unrecognized attribute: @ads for operator Conv "
               "(damaged file?)");
 }
