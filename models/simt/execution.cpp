@@ -46,6 +46,15 @@ inline void for_lanes(std::uint32_t* out, F f) {
     for (int l = 0; l < 32; ++l) out[l] = f(l);
 }
 
+
+// The C and D fragments of both mma shapes (m16n8k16 and m16n8k32): register i of a lane holds
+// element (g + 8 [i >= 2], 2t + (i & 1)) of the 16x8 accumulator, g = lane / 4, t = lane % 4.
+struct AccumulatorElement {
+    int row, col;
+};
+AccumulatorElement accumulator_element(int lane, int i) {
+    return {(lane >> 2) + (i >= 2 ? 8 : 0), 2 * (lane & 3) + (i & 1)};
+}
 }  // namespace
 
 std::uint32_t GlobalMemory::allocate(std::size_t bytes, std::size_t align) {
@@ -547,7 +556,10 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
             b[k][g] = narrow_to_float(static_cast<std::uint16_t>(v & 0xffff), type);
             b[k + 1][g] = narrow_to_float(static_cast<std::uint16_t>(v >> 16), type);
         }
-        for (int i = 0; i < 4; ++i) c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = as_float(reg(rc + static_cast<std::uint32_t>(i), lane));
+        for (int i = 0; i < 4; ++i) {
+            const AccumulatorElement e = accumulator_element(lane, i);
+            c[e.row][e.col] = as_float(reg(rc + static_cast<std::uint32_t>(i), lane));
+        }
     }
     for (int row = 0; row < 16; ++row)
         for (int col = 0; col < 8; ++col) {
@@ -555,12 +567,12 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
             for (int k = 0; k < 16; ++k) acc += a[row][k] * b[k][col];  // products exact in fp32
             c[row][col] = acc;
         }
-    for (int lane = 0; lane < 32; ++lane) {
-        const int g = lane >> 2, t = lane & 3;
-        for (int i = 0; i < 4; ++i)
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 4; ++i) {
+            const AccumulatorElement e = accumulator_element(lane, i);
             w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
-                as_bits(c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)]);
-    }
+                as_bits(c[e.row][e.col]);
+        }
 }
 
 void WarpExecutor::execute_mma_s8(const Instruction& in, Warp& w) {
@@ -588,7 +600,10 @@ void WarpExecutor::execute_mma_s8(const Instruction& in, Warp& w) {
             const int k = 4 * t + (i ? 16 : 0);
             for (int e = 0; e < 4; ++e) b[k + e][g] = byte(v, e);
         }
-        for (int i = 0; i < 4; ++i) c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = reg(rc + static_cast<std::uint32_t>(i), lane);
+        for (int i = 0; i < 4; ++i) {
+            const AccumulatorElement e = accumulator_element(lane, i);
+            c[e.row][e.col] = reg(rc + static_cast<std::uint32_t>(i), lane);
+        }
     }
     for (int row = 0; row < 16; ++row)
         for (int col = 0; col < 8; ++col) {
@@ -596,12 +611,12 @@ void WarpExecutor::execute_mma_s8(const Instruction& in, Warp& w) {
             for (int k = 0; k < 32; ++k) acc += static_cast<std::uint32_t>(a[row][k] * b[k][col]);
             c[row][col] = acc;
         }
-    for (int lane = 0; lane < 32; ++lane) {
-        const int g = lane >> 2, t = lane & 3;
-        for (int i = 0; i < 4; ++i)
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 4; ++i) {
+            const AccumulatorElement e = accumulator_element(lane, i);
             w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
-                c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)];
-    }
+                c[e.row][e.col];
+        }
 }
 
 bool Block::mbarrier_update(std::uint32_t address, std::int64_t arrivals, std::int64_t tx_bytes, std::uint64_t time) {
