@@ -211,6 +211,11 @@ LoweringTarget GpuChip::lowering_target() const {
     target.launch_overhead_cycles = params_.launch_overhead_cycles;
     target.hbm_bytes_per_cycle = params_.hbm_bytes_per_cycle;
     target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;
+    if (params_.memory && params_.memory->l2) {
+        const memory::L2Params& l2 = *params_.memory->l2;
+        target.l2_bytes = l2.size_bytes;
+        target.l2_bytes_per_cycle = l2.slices * l2.bytes_per_cycle_per_slice * l2.clock_hz / params_.clock_hz;
+    }
     target.tensor_cores = std::any_of(params_.tensor_macs_per_sm_cycle.begin(), params_.tensor_macs_per_sm_cycle.end(),
                                       [](const auto& rate) { return rate.second > 0; });
     return target;

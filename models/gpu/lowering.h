@@ -33,6 +33,8 @@ struct LoweringTarget {
     int launch_overhead_cycles = 0;
     double hbm_bytes_per_cycle = 0;
     double sm_port_bytes_per_cycle = 0;  // an SM's port to the L2 (0: no bandwidth floor)
+    std::int64_t l2_bytes = 0;           // the L2's capacity (0: none; the Hopper tile scheduler's swizzle)
+    double l2_bytes_per_cycle = 0;       // all L2 slices together, per SM cycle (0: no limit; the Hopper tile rule)
     // false on chips without tensor cores (K80: every tensor rate 0): 16-bit GEMMs then run the
     // FP32 FFMA kernel, fp32 math on fp32 copies of the operands (docs/gpu.md).
     bool tensor_cores = true;
