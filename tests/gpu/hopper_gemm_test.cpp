@@ -166,6 +166,10 @@ TEST(HopperGemm, PersistentClustersRunManyTiles) {
     EXPECT_TRUE(r.numerics.passed) << r.numerics.max_abs_err;
     // 16 tiles x 4 k-blocks x 1024 tensor cycles on each SM's share (8 tiles): at least 32,768.
     EXPECT_GE(r.stats.cycles, 8u * 4 * 1024);
+    // A timing-only run of the same launch gives the same cycles.
+    const HopperRun timing = run(gemm_op(1, 2048, 256, 256, DType::bf16), 2, false, true, nullptr, 40);
+    EXPECT_EQ(timing.stats.cycles, r.stats.cycles);
+    EXPECT_EQ(timing.stats.issued, r.stats.issued);
 }
 
 TEST(HopperGemm, SchedulerSwizzleRule) {
