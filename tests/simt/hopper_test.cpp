@@ -224,6 +224,29 @@ TEST(Cluster, RemoteArrivalTakesTheClusterLatency) {
     run_functional(k, mem, {2, 32}, {}, 100000);
 }
 
+TEST(Cluster, RemoteArrivalGuardedOffEverywhereSendsNothing) {
+    // Rank 0's barrier waits for 2 arrivals, both from lane 0 of rank 1: one remote arrival at
+    // once, then one guarded off on every lane (p2), then ten dependent adds, then the second. The
+    // INT pipe has latency 4 and takes a warp every 2 cycles, so rank 1 issues: mov 0, setp 4,
+    // init 8 (guarded off), sub 9, add 13, setp p1 17, setp p2 19, arrive 21, guarded-off arrive
+    // 23 (p2 ready), adds 24, 28, ..., 60, arrive 61. The second arrival reaches rank 0 at 261; its
+    // wait issues then and its exit at 262: 263 cycles. The guarded-off arrival used to resend the
+    // first one's (a stale StepResult), completing the phase at 223 and ending the kernel about 40
+    // cycles early.
+    const Kernel k = assemble(".cluster 2\n.reg 3\n.shared 4096\nmov r0, %cluster_ctarank\nsetp.eq.s32 p0, r0, 0\n"
+                              "@p0 mbarrier.init [4080], 2\nsub r1, 1, r0\nadd r1, r1, %tid\nsetp.eq.s32 p1, r1, 0\n"
+                              "setp.eq.s32 p2, r1, 99\n@p1 mbarrier.arrive.remote [4080], 0\n"
+                              "@p2 mbarrier.arrive.remote [4080], 0\n"
+                              "add r2, r0, 1\nadd r2, r2, 1\nadd r2, r2, 1\nadd r2, r2, 1\nadd r2, r2, 1\n"
+                              "add r2, r2, 1\nadd r2, r2, 1\nadd r2, r2, 1\nadd r2, r2, 1\nadd r2, r2, 1\n"
+                              "@p1 mbarrier.arrive.remote [4080], 0\n@p0 mbarrier.wait.parity [4080], 0\nexit\n",
+                              "remote_guarded.sasm");
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {2, 32}, {}, mem, two_sms());
+    EXPECT_EQ(s.cycles, 263u);
+    run_functional(k, mem, {2, 32}, {}, 100000);
+}
+
 TEST(Cluster, MulticastBoxLandsInEveryBlock) {
     // Rank 0 copies one 64-byte row of global memory into shared offset 0 of both blocks; each
     // block's barrier expects the 64 bytes, and each block then stores its word 3 to out[rank].
