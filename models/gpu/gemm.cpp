@@ -1266,12 +1266,14 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
     LoweredKernel out;
     out.kernel = hopper_gemm_kernel(tile, type);
-    if (choice.blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
-    out.dims = {static_cast<std::uint32_t>(choice.blocks), static_cast<std::uint32_t>(tile.threads())};
+    if (choice.blocks > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
+    const int group_rows = choose_hopper_group_rows(g, tile, choice.grid, target.l2_bytes);
+    out.dims = {static_cast<std::uint32_t>(choice.grid), static_cast<std::uint32_t>(tile.threads())};
     out.args = {buf.a, buf.b, buf.c, u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
                 u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
-                u(tiles_m), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n), u(buf.lda / HopperTile::bk)};
-    GemmTileChoice waves;
+                u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(choice.blocks),
+                u(buf.lda / HopperTile::bk)};
+    GemmTileChoice waves;  // waves of tiles, as a non-persistent grid would run them
     waves.blocks = choice.blocks;
     waves.blocks_per_sm = choice.blocks_per_sm;
     set_waves(waves, target.sms);
@@ -1471,7 +1473,8 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
         return out;
     }
     if (hopper_gemm_target(target.sm)) {
-        const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle);
+        const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
+                                                                target.l2_bytes_per_cycle);
         if (hopper.blocks > 0) return lower_hopper_gemm(op, g, memory, target, hopper);
     }
     GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm);

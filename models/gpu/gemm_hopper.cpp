@@ -31,9 +31,8 @@ const std::vector<HopperTile>& hopper_gemm_tiles() {
     // Stages: as many as keep the tile's blocks per SM (228 KB of shared memory per SM, 227 KB per
     // block): 128x256 one block of 4 x 48 KB; 128x128 two blocks of 3 x 32 KB (one's epilogue
     // overlaps the other's main loop); 64x128 two of 4 x 24 KB; 64x64 three of 4 x 16 KB.
-    // The cluster of 2 fetches a third less, so the rule takes it where the port cannot feed
-    // 128x256 alone; on ties the plain tile wins (measured on h100, docs/gpu.md: 4096^3 ran 76.7 %
-    // of peak with the cluster and 71.7 % without, 8192^3 61.1 % and 64.3 %).
+    // The cluster of 2 fetches a third less, so the rule takes it where the port or the L2 cannot
+    // feed 128x256 alone; on ties the plain tile wins.
     static const std::vector<HopperTile> tiles = {{128, 256, 4}, {128, 256, 4, 2}, {128, 128, 3}, {64, 128, 4}, {64, 64, 4}};
     return tiles;
 }
@@ -60,7 +59,10 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     const int tid = alloc(), warp = alloc(), lane = alloc(), x = alloc(), y = alloc(), batch = alloc();
     const int row0 = alloc(), col0 = alloc(), s = alloc(), ph = alloc(), kb = alloc(), sa = alloc(), sb = alloc();
     const int full = alloc(), empty = alloc(), tmp = alloc(), ta = alloc(), tb = alloc(), pk0 = alloc(), pk1 = alloc();
-    const int last = alloc();  // the last k-block whose stage a producer waits for again
+    const int tile_id = alloc();  // the tile this block works on (persistent: ctaid, ctaid + grid, ...)
+    const int g = alloc();        // k-blocks this block has consumed (or produced) over all its tiles
+    const int last = alloc();     // the last value of g whose stage a producer waits for again
+    const int wg_rows = alloc();  // consumers: this warpgroup's rows in the A box
     const bool pair = tile.cluster == 2;
     const int rank = pair ? alloc() : -1;
     const int registers = next;
@@ -72,33 +74,46 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
         a("setp.eq.s32 p2, " + r(s) + ", " + n(S));
         a("@p2 mov " + r(s) + ", 0");
         a("@p2 xor " + r(ph) + ", " + r(ph) + ", 1");
+        a("add " + r(g) + ", " + r(g) + ", 1");
         a("add " + r(kb) + ", " + r(kb) + ", 1");
         a("setp.lt.s32 p2, " + r(kb) + ", kblocks");
         a("@p2 bra " + loop);
     };
+    // Tile `tile_id` -> (batch, row0, col0): the tile scheduler's rasterization. Tile rows go in
+    // groups of group_rows (the swizzle, gemm_hopper.h), walked column by column, so the tiles in
+    // flight share their A and B panels in the L2; a cluster's blocks are consecutive tiles, tile
+    // rows 2i and 2i+1 of one column.
+    auto tile_coordinates = [&]() {
+        a("div " + r(batch) + ", " + r(tile_id) + ", tiles_per_batch");
+        a("rem " + r(x) + ", " + r(tile_id) + ", tiles_per_batch");
+        a("div " + r(y) + ", " + r(x) + ", group_blocks");
+        a("rem " + r(x) + ", " + r(x) + ", group_blocks");
+        a("mul " + r(y) + ", " + r(y) + ", group_rows");
+        a("sub " + r(tmp) + ", tiles_m, " + r(y));
+        a("min " + r(tmp) + ", " + r(tmp) + ", group_rows");
+        a("rem " + r(row0) + ", " + r(x) + ", " + r(tmp));
+        a("add " + r(row0) + ", " + r(row0) + ", " + r(y));
+        a("mul " + r(row0) + ", " + r(row0) + ", " + n(BM));
+        a("div " + r(col0) + ", " + r(x) + ", " + r(tmp));
+        a("mul " + r(col0) + ", " + r(col0) + ", " + n(BN));
+    };
+    // The next tile of this block (the grid is a whole number of clusters, so a cluster's blocks
+    // stay on tile rows 2i, 2i+1 and run out of tiles together), looping to `loop`.
+    auto next_tile = [&](const std::string& loop) {
+        a("mov " + r(tmp) + ", %nctaid");
+        a("add " + r(tile_id) + ", " + r(tile_id) + ", " + r(tmp));
+        a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
+        a("@p2 bra " + loop);
+    };
     std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + "\n";
-    src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_blocks, kblocks\n";
+    src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
+           "group_blocks, tiles, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
     if (pair) src += ".cluster 2\n";
 
     a("mov " + r(tid) + ", %tid");
     a("shr " + r(warp) + ", " + r(tid) + ", 5");
     a("and " + r(lane) + ", " + r(tid) + ", 31");
-    // Block -> (batch, tile row, tile column), tile rows in groups of kGemmGroupRows walked column
-    // by column (as the Ampere kernels do), so a wave shares its A and B boxes in the L2.
-    a("mov " + r(x) + ", %ctaid");
-    a("div " + r(batch) + ", " + r(x) + ", tiles_per_batch");
-    a("rem " + r(x) + ", " + r(x) + ", tiles_per_batch");
-    a("div " + r(y) + ", " + r(x) + ", group_blocks");
-    a("rem " + r(x) + ", " + r(x) + ", group_blocks");
-    a("mul " + r(y) + ", " + r(y) + ", " + n(kGemmGroupRows));
-    a("sub " + r(tmp) + ", tiles_m, " + r(y));
-    a("min " + r(tmp) + ", " + r(tmp) + ", " + n(kGemmGroupRows));
-    a("rem " + r(row0) + ", " + r(x) + ", " + r(tmp));
-    a("add " + r(row0) + ", " + r(row0) + ", " + r(y));
-    a("mul " + r(row0) + ", " + r(row0) + ", " + n(BM));
-    a("div " + r(col0) + ", " + r(x) + ", " + r(tmp));
-    a("mul " + r(col0) + ", " + r(col0) + ", " + n(BN));
     // Thread 0 initializes the barriers before any warp uses them.
     a("setp.eq.s32 p0, " + r(tid) + ", 0");
     if (pair) {
@@ -115,21 +130,47 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     a("setp.eq.s32 p1, " + r(lane) + ", 0");
     a("mov " + r(s) + ", 0");
     a("mov " + r(ph) + ", 0");
-    a("mov " + r(kb) + ", 0");
-    a("sub " + r(last) + ", kblocks, " + n(S));
+    a("mov " + r(g) + ", 0");
+    // This block's tiles: ceil((tiles - ctaid) / grid); its k-blocks, that times kblocks.
+    a("mov " + r(tile_id) + ", %ctaid");
+    a("mov " + r(tmp) + ", %nctaid");
+    a("sub " + r(last) + ", tiles, " + r(tile_id));
+    a("add " + r(last) + ", " + r(last) + ", " + r(tmp));
+    a("sub " + r(last) + ", " + r(last) + ", 1");
+    a("div " + r(last) + ", " + r(last) + ", " + r(tmp));
+    a("mul " + r(last) + ", " + r(last) + ", kblocks");
+    a("sub " + r(last) + ", " + r(last) + ", " + n(S));
     a("setp.eq.s32 p0, " + r(warp) + ", " + n(CW));
-    a("@p0 bra producer");
+    a("@p0 bra producer_tile");
 
-    // ---- Consumers: warpgroup wg = warp / 4 computes rows 64 wg .. 64 wg + 63 of the tile.
+    // ---- Consumers: warpgroup wg = warp / 4 computes rows 64 wg .. 64 wg + 63 of each tile.
+    a("shr " + r(wg_rows) + ", " + r(warp) + ", 2");
+    a("mul " + r(wg_rows) + ", " + r(wg_rows) + ", " + n(64 * BK * 2));  // this warpgroup's rows of the A box
+    a("mov " + r(empty) + ", 0");
+    // The stage of the k-block before g goes back to the producer (lane 0 of each warp) when a
+    // producer waits for it again (g <= last) and there is one (empty != 0).
+    auto release = [&]() {
+        a("setp.ne.s32 p2, " + r(empty) + ", 0");
+        a("selp " + r(tmp) + ", " + r(lane) + ", 1, p2");
+        a("setp.le.s32 p2, " + r(g) + ", " + r(last));
+        a("selp " + r(tmp) + ", " + r(tmp) + ", 1, p2");
+        a("setp.eq.s32 p3, " + r(tmp) + ", 0");
+        a("@p3 mbarrier.arrive [" + r(empty) + "]");
+        if (pair) {
+            a("selp " + r(tmp) + ", " + r(rank) + ", 0, p3");
+            a("setp.eq.s32 p3, " + r(tmp) + ", 1");  // lane 0 of rank 1: also rank 0's barrier
+            a("@p3 mbarrier.arrive.remote [" + r(empty) + "], 0");
+        }
+    };
+    a.label("consumer_tile");
+    tile_coordinates();
     for (int i = 0; i < acc_regs; ++i) a("mov " + r(acc + i) + ", 0");
     a("wgmma.fence");
-    a("shr " + r(x) + ", " + r(warp) + ", 2");
-    a("mul " + r(x) + ", " + r(x) + ", " + n(64 * BK * 2));  // this warpgroup's rows of the A box
-    a("mov " + r(empty) + ", 0");
+    a("mov " + r(kb) + ", 0");
     a.label("consume");
     a("mul " + r(sa) + ", " + r(s) + ", " + n(stage));
     a("add " + r(sb) + ", " + r(sa) + ", " + n(a_bytes));
-    a("add " + r(sa) + ", " + r(sa) + ", " + r(x));
+    a("add " + r(sa) + ", " + r(sa) + ", " + r(wg_rows));
     a("shl " + r(full) + ", " + r(s) + ", 3");
     a("add " + r(full) + ", " + r(full) + ", " + n(bars));
     a("mbarrier.wait.parity [" + r(full) + "], " + r(ph));
@@ -140,23 +181,16 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
           n(BK * 2) + ", " + n(BN * 2));
     }
     a("wgmma.commit_group");
-    // The previous k-block's wgmmas are done: its stage goes back to the producer (lane 0 of each
-    // warp, from the second k-block to the last one a producer waits for).
+    // The previous k-block's wgmmas are done: its stage goes back to the producer.
     a("wgmma.wait_group 1");
-    a("setp.ne.s32 p2, " + r(empty) + ", 0");
-    a("selp " + r(tmp) + ", " + r(lane) + ", 1, p2");
-    a("setp.le.s32 p2, " + r(kb) + ", " + r(last));
-    a("selp " + r(tmp) + ", " + r(tmp) + ", 1, p2");
-    a("setp.eq.s32 p3, " + r(tmp) + ", 0");
-    a("@p3 mbarrier.arrive [" + r(empty) + "]");
-    if (pair) {
-        a("selp " + r(tmp) + ", " + r(rank) + ", 0, p3");
-        a("setp.eq.s32 p3, " + r(tmp) + ", 1");  // lane 0 of rank 1: also rank 0's barrier
-        a("@p3 mbarrier.arrive.remote [" + r(empty) + "], 0");
-    }
+    release();
     a("add " + r(empty) + ", " + r(full) + ", " + n(8 * S));
     next_stage("consume");
     a("wgmma.wait_group 0");
+    // The tile's last stage goes back before the epilogue, so the producer fills the ring with the
+    // next tile's k-blocks while the accumulators are stored.
+    release();
+    a("mov " + r(empty) + ", 0");
     // Epilogue: lane (g, t) of warp q of warpgroup wg holds rows 64 wg + 16 q + g (+8) and
     // columns 8 j + 2t, 8 j + 2t + 1 of each 8-column group j: one packed pair per store.
     a("and " + r(y) + ", " + r(warp) + ", 3");
@@ -183,16 +217,20 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
         a(pack + r(pk1) + ", " + r(d + 2) + ", " + r(d + 3));
         a("st.global [" + r(tb) + "+" + n(16 * j) + "], " + r(pk1));
     }
+    next_tile("consumer_tile");
     a("exit");
 
-    // ---- Producer warp: lane 0 fills stage s once its consumers have released it.
-    a.label("producer");
+    // ---- Producer warp: lane 0 fills stage s once its consumers have released it, tile after
+    // tile without waiting for the consumers' epilogues.
+    a.label("producer_tile");
+    tile_coordinates();
     a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
     a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));        // &A[row0][0]
     a("mad " + r(tb) + ", " + r(batch) + ", b_batch, B");
     a("shl " + r(tmp) + ", " + r(col0) + ", 1");
     a("add " + r(tb) + ", " + r(tb) + ", " + r(tmp));              // &B[0][col0]
     a("shl " + r(y) + ", ldb, 6");                                  // 64 rows of B
+    a("mov " + r(kb) + ", 0");
     a.label("produce");
     a("mul " + r(sa) + ", " + r(s) + ", " + n(stage));
     a("add " + r(sb) + ", " + r(sa) + ", " + n(a_bytes));
@@ -214,6 +252,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     a("add " + r(ta) + ", " + r(ta) + ", " + n(BK * 2));
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
     next_stage("produce");
+    next_tile("producer_tile");
     a("exit");
     return src + a.text();
 }
@@ -228,7 +267,8 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType typ
     return k.get();
 }
 
-HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle) {
+HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
+                                    double l2_bytes_per_cycle) {
     HopperTileChoice best;
     double best_estimate = 0;
     // One m16n8k16 (2048 MACs) per tensor initiation interval per sub-partition.
@@ -241,15 +281,41 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
         const std::int64_t blocks = shape.batch * (shape.m / tile.bm) * (shape.n / tile.bn);
         const double demand = 2.0 * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
                               (static_cast<double>(tile.bm) * tile.bn) * macs_per_cycle;
-        const double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
+        double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
+        const double busy_sms = static_cast<double>(std::min<std::int64_t>(blocks, sms));
+        if (l2_bytes_per_cycle > 0) slowdown = std::max(slowdown, busy_sms * demand / l2_bytes_per_cycle);
         const std::int64_t per_sm_blocks = (blocks + std::max(1, sms) - 1) / std::max(1, sms);
         const double estimate = static_cast<double>(per_sm_blocks) * tile.bm * tile.bn * slowdown;
         if (best.blocks == 0 || estimate < best_estimate) {
             best = {tile, blocks, per_sm};
+            // Persistent: one block per resident slot (a whole number of clusters), none idle.
+            const std::int64_t slots = static_cast<std::int64_t>(sms / tile.cluster) * tile.cluster * per_sm;
+            best.grid = std::min(blocks, slots);
             best_estimate = estimate;
         }
     }
     return best;
+}
+
+int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
+                             std::int64_t l2_bytes) {
+    const std::int64_t tiles_m = shape.m / tile.bm, tiles_n = shape.n / tile.bn;
+    // The panels (full K, 2-byte elements) of a wave of `blocks_in_flight` consecutive tiles from
+    // the start of a group: G rows and ceil(wave / G) columns, or, when the wave covers whole
+    // groups (G x tiles_n tiles each), every column and the rows of the groups it reaches.
+    const std::int64_t wave = std::min(blocks_in_flight, tiles_m * tiles_n);
+    auto wave_bytes = [&](std::int64_t rows) {
+        const std::int64_t groups = (wave + rows * tiles_n - 1) / (rows * tiles_n);
+        const std::int64_t rows_used = std::min(tiles_m, rows * groups);
+        const std::int64_t columns = std::min(tiles_n, (wave + rows - 1) / rows);
+        return 2 * shape.k * (rows_used * tile.bm + columns * tile.bn);
+    };
+    int fitting = 0, smallest = tile.cluster;
+    for (int rows = tile.cluster; rows <= 8 * tile.cluster && rows <= tiles_m; rows *= 2) {
+        if (2 * wave_bytes(rows) <= l2_bytes) fitting = rows;
+        if (wave_bytes(rows) < wave_bytes(smallest)) smallest = rows;
+    }
+    return fitting > 0 ? fitting : smallest;
 }
 
 }  // namespace accelsim::gpu

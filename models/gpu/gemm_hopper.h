@@ -8,6 +8,11 @@
 // group in flight (wait_group 1) and release the previous k-block's stage. Accumulators stay in
 // registers; the epilogue packs them to fp16/bf16 and stores them.
 //
+// Persistent (CUTLASS 3's sm90 persistent tile scheduler): the grid is one block per resident slot
+// and each block loops over tiles ctaid, ctaid + grid, ... in the scheduler's swizzled order
+// (choose_hopper_group_rows). The ring of stages runs on across tiles, so the producer loads the
+// next tile's k-blocks while the consumers store the previous tile's accumulators.
+//
 // Clusters of 2 (HopperTile::cluster): the pair's B boxes are the same; rank 0 multicasts them
 // (cp.async.bulk.tensor.2d.multicast) and waits for both blocks' consumers before reusing a stage,
 // rank 1's consumers arrive on rank 0's "empty" barriers too (mbarrier.arrive.remote). Stages the
@@ -17,7 +22,8 @@
 // matrices; real TMA fills out-of-bounds elements with zeros, which is not modelled), row-major
 // A (M x K) and B (K x N), C (M x N). Params, in order: A, B, C, lda, ldb, ldc (row pitches in
 // bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m, tiles_per_batch,
-// group_blocks (kGemmGroupRows * tiles_n), kblocks (K / 64).
+// group_rows (choose_hopper_group_rows), group_blocks (group_rows * tiles_n), tiles (all batches),
+// kblocks (K / 64).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,15 +61,28 @@ bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile);
 
 struct HopperTileChoice {
     HopperTile tile;
-    std::int64_t blocks = 0;
+    std::int64_t blocks = 0;  // output tiles (a non-persistent kernel's blocks)
     int blocks_per_sm = 0;
+    std::int64_t grid = 0;    // persistent blocks: min(tiles, resident slots on the chip)
 };
 // The tile rule: among tiles that fit the shape and an SM, the smallest estimate of the busiest
-// SM's time, ceil(blocks / SMs) x BM x BN x max(1, demand / port), where demand is the operand
-// bytes per cycle a block fetches at the tensor cores' full rate, 2 (BM + BN / cluster) / (BM x BN)
-// bytes per MAC x the SM's MACs per cycle, and port the SM's port to the L2 (0: no limit). Ties go
-// to the earlier tile of the table. blocks == 0: no tile fits.
-HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle);
+// SM's time, ceil(blocks / SMs) x BM x BN x slowdown. demand is the operand bytes per cycle a
+// block fetches at the tensor cores' full rate, 2 (BM + BN / cluster) / (BM x BN) bytes per MAC x
+// the SM's MACs per cycle; slowdown = max(1, demand / port, busy SMs x demand / L2) with port the
+// SM's port to the L2 and L2 the L2 slices' bytes per cycle together (0: no limit), busy SMs
+// min(blocks, SMs). Ties go to the earlier tile of the table. blocks == 0: no tile fits.
+HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
+                                    double l2_bytes_per_cycle = 0);
+
+// The tile scheduler's swizzle (CUTLASS's PersistentTileSchedulerSm90 walks groups of 1, 2, 4 or 8
+// cluster rows column by column): tile rows per group, a power of two times the cluster height up
+// to 8 of them and at most the tile rows. The `blocks_in_flight` tiles of a wave touch
+// G row panels of A and ceil(in flight / G) column panels of B over the full K. When a wave's
+// panels fit in half the L2 (LRU over hashed sets, and the C tiles written share it), the largest
+// such G, so the next waves find their A panels and B is refetched tiles_m / G times; when none fits,
+// the G that touches the fewest bytes per wave (each wave then fetches its panels once).
+int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
+                             std::int64_t l2_bytes);
 
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type);

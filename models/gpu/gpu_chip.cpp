@@ -218,6 +218,11 @@ LoweringTarget GpuChip::lowering_target() const {
     target.tensor_macs_per_sm_cycle = {};
     for (const auto& [dtype, rate] : params_.tensor_macs_per_sm_cycle)
         if (const auto member = DTypeRates::member(dtype)) target.tensor_macs_per_sm_cycle.*member = rate;
+    if (params_.memory && params_.memory->l2) {
+        const memory::L2Params& l2 = *params_.memory->l2;
+        target.l2_bytes = l2.size_bytes;
+        target.l2_bytes_per_cycle = l2.slices * l2.bytes_per_cycle_per_slice * l2.clock_hz / params_.clock_hz;
+    }
     return target;
 }
 

@@ -40,6 +40,8 @@ struct LoweringTarget {
     // dtype, v100 for bf16), its convolutions and int8 GEMMs keep their roofline rows (docs/gpu.md).
     DTypeRates tensor_macs_per_sm_cycle{2048, 1024, 1024, 512};
     bool tensor_cores_for(DType dtype) const { return tensor_macs_per_sm_cycle.of(dtype) > 0; }
+    std::int64_t l2_bytes = 0;           // the L2's capacity (0: none; the Hopper tile scheduler's swizzle)
+    double l2_bytes_per_cycle = 0;       // all L2 slices together, per SM cycle (0: no limit; the Hopper tile rule)
 };
 
 // The outcome of comparing a kernel's outputs with the reference.

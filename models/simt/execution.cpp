@@ -163,6 +163,8 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     r.redirected = false;
     r.barrier = false;
     r.warp_finished = false;
+    // A remote arrival whose guard is false for every lane sends nothing (not the previous one's).
+    r.remote_arrivals = 0;
 
     alignas(64) std::uint32_t s0[32], s1[32], s2[32], result[32];
     std::uint32_t* dst = in.dst.kind == Operand::Kind::reg ? &w.regs[static_cast<std::size_t>(in.dst.value) * 32] : nullptr;

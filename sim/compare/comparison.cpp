@@ -77,9 +77,9 @@ DesignSummary summarize(const DesignInput& d) {
     s.config_file = d.config_file;
     s.name = chip.name;
     s.kind = chip.kind;
-    s.clock_mhz = chip.clock_mhz;
+    s.clock_mhz = chip.run_clock_mhz();
     s.peak_dtype = std::string(to_string(chip.default_dtype));
-    s.peak_tflops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * chip.clock_hz() / 1e12;
+    s.peak_tflops = 2.0 * matrix_macs_per_cycle(chip, chip.default_dtype) * chip.peak_clock_hz() / 1e12;
     s.cycles = number<std::uint64_t>(d, totals, "cycles", "totals");
     s.seconds = number<double>(d, totals, "seconds", "totals");
     // Reports written before the host model had no host time: "none".

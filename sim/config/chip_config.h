@@ -8,7 +8,8 @@
 //
 // JSON layout (docs/config.md is the reference; every key below is a JSON key of the same name):
 //   name, kind ("systolic"|"simt"), description, extends, source{...free-form citations...},
-//   clock_mhz, default_dtype, memory ("ideal"|"hierarchy"), seed, cost_per_hour_usd, tdp_w, memory_gb,
+//   clock_mhz, sustained_clock_mhz, default_dtype, memory ("ideal"|"hierarchy"), seed, cost_per_hour_usd,
+//   tdp_w, memory_gb,
 //   tpu{...}, compiler{...}  tpu::tpu_param_table, tpu::tpu_compiler_param_table
 //   mxu{...}                 mxu_param_table
 //   gpu{...}                 gpu::gpu_param_table
@@ -40,6 +41,10 @@ struct ChipConfig {
     std::string kind = "systolic";  // a chip kind of sim/engine/chip_registry ("systolic", "simt")
     std::string description;
     double clock_mhz = 1000;
+    // The clock a GPU holds under sustained dense work at its power limit (0: it holds clock_mhz).
+    // Every cycle of a run is at this clock; peak figures stay at clock_mhz, the clock datasheet
+    // peaks are quoted at (docs/config.md, "Peak figures from a config").
+    double sustained_clock_mhz = 0;
     DType default_dtype = DType::bf16;
     std::string memory = "hierarchy";  // "ideal": operands always ready (compute effects alone)
     std::uint64_t seed = 1;
@@ -58,7 +63,11 @@ struct ChipConfig {
     std::string file;        // the config file it was loaded from
     nlohmann::json effective;  // the merged, validated JSON with defaults filled (embedded in reports)
 
-    double clock_hz() const { return clock_mhz * 1e6; }
+    // The clock every simulated cycle runs at: the sustained clock when the config gives one.
+    double clock_hz() const { return (sustained_clock_mhz > 0 ? sustained_clock_mhz : clock_mhz) * 1e6; }
+    double run_clock_mhz() const { return clock_hz() / 1e6; }
+    // The clock peak figures (datasheet TFLOP/s) are quoted at.
+    double peak_clock_hz() const { return clock_mhz * 1e6; }
 };
 
 }  // namespace accelsim

@@ -174,6 +174,11 @@ std::vector<KeySpec> build_schema() {
                            top_field(&ChipConfig::clock_mhz));
     clock.required = true;
     s.push_back(clock);
+    s.push_back(number("sustained_clock_mhz", 0, 10000, nullptr,
+                       "The clock the chip holds under sustained dense work at its power limit (`tdp_w`), "
+                       "in MHz; 0: it holds `clock_mhz`. When set, every simulated cycle is at this clock "
+                       "(times, bandwidths per cycle, host costs), while peak figures stay at `clock_mhz`.",
+                       top_field(&ChipConfig::sustained_clock_mhz)));
     s.push_back(choice(
         "default_dtype", operand_dtype_names(), std::string(to_string(d.default_dtype)),
         "Operand dtype of trace ops that name none.", [](ChipConfig& c, const json& v) {

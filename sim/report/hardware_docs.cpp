@@ -141,7 +141,7 @@ HardwareRow hardware_row(const ChipConfig& config) {
     row.name = config.name;
     row.kind = config.kind;
     row.file = config.file;
-    row.clock_hz = config.clock_hz();
+    row.clock_hz = config.peak_clock_hz();  // the clock the datasheet peaks are quoted at
     row.memory_gb = config.memory_gb;
     row.tdp_w = config.tdp_w;
     row.cost_per_hour_usd = config.cost_per_hour_usd;
@@ -157,13 +157,13 @@ HardwareRow hardware_row(const ChipConfig& config) {
                                  unit.matrix_fallback};
     }
     const MemoryPeaks memory = chip->memory_peaks();
-    if (memory.of("hbm") > 0) row.memory_bytes_per_second = memory.of("hbm") * row.clock_hz;
+    if (memory.of("hbm") > 0) row.memory_bytes_per_second = memory.of("hbm") * config.clock_hz();  // per run cycle
     if (config.kind == "systolic")
         describe_systolic(config, row);
     else
         describe_simt(config, row);
     for (const char* key :
-         {"clock_mhz", "memory_gb", "hbm.data_rate_gbps", "tdp_w", "cost_per_hour_usd"})
+         {"clock_mhz", "sustained_clock_mhz", "memory_gb", "hbm.data_rate_gbps", "tdp_w", "cost_per_hour_usd"})
         cite(row, config, key);
     if (!row.memory_bytes_per_second) row.sources.erase("hbm.data_rate_gbps");  // not timed
     return row;

@@ -147,6 +147,12 @@ std::string fixed(double v, int decimals) {
 
 std::string percent(std::optional<double> v) { return v ? fixed(*v * 100.0, 1) + "%" : "-"; }
 
+// Says when a run's clock is the chip's sustained clock rather than the one its peaks are quoted at.
+std::string sustained_note(const ChipConfig& chip) {
+    if (chip.sustained_clock_mhz <= 0) return "";
+    return " sustained (peaks at " + fixed(chip.clock_mhz, 0) + " MHz)";
+}
+
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
@@ -622,9 +628,8 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     const ChipConfig& chip = config;
     const double clock_hz = chip.clock_hz();
     out << "accelsim " << ACCELSIM_VERSION << " | config " << chip.name << " ("
-        << chip.kind << ", " << fixed(chip.clock_mhz, 0)
-        << " MHz, memory " << chip.memory << ", host launch " << launch_name() << ") | trace " << trace << " | "
-        << ops << " ops\n";
+        << chip.kind << ", " << fixed(chip.run_clock_mhz(), 0) << " MHz" << sustained_note(chip) << ", memory "
+        << chip.memory << ", host launch " << launch_name() << ") | trace " << trace << " | " << ops << " ops\n";
     if (unmodelled > 0)
         out << "note: no cycle model ran for " << unmodelled << " of " << ops
             << " ops (model \"roofline\"): their cycles are the roofline lower bound, not a "
@@ -668,10 +673,10 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
 
     const std::uint64_t cycles = total_cycles;
     const double secs = seconds();
-    const double peak_flops = 2.0 * matrix_macs_per_cycle * clock_hz;
+    const double peak_flops = 2.0 * matrix_macs_per_cycle * chip.peak_clock_hz();
     const double achieved = secs > 0 ? static_cast<double>(flops) / secs : 0;
     out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(secs * 1e3, 3) << " ms at "
-        << fixed(chip.clock_mhz, 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(macs))
+        << fixed(chip.run_clock_mhz(), 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(macs))
         << " MACs; " << fixed(achieved / 1e12, 2) << " TFLOP/s achieved";
     if (uncounted > 0)
         out << " (" << uncounted << (uncounted == 1 ? " op" : " ops")

@@ -129,10 +129,10 @@ TEST(ShippedConfigs, EveryFigureWrittenInAFileIsCitedInThatFile) {
 // Peak MACs/s of the systolic chip for one dtype: cores x MXUs x PEs x rate x clock.
 double mxu_peak_ops(const ChipConfig& c, DType t) {
     return 2.0 * c.tpu.cores * c.tpu.mxus_per_core * c.mxu.rows * c.mxu.cols *
-           c.mxu.macs_per_pe_per_cycle.of(t) * c.clock_hz();
+           c.mxu.macs_per_pe_per_cycle.of(t) * c.peak_clock_hz();
 }
 double tensor_peak_ops(const ChipConfig& c, DType t) {
-    return 2.0 * c.gpu.sms * c.sm.tensor_macs_per_cycle.of(t) * c.clock_hz();
+    return 2.0 * c.gpu.sms * c.sm.tensor_macs_per_cycle.of(t) * c.peak_clock_hz();
 }
 
 #define EXPECT_WITHIN_1_PERCENT(actual, published) EXPECT_NEAR((actual) / (published), 1.0, 0.01)
@@ -305,6 +305,22 @@ TEST(ShippedConfigs, NullRemovesAnInheritedValue) {
     EXPECT_FALSE(v5e.tdp_w.has_value());
     EXPECT_FALSE(v5e.effective.contains("tdp_w"));
     EXPECT_FALSE(load_config(kConfigDir + "simt_1sm.json").cost_per_hour_usd.has_value());
+}
+
+TEST(ShippedConfigs, SustainedClockTimesCyclesAndPeaksStayAtTheQuotedClock) {
+    // h100 runs its cycles at the clock it holds at its power limit (1575 MHz) while its 989.4
+    // TFLOP/s peak is quoted at 1830 MHz; b200 (extends h100) removes the inherited figure.
+    const ChipConfig h100 = load_config(kConfigDir + "h100.json");
+    EXPECT_DOUBLE_EQ(h100.clock_hz(), 1575e6);
+    EXPECT_DOUBLE_EQ(h100.peak_clock_hz(), 1830e6);
+    EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(h100, DType::bf16), 989.4e12);
+    const ChipConfig b200 = load_config(kConfigDir + "b200.json");
+    EXPECT_DOUBLE_EQ(b200.clock_hz(), b200.peak_clock_hz());
+    EXPECT_FALSE(b200.effective.contains("sustained_clock_mhz"));
+    // Without the key the run clock is clock_mhz.
+    const ChipConfig a100 = load_config(kConfigDir + "a100.json");
+    EXPECT_DOUBLE_EQ(a100.clock_hz(), 1410e6);
+    EXPECT_DOUBLE_EQ(a100.peak_clock_hz(), 1410e6);
 }
 
 TEST(ShippedConfigs, LoadingIsDeterministic) {
@@ -656,6 +672,7 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"name", c.name},
         {"description", c.description},
         {"clock_mhz", num(c.clock_mhz)},
+        {"sustained_clock_mhz", num(c.sustained_clock_mhz)},
         {"default_dtype", std::string(to_string(c.default_dtype))},
         {"memory", c.memory},
         {"seed", std::to_string(c.seed)},

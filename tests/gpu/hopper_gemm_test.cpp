@@ -131,5 +131,82 @@ TEST(HopperGemm, TensorCoresStayBusy) {
     EXPECT_LE(utilization, 1.0);
 }
 
+TEST(HopperGemm, PersistentBlocksRunTilesBackToBack) {
+    // One SM, 128x256 tiles, K = 4096 (65,536 tensor cycles a tile): one persistent block runs 1 or
+    // 4 tiles. The producer loads the next tile's k-blocks while the last ones compute, and the two
+    // consumer warpgroups' shares queue on the same four tensor cores, so one warpgroup's epilogue
+    // runs behind the other's last wgmmas: each further tile adds its 65,536 tensor cycles and at
+    // most 200 cycles per tile of seams (a block per tile would pay its fill, drain and
+    // epilogue, about 2,200 cycles, each time: the TensorCoresStayBusy bound).
+    const HopperRun one = run(gemm_op(1, 128, 256, 4096, DType::bf16), 1, false, true);
+    const HopperRun four = run(gemm_op(1, 512, 256, 4096, DType::bf16), 1, false, true);
+    const std::int64_t added = static_cast<std::int64_t>(four.stats.cycles) - static_cast<std::int64_t>(one.stats.cycles);
+    EXPECT_GE(added, 3 * 65536);
+    EXPECT_LE(added, 3 * 65536 + 3 * 200) << one.stats.cycles << " " << four.stats.cycles;
+    // The persistent grid: one block per resident slot, a whole number of clusters.
+    LoweringTarget target;
+    target.sms = 3;
+    target.sm = h100_like(3).sm;
+    target.sm_port_bytes_per_cycle = 40;  // takes the cluster tile (as in EveryTileMatchesEigen)
+    simt::GlobalMemory memory;
+    const LoweredKernel lk = lower_gemm(gemm_op(1, 1024, 256, 64, DType::bf16), memory, target);
+    EXPECT_EQ(lk.kernel->name, "hopper_gemm_128x256x64_s4_c2_bf16");
+    EXPECT_EQ(lk.dims.grid, 2u);  // 8 tiles, 3 SMs: one cluster of 2
+}
+
+TEST(HopperGemm, PersistentClustersRunManyTiles) {
+    // A cluster of 2 on 2 SMs with 16 tiles of 128x256 (K = 256, 4 k-blocks: one ring pass a tile):
+    // each block runs 8 tiles. Its first k-block of every tile releases no stage, so rank 1's
+    // guarded remote arrival there sends nothing; it used to resend the previous one (an extra
+    // arrival on rank 0's "empty" barrier), which let one warpgroup fall a ring behind and
+    // deadlock the pair at the 6th tile. Values against Eigen.
+    const HopperRun r = run(gemm_op(1, 2048, 256, 256, DType::bf16), 2, true, false, nullptr, 40);
+    EXPECT_EQ(r.kernel, "hopper_gemm_128x256x64_s4_c2_bf16");
+    EXPECT_EQ(r.numerics.checked, 2048 * 256);
+    EXPECT_TRUE(r.numerics.passed) << r.numerics.max_abs_err;
+    // 16 tiles x 4 k-blocks x 1024 tensor cycles on each SM's share (8 tiles): at least 32,768.
+    EXPECT_GE(r.stats.cycles, 8u * 4 * 1024);
+    // A timing-only run of the same launch gives the same cycles.
+    const HopperRun timing = run(gemm_op(1, 2048, 256, 256, DType::bf16), 2, false, true, nullptr, 40);
+    EXPECT_EQ(timing.stats.cycles, r.stats.cycles);
+    EXPECT_EQ(timing.stats.issued, r.stats.issued);
+}
+
+TEST(HopperGemm, SchedulerSwizzleRule) {
+    // 132 tiles in flight, 50 MB of L2 (h100.json). Bytes a wave touches, 2 K (rows x BM + columns
+    // x BN), for 128x256 tiles:
+    // 8192^3 (64 x 32 tiles): G = 2: 132 tiles span 3 groups of 64: 6 rows, 32 columns: 147 MB;
+    // G = 4: 8 rows, 32 columns: 151 MB; G = 8: 8 rows, 17 columns: 88 MB; G = 16: 16 rows, 9
+    // columns: 71 MB. None fits in 25 MB: the fewest bytes, G = 16 for the cluster of 2 (8 cluster
+    // rows), G = 8 without it (at most 8 cluster rows, as CUTLASS's swizzle).
+    const std::int64_t l2 = 52428800;
+    const HopperTile plain{128, 256, 4}, pair{128, 256, 4, 2};
+    EXPECT_EQ(choose_hopper_group_rows({1, 8192, 8192, 8192}, plain, 132, l2), 8);
+    EXPECT_EQ(choose_hopper_group_rows({1, 8192, 8192, 8192}, pair, 132, l2), 16);
+    // 4096^3 (32 x 16): G = 8: 16 rows, 16 columns: 50 MB; G = 16: 16 rows, 9 columns: 36 MB.
+    EXPECT_EQ(choose_hopper_group_rows({1, 4096, 4096, 4096}, pair, 132, l2), 16);
+    // 2048^3 (16 x 8, one wave of 128): every G touches all of A and B, 16.8 MB, which fits in
+    // 25 MB: the largest, 16. With 8 MB of L2 none fits: the first of the equal ones, 2.
+    EXPECT_EQ(choose_hopper_group_rows({1, 2048, 2048, 2048}, pair, 128, l2), 16);
+    EXPECT_EQ(choose_hopper_group_rows({1, 2048, 2048, 2048}, pair, 128, 8 << 20), 2);
+    // 8192 x 1024 x 1024 (64 x 4 tiles), 132 in flight, 2 K = 2 KB: G = 2: 17 groups of 8 tiles,
+    // 34 rows, 4 columns: 2 KB x (4352 + 1024) = 11.0 MB; G = 4: 9 groups, 36 rows: 11.5 MB; G = 8:
+    // 5 groups, 40 rows: 12.6 MB; G = 16: 3 groups, 48 rows: 14.7 MB. All fit in 25 MB: the
+    // largest, 16 (B refetched the fewest times); with 8 MB of L2 none fits: the fewest bytes, 2.
+    EXPECT_EQ(choose_hopper_group_rows({1, 8192, 1024, 1024}, pair, 132, l2), 16);
+    EXPECT_EQ(choose_hopper_group_rows({1, 8192, 1024, 1024}, pair, 132, 8 << 20), 2);
+}
+
+TEST(HopperGemm, TileRuleWeighsTheL2Bandwidth) {
+    const simt::SmParams sm = h100_like(132).sm;
+    // 8192^3 with the L2's 80 x 64 B per cycle (h100.json): 132 SMs x 48 B/cycle = 6,336 for
+    // 128x256 alone, x 1.24 over 5,120; the cluster's 32 B/cycle, 4,224, fits: the cluster tile,
+    // one block per SM, a persistent grid of 132.
+    const HopperTileChoice big = choose_hopper_tile({1, 8192, 8192, 8192}, 132, sm, 64, 5120);
+    EXPECT_EQ(big.tile.name(), "128x256x64_s4_c2");
+    EXPECT_EQ(big.blocks, 2048);
+    EXPECT_EQ(big.grid, 132);
+}
+
 }  // namespace
 }  // namespace accelsim::gpu

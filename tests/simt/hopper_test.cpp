@@ -206,22 +206,50 @@ SimtParams two_sms() {
     return p;
 }
 
+// Runs a kernel of one 2-block cluster (32 threads each) on two SMs, then functionally (the
+// functional runner runs the cluster's blocks together); returns the timed run's stats.
+KernelStats run_cluster_pair(const std::string& text, const char* file) {
+    const Kernel k = assemble(text, file);
+    GlobalMemory mem;
+    const KernelStats s = launch(k, {2, 32}, {}, mem, two_sms());
+    run_functional(k, mem, {2, 32}, {}, 100000);
+    return s;
+}
+
 TEST(Cluster, RemoteArrivalTakesTheClusterLatency) {
     // Rank 0 initializes a barrier of 1 arrival and waits for it; lane 0 of rank 1 arrives on it
     // remotely. Each warp issues (INT latency 4, in order): mov r0 at 0, setp p0 at 4, init at 8,
     // sub at 9, add at 13, setp p1 at 17, arrive.remote at 21: rank 1's arrival reaches rank 0 200
     // cycles later (SmParams::cluster_latency), at 221; rank 0's wait issues then, its exit at 222:
     // the kernel takes 223 cycles.
-    const Kernel k = assemble(".cluster 2\n.reg 2\n.shared 4096\nmov r0, %cluster_ctarank\nsetp.eq.s32 p0, r0, 0\n"
-                              "@p0 mbarrier.init [4080], 1\nsub r1, 1, r0\nadd r1, r1, %tid\nsetp.eq.s32 p1, r1, 0\n"
-                              "@p1 mbarrier.arrive.remote [4080], 0\n@p0 mbarrier.wait.parity [4080], 0\nexit\n",
-                              "remote.sasm");
-    GlobalMemory mem;
-    const KernelStats s = launch(k, {2, 32}, {}, mem, two_sms());
+    const KernelStats s =
+        run_cluster_pair(".cluster 2\n.reg 2\n.shared 4096\nmov r0, %cluster_ctarank\nsetp.eq.s32 p0, r0, 0\n"
+                         "@p0 mbarrier.init [4080], 1\nsub r1, 1, r0\nadd r1, r1, %tid\nsetp.eq.s32 p1, r1, 0\n"
+                         "@p1 mbarrier.arrive.remote [4080], 0\n@p0 mbarrier.wait.parity [4080], 0\nexit\n",
+                         "remote.sasm");
     EXPECT_EQ(s.cycles, 223u);
     EXPECT_EQ(s.blocks, 2u);
-    // The functional runner runs the cluster's blocks together.
-    run_functional(k, mem, {2, 32}, {}, 100000);
+}
+
+TEST(Cluster, RemoteArrivalGuardedOffEverywhereSendsNothing) {
+    // Rank 0's barrier waits for 2 arrivals, both from lane 0 of rank 1: one remote arrival at
+    // once, then one guarded off on every lane (p2), then ten dependent adds, then the second. The
+    // INT pipe has latency 4 and takes a warp every 2 cycles, so rank 1 issues: mov 0, setp 4,
+    // init 8 (guarded off), sub 9, add 13, setp p1 17, setp p2 19, arrive 21, guarded-off arrive
+    // 23 (p2 ready), adds 24, 28, ..., 60, arrive 61. The second arrival reaches rank 0 at 261; its
+    // wait issues then and its exit at 262: 263 cycles. The guarded-off arrival used to resend the
+    // first one's (a stale StepResult), completing the phase at 223 and ending the kernel about 40
+    // cycles early.
+    std::string adds = "add r2, r0, 1\n";
+    for (int i = 1; i < 10; ++i) adds += "add r2, r2, 1\n";
+    const KernelStats s =
+        run_cluster_pair(".cluster 2\n.reg 3\n.shared 4096\nmov r0, %cluster_ctarank\nsetp.eq.s32 p0, r0, 0\n"
+                         "@p0 mbarrier.init [4080], 2\nsub r1, 1, r0\nadd r1, r1, %tid\nsetp.eq.s32 p1, r1, 0\n"
+                         "setp.eq.s32 p2, r1, 99\n@p1 mbarrier.arrive.remote [4080], 0\n"
+                         "@p2 mbarrier.arrive.remote [4080], 0\n" + adds +
+                         "@p1 mbarrier.arrive.remote [4080], 0\n@p0 mbarrier.wait.parity [4080], 0\nexit\n",
+                         "remote_guarded.sasm");
+    EXPECT_EQ(s.cycles, 263u);
 }
 
 TEST(Cluster, MulticastBoxLandsInEveryBlock) {
