@@ -20,6 +20,8 @@ const char* to_string(ReductionVariant v) {
     case ReductionVariant::softmax_warp_persistent: return "softmax_warp_persistent";
     case ReductionVariant::softmax_block_smem: return "softmax_block_smem";
     case ReductionVariant::softmax_block_global: return "softmax_block_global";
+    case ReductionVariant::layernorm_vectorized: return "layernorm_vectorized";
+    case ReductionVariant::layernorm_moments: return "layernorm_moments";
     }
     return "?";
 }
@@ -663,8 +665,19 @@ LoweringNumerics check_softmax(const simt::GlobalMemory& m, std::int64_t rows, s
 // - z_j is off by |d mean| rstd + u |z_j| + |z_j| (n/2 + 10) u; the ffma with gamma, beta rounds once.
 // Total u [|gamma| ((n + 10) X rstd + (n/2 + 12) |z|) + |y|], doubled for the terms dropped at
 // second order; a 16-bit store rounds once more.
+// `welford` (PyTorch's kernels: Welford updates per thread, pairwise combines): each update of the
+// mean rounds at most three times, by at most u (|mean| + 2 |delta| / k) <= 5 u X, and the tree
+// adds 7 combines (5 shuffle steps, 2 shared-memory rounds) of a few u X each, so
+// |d mean| <= 2 (n + 32) u X over at most n updates a thread plus the tree. The variance: Chan, Golub
+// and LeVeque (1983, "Algorithms for computing the sample variance", the updating algorithm)
+// bound the relative error of Welford's sum of squares by n kappa u, kappa = sqrt(1 + mean^2 / var)
+// its condition number; with the combines and the division by n: (n + 32) kappa u, doubled for
+// the dropped second-order terms; rstd within half that plus 2 u. z_j is off by |d mean| rstd +
+// |z| ((n + 32) kappa u + 3 u); the fmul and ffma of the output round twice:
+// |gamma| (|d mean| rstd + |z| ((n + 32) kappa + 3) u) + 2 u |y|.
 LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows, std::int64_t cols, Storage s,
-                                 std::uint32_t x, std::uint32_t gamma, std::uint32_t beta, std::uint32_t y) {
+                                 std::uint32_t x, std::uint32_t gamma, std::uint32_t beta, std::uint32_t y,
+                                 bool welford) {
     LoweringNumerics num;
     const std::int64_t pitch = storage_words(cols, s) * elements_per_word(s);
     const double us = s == Storage::f32 ? 0.0 : unit_roundoff(s);
@@ -688,12 +701,17 @@ LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows,
         for (double v : in) var += (v - mean) * (v - mean);
         var /= n;
         const double rstd = 1.0 / std::sqrt(var + static_cast<double>(kLayernormEps));
+        const double kappa = std::sqrt(1.0 + mean * mean / std::max(var, 1e-30));
         for (std::int64_t j = 0; j < cols; ++j) {
             const auto jj = static_cast<std::size_t>(j);
             const double z = (in[jj] - mean) * rstd;
             const double want = z * g[jj] + b[jj];
             const double tol32 =
-                2.0 * kU32 * (std::fabs(g[jj]) * ((n + 10.0) * big * rstd + (n / 2 + 12.0) * std::fabs(z)) + std::fabs(want));
+                welford ? std::fabs(g[jj]) * (2.0 * (n + 32.0) * kU32 * big * rstd +
+                                              std::fabs(z) * ((n + 32.0) * kappa + 3.0) * kU32) +
+                              2.0 * kU32 * std::fabs(want)
+                        : 2.0 * kU32 *
+                              (std::fabs(g[jj]) * ((n + 10.0) * big * rstd + (n / 2 + 12.0) * std::fabs(z)) + std::fabs(want));
             const double got = load_element(m, y, r * pitch + j, s);
             record(num, got, want, tol32 + us * (std::fabs(want) + tol32) + floor);
         }
@@ -708,6 +726,9 @@ bool softmax_only(ReductionVariant v) {
     return v == ReductionVariant::softmax_warp_persistent || v == ReductionVariant::softmax_block_smem ||
            v == ReductionVariant::softmax_block_global;
 }
+bool torch_layernorm(ReductionVariant v) {
+    return v == ReductionVariant::layernorm_vectorized || v == ReductionVariant::layernorm_moments;
+}
 // The global kernel loads 16-byte vectors when a row is whole vectors (PyTorch's ILP elements).
 bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::f32 ? 4 : 8) == 0; }
 }  // namespace
@@ -715,6 +736,7 @@ bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::
 const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols) {
     if (kind != OpKind::softmax && kind != OpKind::layernorm) return nullptr;
     if (kind == OpKind::layernorm && softmax_only(variant)) return nullptr;
+    if (torch_layernorm(variant)) return kind == OpKind::layernorm ? torch_layernorm_kernel(variant, storage) : nullptr;
     // Per variant one kernel, but one per power of two for the persistent kernel and one per load
     // width for the global one.
     int size_key = 0;
@@ -766,6 +788,11 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
                             "1 GiB of operands)");
     if (ln && softmax_only(variant))
         throw std::invalid_argument("lower_row_reduction: " + std::string(to_string(variant)) + " is a softmax kernel");
+    if (!ln && torch_layernorm(variant))
+        throw std::invalid_argument("lower_row_reduction: " + std::string(to_string(variant)) + " is a layernorm kernel");
+    if (variant == ReductionVariant::layernorm_vectorized && layernorm_variant(cols) != variant)
+        throw std::invalid_argument("lower_row_reduction: layernorm_vectorized needs cols a multiple of 4 (at most "
+                                    "2^24); cols=" + std::to_string(cols));
     if (variant == ReductionVariant::softmax_block_smem &&
         (!whole_vectors(cols, s) || cols * (s == Storage::f32 ? 4 : 2) > kSharedMemPerBlock - 128))
         throw std::invalid_argument("lower_row_reduction: softmax_block_smem needs rows of whole 16-byte vectors "
@@ -781,6 +808,12 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         beta = memory.allocate(static_cast<std::size_t>(words) * 4);
     }
     const std::uint32_t y = memory.allocate(static_cast<std::size_t>(tensor_bytes));
+    // PyTorch's kernels also write each row's mean and rstd (fp32 outputs of native_layer_norm).
+    std::uint32_t mean = 0, rstd = 0;
+    if (torch_layernorm(variant)) {
+        mean = memory.allocate(static_cast<std::size_t>(rows) * 4);
+        rstd = memory.allocate(static_cast<std::size_t>(rows) * 4);
+    }
     if (target.real_data) {
         // Row r starts at element r * pitch; a 16-bit row of odd cols keeps a zero padding half.
         const std::int64_t pitch = words * elements_per_word(s);
@@ -813,7 +846,24 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     std::int64_t rows_per_block = 1;
     std::uint32_t threads = kReductionBlock;
     std::int64_t grid = 0;
-    if (variant == ReductionVariant::softmax_warp_persistent) {
+    if (variant == ReductionVariant::layernorm_vectorized) {
+        // launch_vectorized_layer_norm_kernel: blocks(M), threads(warp_size, num_threads() / warp_size).
+        out.args = {static_cast<std::uint32_t>(cols), x, gamma, beta, y, mean, rstd};
+        threads = kLayernormVecThreads;
+        grid = rows;
+        blocks_per_sm(*kernel, threads, target);
+    } else if (variant == ReductionVariant::layernorm_moments) {
+        // RowwiseMomentsCUDAKernel<<<M, 512>>>, then LayerNormForwardCUDAKernel<<<M, 256>>>.
+        const auto w = static_cast<std::uint32_t>(words);
+        out.args = {static_cast<std::uint32_t>(cols), w, x, mean, rstd};
+        threads = kLayernormMomentsThreads;
+        grid = rows;
+        blocks_per_sm(*kernel, threads, target);
+        const simt::Kernel* forward = torch_layernorm_kernel(variant, s, true);
+        blocks_per_sm(*forward, kLayernormForwardThreads, target);
+        out.then.push_back({forward, {static_cast<std::uint32_t>(rows), kLayernormForwardThreads},
+                            {static_cast<std::uint32_t>(cols), w, x, gamma, beta, y, mean, rstd}});
+    } else if (variant == ReductionVariant::softmax_warp_persistent) {
         // dispatch_softmax_forward: 128 threads, groups of G lanes with B rows each, a block per
         // 128 / G x B rows, as many blocks as that takes (no grid-stride).
         const PersistentSoftmaxGenerator g(s, next_pow2_log2(cols));
@@ -846,8 +896,8 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
 
     if (target.real_data) {
         if (ln)
-            out.check = [rows, cols, s, x, gamma, beta, y](const simt::GlobalMemory& m) {
-                return check_layernorm(m, rows, cols, s, x, gamma, beta, y);
+            out.check = [rows, cols, s, x, gamma, beta, y, welford = torch_layernorm(variant)](const simt::GlobalMemory& m) {
+                return check_layernorm(m, rows, cols, s, x, gamma, beta, y, welford);
             };
         else
             out.check = [rows, cols, s, x, y](const simt::GlobalMemory& m) { return check_softmax(m, rows, cols, s, x, y); };
@@ -861,7 +911,7 @@ LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const Lowe
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
+    return lower_row_reduction(op, memory, target, layernorm_variant(op.cols));
 }
 
 }  // namespace accelsim::gpu
