@@ -347,73 +347,79 @@ int next_pow2_log2(std::int64_t n) {
 
 // softmax_warp_forward<WARP_BATCH, WARP_ITERATIONS, WARP_SIZE> for next_pow2(cols) = 2^log2p:
 // a group of G = min(32, 2^log2p) lanes per row (PyTorch's WARP_SIZE), B = 2 rows per group when
-// 2^log2p <= 128 else 1 (WARP_BATCH), 128 / G groups per block. Lane l of a group holds words
-// l, l + G, ... of each of its rows in registers (PyTorch: elements l, l + 32, ...; a word is two
-// 16-bit elements here, so the bytes per load instruction double and the count halves), loads
-// them all, then max, butterfly, exp-sum, butterfly, scales and stores: the row is read once.
+// 2^log2p <= 128 else 1 (WARP_BATCH), 128 / G groups per block. Lane l of a group holds elements
+// l, l + G, ... (WARP_ITERATIONS = 2^log2p / G of them) of each of its rows in registers, as
+// PyTorch's: one load instruction per element. The ISA loads 32-bit words, so at 16 bits a lane
+// loads the word holding its element and shifts its half down (the word's other half is the
+// neighbour lane's: the same sectors as PyTorch's 16-bit loads); it has no 16-bit store, so the
+// two lanes of a pair exchange their results by one shuffle and the even lane stores the word
+// (half PyTorch's store instructions, the same bytes). Loads all, then max, butterfly, exp-sum,
+// butterfly, scales and stores: the row is read once.
 // Register plan: r0 first row, r1 lane in group, r2 group in block, r3 lane byte offset,
-// r4 + i limit of row i (words, 0 past the rows), r6 + i / r8 + i its x / y address at the lane,
-// r22 word index, r23 full words (16-bit), r24 / r25 temporaries; data: r12 + i max,
-// r14 + i sum, r16 shuffle partner, r18 + i -sum, r20 + i 1/sum, r26 / r27 temporaries of the
-// exponential and the division, r32... the row values.
+// r4 + i limit of row i (elements, 0 past the rows), r6 + i / r8 + i its x / y address at the lane,
+// r10 half shift (16-bit; 0 on the even lane of a pair), r22 element index, r24 / r25 temporaries;
+// data: r12 + i max, r14 + i sum, r16 shuffle partner, r18 + i -sum, r20 + i 1/sum, r26 / r27
+// temporaries of the exponential and the division, r32... the row values.
 class PersistentSoftmaxGenerator {
 public:
     PersistentSoftmaxGenerator(Storage s, int log2p) : s_(s), log2p_(log2p) {
         const std::int64_t p = std::int64_t{1} << log2p;
         group_ = static_cast<int>(std::min<std::int64_t>(32, p));
         batch_ = p <= 128 ? 2 : 1;
-        const std::int64_t words = (p + elements_per_word(s) - 1) / elements_per_word(s);
-        iter_ = static_cast<int>(std::max<std::int64_t>(1, (words + group_ - 1) / group_));
+        iter_ = static_cast<int>(std::max<std::int64_t>(1, p / group_));
     }
 
     std::string source() const {
-        const int epw = s_ == Storage::f32 ? 1 : 2;
+        const bool half = s_ != Storage::f32;
         std::string o = ".kernel softmax_persistent_" + std::string(to_string(s_)) + "_p" + std::to_string(1 << log2p_) +
-                        "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_ * epw) + "\n";
+                        "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_) + "\n";
         auto e = [&o](const std::string& line) { o += "    " + line + "\n"; };
         auto r = [](int n) { return "r" + std::to_string(n); };
-        auto value = [&](int i, int it, int half) { return r(32 + (i * iter_ + it) * epw + half); };
+        auto value = [&](int i, int it) { return r(32 + i * iter_ + it); };
         int log2g = 0;
         while ((1 << log2g) < group_) ++log2g;
         e("shr r2, %tid, " + std::to_string(log2g));
         e("and r1, %tid, " + std::to_string(group_ - 1));
         e("mad r0, %ctaid, " + std::to_string(kPersistentSoftmaxBlock / group_) + ", r2");
         e("mul r0, r0, " + std::to_string(batch_));
-        e("shl r3, r1, 2");
-        if (s_ != Storage::f32) e("shr r23, cols, 1");
+        if (half) {  // element l of a row: byte 4 (l / 2) of the row, half l mod 2
+            e("shr r3, r1, 1");
+            e("shl r3, r3, 2");
+            e("and r10, r1, 1");
+            e("shl r10, r10, 4");
+        } else {
+            e("shl r3, r1, 2");
+        }
         for (int i = 0; i < batch_; ++i) {
             e("add r24, r0, " + std::to_string(i));
             e("setp.lt.s32 p1, r24, rows");
-            e("selp " + r(4 + i) + ", words, 0, p1");
+            e("selp " + r(4 + i) + ", cols, 0, p1");
             e("mul r25, r24, words");
             e("shl r25, r25, 2");
             e("add r25, r25, r3");
             e("add " + r(6 + i) + ", r25, x");
             e("add " + r(8 + i) + ", r25, y");
         }
-        auto offset = [&](int it) { return it == 0 ? std::string() : "+" + std::to_string(4 * group_ * it); };
-        // Loads: every word of the lane's rows, issued back to back.
+        // Element l + G it lies 4 G it / (elements per word) bytes after element l (G even at
+        // 16 bits whenever it > 0: G = 1 means one element).
+        auto offset = [&](int it) {
+            const int bytes = 4 * group_ * it / (half ? 2 : 1);
+            return bytes == 0 ? std::string() : "+" + std::to_string(bytes);
+        };
+        // Loads: every element of the lane's rows, issued back to back; -inf past the row.
         for (int i = 0; i < batch_; ++i)
             for (int it = 0; it < iter_; ++it) {
-                e("mov " + value(i, it, 0) + ", " + packed_minus_inf(s_));
+                e("mov " + value(i, it) + ", " + packed_minus_inf(s_));
                 e("add r22, r1, " + std::to_string(group_ * it));
                 e("setp.lt.s32 p2, r22, " + r(4 + i));
-                e("@p2 ld.global " + value(i, it, 0) + ", [" + r(6 + i) + offset(it) + "]");
+                e("@p2 ld.global " + value(i, it) + ", [" + r(6 + i) + offset(it) + "]");
             }
-        if (s_ != Storage::f32)
+        if (half)
             for (int i = 0; i < batch_; ++i)
                 for (int it = 0; it < iter_; ++it) {
-                    e("cvt.f32." + half_type(s_) + ".hi " + value(i, it, 1) + ", " + value(i, it, 0));
-                    e("cvt.f32." + half_type(s_) + ".lo " + value(i, it, 0) + ", " + value(i, it, 0));
-                    // An odd row's last word: its high half is padding, -inf like a missing element.
-                    e("add r22, r1, " + std::to_string(group_ * it));
-                    e("setp.lt.s32 p2, r22, r23");
-                    e("selp " + value(i, it, 1) + ", " + value(i, it, 1) + ", " + kMinusInf + ", p2");
+                    e("shr " + value(i, it) + ", " + value(i, it) + ", r10");
+                    e("cvt.f32." + half_type(s_) + ".lo " + value(i, it) + ", " + value(i, it));
                 }
-        auto each_value = [&](int i, auto f) {
-            for (int it = 0; it < iter_; ++it)
-                for (int h = 0; h < epw; ++h) f(value(i, it, h));
-        };
         auto butterfly = [&](const std::string& op, const std::string& reg) {
             for (int mask = group_ / 2; mask >= 1; mask /= 2) {
                 e("shfl.bfly r16, " + reg + ", " + std::to_string(mask));
@@ -421,30 +427,35 @@ public:
             }
         };
         for (int i = 0; i < batch_; ++i) {
-            e("mov " + r(12 + i) + ", " + value(i, 0, 0));
-            each_value(i, [&](const std::string& v) { e("fmax " + r(12 + i) + ", " + r(12 + i) + ", " + v); });
+            e("mov " + r(12 + i) + ", " + value(i, 0));
+            for (int it = 1; it < iter_; ++it) e("fmax " + r(12 + i) + ", " + r(12 + i) + ", " + value(i, it));
         }
         for (int i = 0; i < batch_; ++i) butterfly("fmax", r(12 + i));
         for (int i = 0; i < batch_; ++i) {
             e("mov " + r(14 + i) + ", 0.0");
-            each_value(i, [&](const std::string& v) {  // elements = exp(elements - max); sum += elements
+            for (int it = 0; it < iter_; ++it) {  // elements = exp(elements - max); sum += elements
+                const std::string v = value(i, it);
                 e("fsub " + v + ", " + v + ", " + r(12 + i));
                 for (const std::string& line : expf_sequence(v, v, "r26", "r27")) e(line);
                 e("fadd " + r(14 + i) + ", " + r(14 + i) + ", " + v);
-            });
+            }
         }
         for (int i = 0; i < batch_; ++i) butterfly("fadd", r(14 + i));
         for (int i = 0; i < batch_; ++i) {
             for (const std::string& line : division_setup(r(20 + i), r(18 + i), r(14 + i))) e(line);
             for (int it = 0; it < iter_; ++it) {
-                for (int h = 0; h < epw; ++h)
-                    for (const std::string& line : division(value(i, it, h), value(i, it, h), r(20 + i), r(18 + i), "r26"))
-                        e(line);
-                if (s_ != Storage::f32)
-                    e("cvt." + half_type(s_) + "x2.f32 " + value(i, it, 0) + ", " + value(i, it, 0) + ", " + value(i, it, 1));
+                const std::string v = value(i, it);
+                for (const std::string& line : division(v, v, r(20 + i), r(18 + i), "r26")) e(line);
                 e("add r22, r1, " + std::to_string(group_ * it));
                 e("setp.lt.s32 p2, r22, " + r(4 + i));
-                e("@p2 st.global [" + r(8 + i) + offset(it) + "], " + value(i, it, 0));
+                if (half) {
+                    // The pair's word: this lane's element low, the next lane's high (one lane
+                    // per row when G = 1: its own value fills the padding half).
+                    e(group_ > 1 ? "shfl.down r16, " + v + ", 1" : "mov r16, " + v);
+                    e("cvt." + half_type(s_) + "x2.f32 " + v + ", " + v + ", r16");
+                    e("@p2 setp.eq.s32 p2, r10, 0");  // and the even lane of the pair
+                }
+                e("@p2 st.global [" + r(8 + i) + offset(it) + "], " + v);
             }
         }
         return o;

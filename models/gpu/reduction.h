@@ -39,8 +39,9 @@ inline constexpr float kLayernormEps = 1e-5f;  // as the TPU vector unit (models
 // warp_per_row / block_per_row: the OneFlow-style kernels above (layernorm's rule,
 // reduction_variant). softmax_* are PyTorch's softmax forward kernels (softmax_variant):
 // - softmax_warp_persistent: softmax_warp_forward (aten/src/ATen/native/cuda/PersistentSoftmax.cuh):
-//   the row in registers (read once), a group of min(32, next_pow2(cols)) lanes per row, 2 rows per
-//   group when next_pow2(cols) <= 128, 128-thread blocks, one block per 128 / group x batch rows;
+//   the row in registers (read once, one load per element), a group of min(32, next_pow2(cols))
+//   lanes per row, 2 rows per group when next_pow2(cols) <= 128, 128-thread blocks, one block per
+//   128 / group x batch rows;
 // - softmax_block_smem: cunn_SoftMaxForwardSmem (aten/src/ATen/native/cuda/SoftMax.cu): one
 //   block of SoftMaxForward_getBlockSize(cols) threads per row (grid = rows), the row copied to
 //   shared memory by 16-byte vectors while taking the max, read back from there (read once);
