@@ -50,6 +50,22 @@ std::vector<std::string> reciprocal(const std::string& d, const std::string& c, 
             "ffma " + d + ", " + d + ", " + t + ", " + d};
 }
 
+// What the three generators share: the kernel text being written, and the storage it is for.
+class KernelText {
+protected:
+    explicit KernelText(Storage s) : s_(s) {}
+    void emit(const std::string& line) { out_ += "    " + line + "\n"; }
+    void label(const std::string& l) { out_ += l + ":\n"; }
+    static std::string eps() {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.9e", static_cast<double>(kLayernormEps));
+        return buf;
+    }
+
+    Storage s_;
+    std::string out_;
+};
+
 // vectorized_layer_norm_kernel: one block of num_threads() = 4 warps (threads(32, 4)) per row
 // (grid = M), 24 bytes of shared memory (threads.y * 3/2 floats). compute_stats: each thread reads
 // its vectors of vec_size = 4 elements (16 bytes fp32, 8 bytes 16-bit: ld.global.v4 / .v2) at
@@ -66,9 +82,9 @@ std::vector<std::string> reciprocal(const std::string& d, const std::string& c, 
 // r5 offset of a trip's last vector, r6 address, r7 mean/rstd address; data r10 mean, r11
 // sigma2, r12 count, r13..r16 temporaries, r17..r20 the shuffled / shared partner state (then beta
 // of the output loop), r21 rstd, r24..r31 two vectors (then x and gamma).
-class VectorizedGenerator {
+class VectorizedGenerator : KernelText {
 public:
-    explicit VectorizedGenerator(Storage s) : s_(s) {}
+    explicit VectorizedGenerator(Storage s) : KernelText(s) {}
 
     std::string source() {
         const int vec_bytes = s_ == Storage::f32 ? 16 : 8;
@@ -197,14 +213,6 @@ public:
     }
 
 private:
-    void emit(const std::string& line) { out_ += "    " + line + "\n"; }
-    void label(const std::string& l) { out_ += l + ":\n"; }
-    std::string eps() const {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.9e", static_cast<double>(kLayernormEps));
-        return buf;
-    }
-
     // One vector (vec_size = 4 elements) into registers first..first+3 (16-bit: its two words into
     // first, first + 1; unpack spreads them).
     void load_vector(int first, const std::string& address, int offset) {
@@ -252,8 +260,6 @@ private:
         emit("mov r12, r20");
     }
 
-    Storage s_;
-    std::string out_;
 };
 
 // The fallback (N not a multiple of 4): RowwiseMomentsCUDAKernel<<<M, 512>>> then
@@ -269,9 +275,9 @@ private:
 // Registers: r0 row, r1 j, r2 byte offset of the thread's word, r3 row word address, r4 limit,
 // r5 shift of the thread's half, r6 address, r7 integer count, r8 warp partial slot, r9 lane
 // partial slot; data r10 mean, r11 m2, r12 nf, r13..r16 temporaries, r17..r19 partner, r20 value.
-class MomentsGenerator {
+class MomentsGenerator : KernelText {
 public:
-    explicit MomentsGenerator(Storage s) : s_(s) {}
+    explicit MomentsGenerator(Storage s) : KernelText(s) {}
 
     std::string source() {
         const bool wide = s_ == Storage::f32;
@@ -353,14 +359,6 @@ public:
     }
 
 private:
-    void emit(const std::string& line) { out_ += "    " + line + "\n"; }
-    void label(const std::string& l) { out_ += l + ":\n"; }
-    std::string eps() const {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.9e", static_cast<double>(kLayernormEps));
-        return buf;
-    }
-
     // WelfordOps::combine(a = own r10..r12, b = partner r17..r19): a.nf == 0 -> b; b.nf == 0 -> a;
     // else delta = b.mean - a.mean, n = a.nf + b.nf, q = b.nf / n (IEEE), mean = a.mean + delta q,
     // m2 = a.m2 + b.m2 + delta delta a.nf q.
@@ -388,8 +386,6 @@ private:
         }
     }
 
-    Storage s_;
-    std::string out_;
 };
 
 // LayerNormForwardCUDAKernel<<<M, 256>>>: y = (x - mean) rstd gamma + beta, one element per
@@ -403,9 +399,9 @@ private:
 // Registers: r0 row, r1 j, r2 byte offset of the thread's word in the row, r3 x row address, r4
 // y row address, r5 half shift, r6 address, r7 limit, r8 / r9 the row's mean / rstd address; data r10 mean, r11 rstd,
 // r12 x, r13 gamma, r14 beta, r15 partner's y.
-class ForwardGenerator {
+class ForwardGenerator : KernelText {
 public:
-    explicit ForwardGenerator(Storage s) : s_(s) {}
+    explicit ForwardGenerator(Storage s) : KernelText(s) {}
 
     std::string source() {
         const bool wide = s_ == Storage::f32;
@@ -465,13 +461,6 @@ public:
         label("elements_done");
         return out_;
     }
-
-private:
-    void emit(const std::string& line) { out_ += "    " + line + "\n"; }
-    void label(const std::string& l) { out_ += l + ":\n"; }
-
-    Storage s_;
-    std::string out_;
 };
 
 }  // namespace
