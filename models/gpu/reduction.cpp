@@ -20,6 +20,8 @@ const char* to_string(ReductionVariant v) {
     case ReductionVariant::softmax_warp_persistent: return "softmax_warp_persistent";
     case ReductionVariant::softmax_block_smem: return "softmax_block_smem";
     case ReductionVariant::softmax_block_global: return "softmax_block_global";
+    case ReductionVariant::layernorm_vectorized: return "layernorm_vectorized";
+    case ReductionVariant::layernorm_moments: return "layernorm_moments";
     }
     return "?";
 }
@@ -345,73 +347,79 @@ int next_pow2_log2(std::int64_t n) {
 
 // softmax_warp_forward<WARP_BATCH, WARP_ITERATIONS, WARP_SIZE> for next_pow2(cols) = 2^log2p:
 // a group of G = min(32, 2^log2p) lanes per row (PyTorch's WARP_SIZE), B = 2 rows per group when
-// 2^log2p <= 128 else 1 (WARP_BATCH), 128 / G groups per block. Lane l of a group holds words
-// l, l + G, ... of each of its rows in registers (PyTorch: elements l, l + 32, ...; a word is two
-// 16-bit elements here, so the bytes per load instruction double and the count halves), loads
-// them all, then max, butterfly, exp-sum, butterfly, scales and stores: the row is read once.
+// 2^log2p <= 128 else 1 (WARP_BATCH), 128 / G groups per block. Lane l of a group holds elements
+// l, l + G, ... (WARP_ITERATIONS = 2^log2p / G of them) of each of its rows in registers, as
+// PyTorch's: one load instruction per element. The ISA loads 32-bit words, so at 16 bits a lane
+// loads the word holding its element and shifts its half down (the word's other half is the
+// neighbour lane's: the same sectors as PyTorch's 16-bit loads); it has no 16-bit store, so the
+// two lanes of a pair exchange their results by one shuffle and the even lane stores the word
+// (half PyTorch's store instructions, the same bytes). Loads all, then max, butterfly, exp-sum,
+// butterfly, scales and stores: the row is read once.
 // Register plan: r0 first row, r1 lane in group, r2 group in block, r3 lane byte offset,
-// r4 + i limit of row i (words, 0 past the rows), r6 + i / r8 + i its x / y address at the lane,
-// r22 word index, r23 full words (16-bit), r24 / r25 temporaries; data: r12 + i max,
-// r14 + i sum, r16 shuffle partner, r18 + i -sum, r20 + i 1/sum, r26 / r27 temporaries of the
-// exponential and the division, r32... the row values.
+// r4 + i limit of row i (elements, 0 past the rows), r6 + i / r8 + i its x / y address at the lane,
+// r10 half shift (16-bit; 0 on the even lane of a pair), r22 element index, r24 / r25 temporaries;
+// data: r12 + i max, r14 + i sum, r16 shuffle partner, r18 + i -sum, r20 + i 1/sum, r26 / r27
+// temporaries of the exponential and the division, r32... the row values.
 class PersistentSoftmaxGenerator {
 public:
     PersistentSoftmaxGenerator(Storage s, int log2p) : s_(s), log2p_(log2p) {
         const std::int64_t p = std::int64_t{1} << log2p;
         group_ = static_cast<int>(std::min<std::int64_t>(32, p));
         batch_ = p <= 128 ? 2 : 1;
-        const std::int64_t words = (p + elements_per_word(s) - 1) / elements_per_word(s);
-        iter_ = static_cast<int>(std::max<std::int64_t>(1, (words + group_ - 1) / group_));
+        iter_ = static_cast<int>(std::max<std::int64_t>(1, p / group_));
     }
 
     std::string source() const {
-        const int epw = s_ == Storage::f32 ? 1 : 2;
+        const bool half = s_ != Storage::f32;
         std::string o = ".kernel softmax_persistent_" + std::string(to_string(s_)) + "_p" + std::to_string(1 << log2p_) +
-                        "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_ * epw) + "\n";
+                        "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_) + "\n";
         auto e = [&o](const std::string& line) { o += "    " + line + "\n"; };
         auto r = [](int n) { return "r" + std::to_string(n); };
-        auto value = [&](int i, int it, int half) { return r(32 + (i * iter_ + it) * epw + half); };
+        auto value = [&](int i, int it) { return r(32 + i * iter_ + it); };
         int log2g = 0;
         while ((1 << log2g) < group_) ++log2g;
         e("shr r2, %tid, " + std::to_string(log2g));
         e("and r1, %tid, " + std::to_string(group_ - 1));
         e("mad r0, %ctaid, " + std::to_string(kPersistentSoftmaxBlock / group_) + ", r2");
         e("mul r0, r0, " + std::to_string(batch_));
-        e("shl r3, r1, 2");
-        if (s_ != Storage::f32) e("shr r23, cols, 1");
+        if (half) {  // element l of a row: byte 4 (l / 2) of the row, half l mod 2
+            e("shr r3, r1, 1");
+            e("shl r3, r3, 2");
+            e("and r10, r1, 1");
+            e("shl r10, r10, 4");
+        } else {
+            e("shl r3, r1, 2");
+        }
         for (int i = 0; i < batch_; ++i) {
             e("add r24, r0, " + std::to_string(i));
             e("setp.lt.s32 p1, r24, rows");
-            e("selp " + r(4 + i) + ", words, 0, p1");
+            e("selp " + r(4 + i) + ", cols, 0, p1");
             e("mul r25, r24, words");
             e("shl r25, r25, 2");
             e("add r25, r25, r3");
             e("add " + r(6 + i) + ", r25, x");
             e("add " + r(8 + i) + ", r25, y");
         }
-        auto offset = [&](int it) { return it == 0 ? std::string() : "+" + std::to_string(4 * group_ * it); };
-        // Loads: every word of the lane's rows, issued back to back.
+        // Element l + G it lies 4 G it / (elements per word) bytes after element l (G even at
+        // 16 bits whenever it > 0: G = 1 means one element).
+        auto offset = [&](int it) {
+            const int bytes = 4 * group_ * it / (half ? 2 : 1);
+            return bytes == 0 ? std::string() : "+" + std::to_string(bytes);
+        };
+        // Loads: every element of the lane's rows, issued back to back; -inf past the row.
         for (int i = 0; i < batch_; ++i)
             for (int it = 0; it < iter_; ++it) {
-                e("mov " + value(i, it, 0) + ", " + packed_minus_inf(s_));
+                e("mov " + value(i, it) + ", " + packed_minus_inf(s_));
                 e("add r22, r1, " + std::to_string(group_ * it));
                 e("setp.lt.s32 p2, r22, " + r(4 + i));
-                e("@p2 ld.global " + value(i, it, 0) + ", [" + r(6 + i) + offset(it) + "]");
+                e("@p2 ld.global " + value(i, it) + ", [" + r(6 + i) + offset(it) + "]");
             }
-        if (s_ != Storage::f32)
+        if (half)
             for (int i = 0; i < batch_; ++i)
                 for (int it = 0; it < iter_; ++it) {
-                    e("cvt.f32." + half_type(s_) + ".hi " + value(i, it, 1) + ", " + value(i, it, 0));
-                    e("cvt.f32." + half_type(s_) + ".lo " + value(i, it, 0) + ", " + value(i, it, 0));
-                    // An odd row's last word: its high half is padding, -inf like a missing element.
-                    e("add r22, r1, " + std::to_string(group_ * it));
-                    e("setp.lt.s32 p2, r22, r23");
-                    e("selp " + value(i, it, 1) + ", " + value(i, it, 1) + ", " + kMinusInf + ", p2");
+                    e("shr " + value(i, it) + ", " + value(i, it) + ", r10");
+                    e("cvt.f32." + half_type(s_) + ".lo " + value(i, it) + ", " + value(i, it));
                 }
-        auto each_value = [&](int i, auto f) {
-            for (int it = 0; it < iter_; ++it)
-                for (int h = 0; h < epw; ++h) f(value(i, it, h));
-        };
         auto butterfly = [&](const std::string& op, const std::string& reg) {
             for (int mask = group_ / 2; mask >= 1; mask /= 2) {
                 e("shfl.bfly r16, " + reg + ", " + std::to_string(mask));
@@ -419,30 +427,35 @@ public:
             }
         };
         for (int i = 0; i < batch_; ++i) {
-            e("mov " + r(12 + i) + ", " + value(i, 0, 0));
-            each_value(i, [&](const std::string& v) { e("fmax " + r(12 + i) + ", " + r(12 + i) + ", " + v); });
+            e("mov " + r(12 + i) + ", " + value(i, 0));
+            for (int it = 1; it < iter_; ++it) e("fmax " + r(12 + i) + ", " + r(12 + i) + ", " + value(i, it));
         }
         for (int i = 0; i < batch_; ++i) butterfly("fmax", r(12 + i));
         for (int i = 0; i < batch_; ++i) {
             e("mov " + r(14 + i) + ", 0.0");
-            each_value(i, [&](const std::string& v) {  // elements = exp(elements - max); sum += elements
+            for (int it = 0; it < iter_; ++it) {  // elements = exp(elements - max); sum += elements
+                const std::string v = value(i, it);
                 e("fsub " + v + ", " + v + ", " + r(12 + i));
                 for (const std::string& line : expf_sequence(v, v, "r26", "r27")) e(line);
                 e("fadd " + r(14 + i) + ", " + r(14 + i) + ", " + v);
-            });
+            }
         }
         for (int i = 0; i < batch_; ++i) butterfly("fadd", r(14 + i));
         for (int i = 0; i < batch_; ++i) {
             for (const std::string& line : division_setup(r(20 + i), r(18 + i), r(14 + i))) e(line);
             for (int it = 0; it < iter_; ++it) {
-                for (int h = 0; h < epw; ++h)
-                    for (const std::string& line : division(value(i, it, h), value(i, it, h), r(20 + i), r(18 + i), "r26"))
-                        e(line);
-                if (s_ != Storage::f32)
-                    e("cvt." + half_type(s_) + "x2.f32 " + value(i, it, 0) + ", " + value(i, it, 0) + ", " + value(i, it, 1));
+                const std::string v = value(i, it);
+                for (const std::string& line : division(v, v, r(20 + i), r(18 + i), "r26")) e(line);
                 e("add r22, r1, " + std::to_string(group_ * it));
                 e("setp.lt.s32 p2, r22, " + r(4 + i));
-                e("@p2 st.global [" + r(8 + i) + offset(it) + "], " + value(i, it, 0));
+                if (half) {
+                    // The pair's word: this lane's element low, the next lane's high (one lane
+                    // per row when G = 1: its own value fills the padding half).
+                    e(group_ > 1 ? "shfl.down r16, " + v + ", 1" : "mov r16, " + v);
+                    e("cvt." + half_type(s_) + "x2.f32 " + v + ", " + v + ", r16");
+                    e("@p2 setp.eq.s32 p2, r10, 0");  // and the even lane of the pair
+                }
+                e("@p2 st.global [" + r(8 + i) + offset(it) + "], " + v);
             }
         }
         return o;
@@ -663,8 +676,19 @@ LoweringNumerics check_softmax(const simt::GlobalMemory& m, std::int64_t rows, s
 // - z_j is off by |d mean| rstd + u |z_j| + |z_j| (n/2 + 10) u; the ffma with gamma, beta rounds once.
 // Total u [|gamma| ((n + 10) X rstd + (n/2 + 12) |z|) + |y|], doubled for the terms dropped at
 // second order; a 16-bit store rounds once more.
+// `welford` (PyTorch's kernels: Welford updates per thread, pairwise combines): each update of the
+// mean rounds at most three times, by at most u (|mean| + 2 |delta| / k) <= 5 u X, and the tree
+// adds 7 combines (5 shuffle steps, 2 shared-memory rounds) of a few u X each, so
+// |d mean| <= 2 (n + 32) u X over at most n updates a thread plus the tree. The variance: Chan, Golub
+// and LeVeque (1983, "Algorithms for computing the sample variance", the updating algorithm)
+// bound the relative error of Welford's sum of squares by n kappa u, kappa = sqrt(1 + mean^2 / var)
+// its condition number; with the combines and the division by n: (n + 32) kappa u, doubled for
+// the dropped second-order terms; rstd within half that plus 2 u. z_j is off by |d mean| rstd +
+// |z| ((n + 32) kappa u + 3 u); the fmul and ffma of the output round twice:
+// |gamma| (|d mean| rstd + |z| ((n + 32) kappa + 3) u) + 2 u |y|.
 LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows, std::int64_t cols, Storage s,
-                                 std::uint32_t x, std::uint32_t gamma, std::uint32_t beta, std::uint32_t y) {
+                                 std::uint32_t x, std::uint32_t gamma, std::uint32_t beta, std::uint32_t y,
+                                 bool welford) {
     LoweringNumerics num;
     const std::int64_t pitch = storage_words(cols, s) * elements_per_word(s);
     const double us = s == Storage::f32 ? 0.0 : unit_roundoff(s);
@@ -688,12 +712,17 @@ LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows,
         for (double v : in) var += (v - mean) * (v - mean);
         var /= n;
         const double rstd = 1.0 / std::sqrt(var + static_cast<double>(kLayernormEps));
+        const double kappa = std::sqrt(1.0 + mean * mean / std::max(var, 1e-30));
         for (std::int64_t j = 0; j < cols; ++j) {
             const auto jj = static_cast<std::size_t>(j);
             const double z = (in[jj] - mean) * rstd;
             const double want = z * g[jj] + b[jj];
             const double tol32 =
-                2.0 * kU32 * (std::fabs(g[jj]) * ((n + 10.0) * big * rstd + (n / 2 + 12.0) * std::fabs(z)) + std::fabs(want));
+                welford ? std::fabs(g[jj]) * (2.0 * (n + 32.0) * kU32 * big * rstd +
+                                              std::fabs(z) * ((n + 32.0) * kappa + 3.0) * kU32) +
+                              2.0 * kU32 * std::fabs(want)
+                        : 2.0 * kU32 *
+                              (std::fabs(g[jj]) * ((n + 10.0) * big * rstd + (n / 2 + 12.0) * std::fabs(z)) + std::fabs(want));
             const double got = load_element(m, y, r * pitch + j, s);
             record(num, got, want, tol32 + us * (std::fabs(want) + tol32) + floor);
         }
@@ -708,6 +737,9 @@ bool softmax_only(ReductionVariant v) {
     return v == ReductionVariant::softmax_warp_persistent || v == ReductionVariant::softmax_block_smem ||
            v == ReductionVariant::softmax_block_global;
 }
+bool torch_layernorm(ReductionVariant v) {
+    return v == ReductionVariant::layernorm_vectorized || v == ReductionVariant::layernorm_moments;
+}
 // The global kernel loads 16-byte vectors when a row is whole vectors (PyTorch's ILP elements).
 bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::f32 ? 4 : 8) == 0; }
 }  // namespace
@@ -715,6 +747,7 @@ bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::
 const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols) {
     if (kind != OpKind::softmax && kind != OpKind::layernorm) return nullptr;
     if (kind == OpKind::layernorm && softmax_only(variant)) return nullptr;
+    if (torch_layernorm(variant)) return kind == OpKind::layernorm ? torch_layernorm_kernel(variant, storage) : nullptr;
     // Per variant one kernel, but one per power of two for the persistent kernel and one per load
     // width for the global one.
     int size_key = 0;
@@ -766,6 +799,11 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
                             "1 GiB of operands)");
     if (ln && softmax_only(variant))
         throw std::invalid_argument("lower_row_reduction: " + std::string(to_string(variant)) + " is a softmax kernel");
+    if (!ln && torch_layernorm(variant))
+        throw std::invalid_argument("lower_row_reduction: " + std::string(to_string(variant)) + " is a layernorm kernel");
+    if (variant == ReductionVariant::layernorm_vectorized && layernorm_variant(cols) != variant)
+        throw std::invalid_argument("lower_row_reduction: layernorm_vectorized needs cols a multiple of 4 (at most "
+                                    "2^24); cols=" + std::to_string(cols));
     if (variant == ReductionVariant::softmax_block_smem &&
         (!whole_vectors(cols, s) || cols * (s == Storage::f32 ? 4 : 2) > kSharedMemPerBlock - 128))
         throw std::invalid_argument("lower_row_reduction: softmax_block_smem needs rows of whole 16-byte vectors "
@@ -781,6 +819,12 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         beta = memory.allocate(static_cast<std::size_t>(words) * 4);
     }
     const std::uint32_t y = memory.allocate(static_cast<std::size_t>(tensor_bytes));
+    // PyTorch's kernels also write each row's mean and rstd (fp32 outputs of native_layer_norm).
+    std::uint32_t mean = 0, rstd = 0;
+    if (torch_layernorm(variant)) {
+        mean = memory.allocate(static_cast<std::size_t>(rows) * 4);
+        rstd = memory.allocate(static_cast<std::size_t>(rows) * 4);
+    }
     if (target.real_data) {
         // Row r starts at element r * pitch; a 16-bit row of odd cols keeps a zero padding half.
         const std::int64_t pitch = words * elements_per_word(s);
@@ -813,7 +857,24 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     std::int64_t rows_per_block = 1;
     std::uint32_t threads = kReductionBlock;
     std::int64_t grid = 0;
-    if (variant == ReductionVariant::softmax_warp_persistent) {
+    if (variant == ReductionVariant::layernorm_vectorized) {
+        // launch_vectorized_layer_norm_kernel: blocks(M), threads(warp_size, num_threads() / warp_size).
+        out.args = {static_cast<std::uint32_t>(cols), x, gamma, beta, y, mean, rstd};
+        threads = kLayernormVecThreads;
+        grid = rows;
+        blocks_per_sm(*kernel, threads, target);
+    } else if (variant == ReductionVariant::layernorm_moments) {
+        // RowwiseMomentsCUDAKernel<<<M, 512>>>, then LayerNormForwardCUDAKernel<<<M, 256>>>.
+        const auto w = static_cast<std::uint32_t>(words);
+        out.args = {static_cast<std::uint32_t>(cols), w, x, mean, rstd};
+        threads = kLayernormMomentsThreads;
+        grid = rows;
+        blocks_per_sm(*kernel, threads, target);
+        const simt::Kernel* forward = torch_layernorm_kernel(variant, s, true);
+        blocks_per_sm(*forward, kLayernormForwardThreads, target);
+        out.then.push_back({forward, {static_cast<std::uint32_t>(rows), kLayernormForwardThreads},
+                            {static_cast<std::uint32_t>(cols), w, x, gamma, beta, y, mean, rstd}});
+    } else if (variant == ReductionVariant::softmax_warp_persistent) {
         // dispatch_softmax_forward: 128 threads, groups of G lanes with B rows each, a block per
         // 128 / G x B rows, as many blocks as that takes (no grid-stride).
         const PersistentSoftmaxGenerator g(s, next_pow2_log2(cols));
@@ -846,8 +907,8 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
 
     if (target.real_data) {
         if (ln)
-            out.check = [rows, cols, s, x, gamma, beta, y](const simt::GlobalMemory& m) {
-                return check_layernorm(m, rows, cols, s, x, gamma, beta, y);
+            out.check = [rows, cols, s, x, gamma, beta, y, welford = torch_layernorm(variant)](const simt::GlobalMemory& m) {
+                return check_layernorm(m, rows, cols, s, x, gamma, beta, y, welford);
             };
         else
             out.check = [rows, cols, s, x, y](const simt::GlobalMemory& m) { return check_softmax(m, rows, cols, s, x, y); };
@@ -861,7 +922,7 @@ LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const Lowe
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
+    return lower_row_reduction(op, memory, target, layernorm_variant(op.cols));
 }
 
 }  // namespace accelsim::gpu

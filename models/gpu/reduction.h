@@ -4,8 +4,9 @@
 // (shfl.bfly). docs/gpu.md ("Softmax, layernorm and elementwise kernels") documents them.
 //
 // Softmax runs PyTorch's CUDA kernels (softmax_variant and ReductionVariant below: issue 18 item 4,
-// docs/gpu.md "Softmax: PyTorch's three kernels"). Layernorm (and softmax when a test forces them)
-// runs two OneFlow-style variants, chosen by the op's cols (reduction_variant):
+// docs/gpu.md "Softmax: PyTorch's three kernels"), and so does layernorm (layernorm_variant,
+// layernorm_torch.cpp; docs/gpu.md "Layernorm: PyTorch's kernels"). Two OneFlow-style variants,
+// chosen by cols (reduction_variant), stay selectable for both when a test forces them:
 // - warp per row (cols <= kWarpPerRowMaxCols): each warp owns a row; its lanes stride the row by 32
 //   and a 5-step butterfly (16, 8, 4, 2, 1) gives every lane the row's max / sum; blocks of
 //   warp_rows_per_block warps;
@@ -38,8 +39,9 @@ inline constexpr float kLayernormEps = 1e-5f;  // as the TPU vector unit (models
 // warp_per_row / block_per_row: the OneFlow-style kernels above (layernorm's rule,
 // reduction_variant). softmax_* are PyTorch's softmax forward kernels (softmax_variant):
 // - softmax_warp_persistent: softmax_warp_forward (aten/src/ATen/native/cuda/PersistentSoftmax.cuh):
-//   the row in registers (read once), a group of min(32, next_pow2(cols)) lanes per row, 2 rows per
-//   group when next_pow2(cols) <= 128, 128-thread blocks, one block per 128 / group x batch rows;
+//   the row in registers (read once, one load per element), a group of min(32, next_pow2(cols))
+//   lanes per row, 2 rows per group when next_pow2(cols) <= 128, 128-thread blocks, one block per
+//   128 / group x batch rows;
 // - softmax_block_smem: cunn_SoftMaxForwardSmem (aten/src/ATen/native/cuda/SoftMax.cu): one
 //   block of SoftMaxForward_getBlockSize(cols) threads per row (grid = rows), the row copied to
 //   shared memory by 16-byte vectors while taking the max, read back from there (read once);
@@ -54,6 +56,13 @@ enum class ReductionVariant : std::uint8_t {
     softmax_warp_persistent,
     softmax_block_smem,
     softmax_block_global,
+    // PyTorch's layernorm forward (layer_norm_kernel.cu, layernorm_variant):
+    // - layernorm_vectorized: vectorized_layer_norm_kernel, one 128-thread block per row, Welford
+    //   statistics over 4-element vectors, then a second read of the row with gamma and beta;
+    // - layernorm_moments: RowwiseMomentsCUDAKernel (512 threads a row: Welford, block reduce,
+    //   mean and rstd to global memory) then LayerNormForwardCUDAKernel (256 threads a row).
+    layernorm_vectorized,
+    layernorm_moments,
 };
 const char* to_string(ReductionVariant v);
 ReductionVariant reduction_variant(std::int64_t cols);  // layernorm
@@ -70,6 +79,22 @@ ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_
 std::uint32_t softmax_block_threads(std::int64_t cols);
 inline constexpr std::int64_t kSharedMemPerBlock = 49152;  // cudaDeviceProp::sharedMemPerBlock
 inline constexpr int kPersistentSoftmaxBlock = 128;         // PersistentSoftmax.cuh threads_per_block
+
+// PyTorch's layernorm launch constants (pytorch commit 0005c538: layer_norm_kernel.cu vec_size,
+// thread_constants.h num_threads() = 4 warps of 32, block_reduce.cuh kCUDABlockReduceNumThreads,
+// layer_norm_kernel.cu kCUDANumThreads).
+inline constexpr std::int64_t kLayernormVecElements = 4;
+inline constexpr int kLayernormVecThreads = 128;
+inline constexpr int kLayernormMomentsThreads = 512;
+inline constexpr int kLayernormForwardThreads = 256;
+// LayerNormKernelImplInternal's choice: layernorm_vectorized when cols % 4 == 0 and cols <= 2^24
+// (float, half and bfloat16 with buffers aligned to 4 elements, as every buffer here is), else
+// layernorm_moments.
+ReductionVariant layernorm_variant(std::int64_t cols);
+// The assembled kernel (once per process): the vectorized kernel (params cols, x, gamma, beta, y,
+// mean, rstd), the moments kernel (cols, words, x, mean, rstd) or, with `forward`, the moments
+// variant's second kernel (cols, words, x, gamma, beta, y, mean, rstd); nullptr otherwise.
+const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage storage, bool forward = false);
 
 // Rows (warps) per block of the warp-per-row variant: 8, halved while 8 per block would leave SMs
 // without a row (rows < per_block x sms), down to 1.

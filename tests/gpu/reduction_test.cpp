@@ -197,7 +197,8 @@ TEST(RowReductionShape, VariantRuleSwitchesAbove1024Cols) {
     simt::GlobalMemory m1, m2;
     const LoweringTarget t = small_target(4, false);
     EXPECT_EQ(stat(lower_softmax(row_op(OpKind::softmax, 8, 768, DType::fp16), m1, t), "gpu.variant"), 2.0);
-    EXPECT_EQ(stat(lower_layernorm(row_op(OpKind::layernorm, 8, 3072, DType::fp16), m2, t), "gpu.variant"), 1.0);
+    // lower_layernorm runs PyTorch's kernels (layernorm_torch_test.cpp): 3072 = whole 4-vectors.
+    EXPECT_EQ(stat(lower_layernorm(row_op(OpKind::layernorm, 8, 3072, DType::fp16), m2, t), "gpu.variant"), 5.0);
 }
 
 TEST(RowReductionShape, GridIsRowsCappedAtOneWaveOnA100) {
@@ -211,13 +212,16 @@ TEST(RowReductionShape, GridIsRowsCappedAtOneWaveOnA100) {
     EXPECT_EQ(a.dims.grid, 192u);
     EXPECT_EQ(stat(a, "gpu.grid"), 192.0);
     EXPECT_EQ(stat(a, "gpu.block"), 128.0);
-    // Block per row: 1536 rows of 4096 -> capped at 864 blocks.
-    const LoweredKernel b = lower_layernorm(row_op(OpKind::layernorm, 1536, 4096, DType::fp32), m2, t);
+    // Block per row (forced: lower_layernorm runs PyTorch's kernels): 1536 rows of 4096 -> capped
+    // at 864 blocks.
+    const LoweredKernel b = lower_row_reduction(row_op(OpKind::layernorm, 1536, 4096, DType::fp32), m2, t,
+                                                ReductionVariant::block_per_row);
     EXPECT_EQ(b.dims.grid, 864u);
     EXPECT_EQ(stat(b, "gpu.rows_per_block"), 1.0);
     // BERT layernorm, 128 rows of 768: 8 rows per block would use 16 of 108 SMs; 4, 2 per block
     // still leave SMs idle (432, 216 > 128), so one warp per block: 128 blocks of 32 threads.
-    const LoweredKernel c = lower_layernorm(row_op(OpKind::layernorm, 128, 768, DType::fp16), m3, t);
+    const LoweredKernel c = lower_row_reduction(row_op(OpKind::layernorm, 128, 768, DType::fp16), m3, t,
+                                                ReductionVariant::warp_per_row);
     EXPECT_EQ(c.dims.grid, 128u);
     EXPECT_EQ(c.dims.block, 32u);
     EXPECT_EQ(stat(c, "gpu.rows_per_block"), 1.0);
@@ -397,13 +401,14 @@ TEST(TorchSoftmaxTraffic, PersistentAndSmemReadTheRowOnceGlobalThrice) {
         // 16-byte vectors: a warp request covers 512 bytes = 16 sectors.
         EXPECT_EQ(o.stats.global_requests, sectors / 16) << to_string(variant);
     }
-    // Persistent, 1024 fp16 cols = 2048 bytes = 64 sectors a row, 16 rows: 16 x 128 sectors; each
-    // lane loads 4 bytes, a warp request is 128 bytes = 4 sectors.
+    // Persistent, 1024 fp16 cols = 2048 bytes = 64 sectors a row, 16 rows: 16 x 128 sectors. As
+    // PyTorch's, a load instruction covers one element a lane: 32 x 2 bytes = 2 sectors a warp
+    // request; a store covers the words of the 16 even lanes: 64 bytes = 2 sectors.
     simt::GlobalMemory m;
     const Outcome p = run(row_op(OpKind::softmax, 16, 1024, DType::fp16), ReductionVariant::softmax_warp_persistent,
                           small_target(2, false), true, m);
     EXPECT_EQ(p.stats.global_sectors, 16u * 128u);
-    EXPECT_EQ(p.stats.global_requests, 16u * 128u / 4u);
+    EXPECT_EQ(p.stats.global_requests, 16u * 128u / 2u);
 }
 
 TEST(TorchSoftmaxShuffles, WarpButterflyAndBlockReduceWarp) {
