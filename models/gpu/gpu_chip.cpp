@@ -428,8 +428,8 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
             sampler->on_wave_end = [&wave_traffic, hierarchy_port](std::size_t) {
                 wave_traffic.push_back(hierarchy_port->traffic());
             };
-        // The L2 must have turned over before the waves can be steady, unless everything the op
-        // touches fits in it.
+        // The L2 must have turned over and begun writing dirty lines back before the waves can be
+        // steady, unless everything the op touches fits in it.
         if (hierarchy_port && params_.memory->l2) {
             std::uint64_t footprint = 0;
             for (const auto& a : memory.allocations()) footprint += a.bytes;
@@ -437,7 +437,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
             if (footprint > l2_bytes)
                 sampler->steady_state_possible = [hierarchy_port, l2_bytes] {
                     const HierarchyTraffic t = hierarchy_port->traffic();
-                    return t.hbm_read_bytes + t.l2_write_bytes >= l2_bytes;
+                    return t.hbm_read_bytes + t.l2_write_bytes >= l2_bytes && t.hbm_write_bytes > 0;
                 };
         }
         options.wave_sampler = &*sampler;

@@ -71,9 +71,8 @@ public:
     // The caller's own counters at each wave's end (the memory port's traffic), index = wave - 1.
     std::function<void(std::size_t wave)> on_wave_end = nullptr;
     // A further condition for convergence, asked at each wave's end (nullptr: none). GpuChip
-    // requires the L2 to have turned over: until the launch has brought in a cache's worth of new
-    // lines, its dirty outputs are not yet being written back and the waves are faster than the
-    // steady state (a 8192 x 8192 x 128 GEMM's waves grow from 8.7k to 13.5k cycles as it fills).
+    // requires the L2 to have turned over and begun writing back: until then its dirty outputs
+    // cost nothing and the waves are faster than the steady state (a 8192 x 8192 x 128 GEMM's waves grow from 8.7k to 13.5k cycles as it fills).
     std::function<bool()> steady_state_possible = nullptr;
 
     bool skipped() const { return skipped_waves_ > 0; }
