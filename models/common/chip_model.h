@@ -24,6 +24,14 @@ struct NumericsSummary {
     bool passed = true;
 };
 
+// A sampled op (docs/gpu.md "Sampled simulation"): blocks simulated of the launch's total, and the
+// estimate's error bound as a share of the op's cycles.
+struct SamplingSummary {
+    std::uint64_t simulated_blocks = 0, total_blocks = 0, wave_blocks = 0, skipped_waves = 0;
+    double steady_wave_cycles = 0;
+    double error_estimate = 0;  // skipped waves x |last wave - the one before| / op cycles
+};
+
 // What running one op produced (reports render it; field names follow the JSON report).
 struct OpReport {
     Op op;
@@ -38,6 +46,7 @@ struct OpReport {
     Roofline roofline;
     std::vector<StatValue> stats;  // model-specific counters
     std::optional<NumericsSummary> numerics;  // with validation, for ops whose data was checked
+    std::optional<SamplingSummary> sampling;  // set when the op's cycles were extrapolated
     // A fused graph (a GPU's compiler.gpu_fusion): the op whose kernel ran this op (this op then has
     // no kernel of its own, model "fused", 0 cycles), or the other trace ops this op's kernel ran.
     std::string fused_into;

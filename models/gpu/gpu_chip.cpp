@@ -1,6 +1,7 @@
 #include "models/gpu/gpu_chip.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -292,7 +293,8 @@ Roofline GpuChip::attention_roofline(const Op& scores) const {
 OpReport GpuChip::finish_lowered(const Op& op, LoweredKernel& lowered_kernel, simt::GlobalMemory& memory,
                                  const Roofline& shape) {
     LoweredKernel* lowered = &lowered_kernel;
-    OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory);
+    OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory,
+                                   params_.sampling == GpuSampling::waves);
     // Further launches of the op (split-K's sum) run after it on the same data, each with its own
     // launch overhead and the L2 the launch before left (empty with gpu.cold_l2_per_op): their
     // cycles, bytes and roofline bounds add to the op's; the simt.* counters stay those of the first
@@ -385,8 +387,24 @@ std::shared_ptr<const OpActivity> GpuChip::launch_activity(
     return a;
 }
 
+namespace {
+
+// The port's traffic counters extrapolated as simt::extrapolate_stats does the SMs' counters.
+HierarchyTraffic extrapolate_traffic(const HierarchyTraffic& sampled, const HierarchyTraffic& last,
+                                     const HierarchyTraffic& two_before, std::uint64_t waves) {
+    HierarchyTraffic t = sampled;  // latencies stay the sampled run's (per sector, not work)
+    for (auto field : {&HierarchyTraffic::l2_read_bytes, &HierarchyTraffic::l2_write_bytes, &HierarchyTraffic::l2_hits,
+                       &HierarchyTraffic::l2_accesses, &HierarchyTraffic::hbm_read_bytes,
+                       &HierarchyTraffic::hbm_write_bytes, &HierarchyTraffic::hbm_row_hits,
+                       &HierarchyTraffic::hbm_row_misses, &HierarchyTraffic::hbm_row_conflicts})
+        t.*field = simt::extrapolate_counter(sampled.*field, last.*field, two_before.*field, waves);
+    return t;
+}
+
+}  // namespace
+
 OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
-                                     const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory) {
+                                     const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory, bool sample) {
     std::unique_ptr<simt::GlobalMemoryPort> port = make_memory_port();
     simt::LaunchOptions options = launch_options(kernel, options_.validate);
     const auto* hierarchy_port = dynamic_cast<const HierarchyMemoryPort*>(port.get());
@@ -405,6 +423,30 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
         if (op_starting_) warm_lines_ = lines, warm_input_lines_ = input_lines;
     }
     op_starting_ = false;
+    // Sampling skips blocks, so their outputs are never written (no --validate) and their activity
+    // never happens (no timelines): both run every block.
+    std::optional<simt::WaveSampler> sampler;
+    std::vector<HierarchyTraffic> wave_traffic;  // the port's traffic at each wave's end
+    if (sample && !options_.validate && !record_activity_) {
+        sampler.emplace(params_.sampling_rule);
+        if (hierarchy_port)
+            sampler->on_wave_end = [&wave_traffic, hierarchy_port](std::size_t) {
+                wave_traffic.push_back(hierarchy_port->traffic());
+            };
+        // The L2 must have turned over and begun writing dirty lines back before the waves can be
+        // steady, unless everything the op touches fits in it.
+        if (hierarchy_port && params_.memory->l2) {
+            std::uint64_t footprint = 0;
+            for (const auto& a : memory.allocations()) footprint += a.bytes;
+            const auto l2_bytes = static_cast<std::uint64_t>(params_.memory->l2->size_bytes);
+            if (footprint > l2_bytes)
+                sampler->steady_state_possible = [hierarchy_port, l2_bytes] {
+                    const HierarchyTraffic t = hierarchy_port->traffic();
+                    return t.hbm_read_bytes + t.l2_write_bytes >= l2_bytes && t.hbm_write_bytes > 0;
+                };
+        }
+        options.wave_sampler = &*sampler;
+    }
     try {
         last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(), options);
     } catch (const simt::KernelTimeout& e) {  // the watchdog: the run failed, the input may be fine
@@ -414,13 +456,39 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     } catch (const simt::SimtError& e) {  // a kernel fault, or a block that cannot fit on an SM
         throw std::invalid_argument(op_where(op) + ": " + e.what());
     }
+    // A sampled launch leaves the L2 its simulated blocks left: the first waves', then the last
+    // full wave's and the tail's, as the full launch's end would (docs/gpu.md "Sampled simulation").
     if (warm) keep_l2(*port, memory);
+    const std::uint64_t overhead = static_cast<std::uint64_t>(std::max(0, params_.launch_overhead_cycles));
+    std::optional<SamplingSummary> sampled;
+    std::optional<HierarchyTraffic> sampled_traffic;
+    if (sampler && sampler->skipped()) {
+        const std::vector<std::uint64_t>& ends = sampler->wave_ends();
+        const std::size_t n = ends.size();
+        const std::uint64_t waves = sampler->skipped_waves();
+        const simt::WaveExtrapolation e = simt::extrapolate_cycles(last_.cycles, ends, waves);
+        const simt::KernelStats none;
+        const auto& snaps = sampler->snapshots();
+        last_ = simt::extrapolate_stats(last_, snaps[n - 1], n >= 3 ? snaps[n - 3] : none, waves, e.cycles, dims.grid,
+                                        params_.simt.sms, params_.simt.sm.sub_partitions);
+        if (hierarchy_port && wave_traffic.size() == n)
+            sampled_traffic = extrapolate_traffic(hierarchy_port->traffic(), wave_traffic[n - 1],
+                                                  n >= 3 ? wave_traffic[n - 3] : HierarchyTraffic{}, waves);
+        SamplingSummary s;
+        s.total_blocks = dims.grid;
+        s.wave_blocks = sampler->wave_blocks();
+        s.skipped_waves = waves;
+        s.simulated_blocks = dims.grid - waves * s.wave_blocks;
+        s.steady_wave_cycles = e.steady_wave_cycles;
+        s.error_estimate = e.error_cycles / static_cast<double>(e.cycles + overhead);
+        sampled = s;
+    }
     const simt::KernelStats& k = last_;
 
     OpReport r;
     r.op = op;
     r.model = "simt";
-    const std::uint64_t overhead = static_cast<std::uint64_t>(std::max(0, params_.launch_overhead_cycles));
+    r.sampling = sampled;
     r.cycles = k.cycles + overhead;
     const double slots = static_cast<double>(params_.simt.sms) * params_.simt.sm.sub_partitions;
     r.utilization = static_cast<double>(k.issue_cycles) / (slots * static_cast<double>(r.cycles));
@@ -436,7 +504,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     HierarchyTraffic traffic;
     double hbm_per_cycle = 0;
     if (const auto* hierarchy = dynamic_cast<const HierarchyMemoryPort*>(port.get())) {
-        traffic = hierarchy->traffic();
+        traffic = sampled_traffic ? *sampled_traffic : hierarchy->traffic();
         hbm_per_cycle = hierarchy->hbm_bytes_per_cycle();
         if (params_.memory->l2) r.bytes["l2"] = static_cast<std::int64_t>(traffic.l2_bytes());
         r.bytes["hbm"] = static_cast<std::int64_t>(traffic.hbm_bytes());
@@ -498,6 +566,14 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     if (hbm_per_cycle > 0)
         r.stats.push_back(stat_value(stat::hbm_bytes_per_cycle,
                                       static_cast<double>(traffic.hbm_bytes()) / static_cast<double>(k.cycles)));
+    if (sampled) {
+        r.stats.push_back(stat_value(stat::sampling_simulated_blocks, static_cast<double>(sampled->simulated_blocks)));
+        r.stats.push_back(stat_value(stat::sampling_total_blocks, static_cast<double>(sampled->total_blocks)));
+        r.stats.push_back(stat_value(stat::sampling_wave_blocks, static_cast<double>(sampled->wave_blocks)));
+        r.stats.push_back(stat_value(stat::sampling_skipped_waves, static_cast<double>(sampled->skipped_waves)));
+        r.stats.push_back(stat_value(stat::sampling_steady_wave_cycles, sampled->steady_wave_cycles));
+        r.stats.push_back(stat_value(stat::sampling_error_estimate, sampled->error_estimate));
+    }
     if (record_activity_) r.activity = launch_activity(kernel.name, overhead, k, windows);
     return r;
 }

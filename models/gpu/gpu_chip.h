@@ -31,6 +31,7 @@
 #include "models/gpu/hierarchy_port.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/simt/simt_gpu.h"
+#include "models/simt/wave_sampling.h"
 
 namespace accelsim::gpu {
 
@@ -44,6 +45,8 @@ struct GpuChipParams {
     int ideal_latency_cycles = 200;
     int launch_overhead_cycles = 0;       // paid before every launch, >= 0
     bool cold_l2_per_op = false;          // true: no L2 contents carried from op to op
+    GpuSampling sampling = GpuSampling::off;  // waves: lowered ops' launches sampled (wave_sampling.h)
+    simt::WaveSamplingRule sampling_rule;     // when the wave time has converged
     GpuFusion fusion = GpuFusion::none;   // resolved (never automatic): which ops share a kernel
     double sm_port_bytes_per_cycle = 0;   // an SM's crossbar port (lowering's bandwidth floor)
     double clock_hz = 1e9;
@@ -100,8 +103,10 @@ private:
         const std::string& kernel_name, std::uint64_t overhead, const simt::KernelStats& k,
         const std::vector<std::pair<std::uint64_t, HierarchyTraffic>>& windows) const;
     // Launches and turns last_ into the op's report (bounds from the run's own counts).
+    // sample: the launch may be sampled (library kernels, gpu.sampling waves); a sampled launch
+    // reports extrapolated cycles and counters and sets OpReport::sampling.
     OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
-                               const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory);
+                               const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory, bool sample = false);
 
     // The warm L2: puts what the last launch left into `port` (relocated to this op's buffers at
     // its first launch), and keeps what this launch leaves. Returns the lines put in and how many

@@ -12,6 +12,11 @@ const ParamTable<GpuParams>& gpu_param_table() {
             .boolean("cold_l2_per_op", &GpuParams::cold_l2_per_op,
                      "true: every op starts with an empty L2 (kernel studies); false: an op's L2 starts with what "
                      "the op before it left, its output read as the next op's input (docs/gpu.md).")
+            .choice("sampling", &GpuParams::sampling, kGpuSamplingNames,
+                    "Sampled simulation of library ops (docs/gpu.md \"Sampled simulation\"): `off` simulates every "
+                    "block; `waves` simulates a launch of many identical waves of blocks until the per-wave time "
+                    "converges (last two waves within 1%, at least 3 waves), skips all but the last full wave and "
+                    "extrapolates their cycles and work counters; the tail is simulated. `kernel` ops are never sampled.")
             .integer("max_kernel_cycles", &GpuParams::max_kernel_cycles, 1, 1e15,
                      "Watchdog: a kernel launch still running after this many cycles is stopped (exit 1, "
                      "naming the warps still running and their PCs); see docs/reliability.md.")

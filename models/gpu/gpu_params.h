@@ -22,6 +22,12 @@ inline constexpr EnumNames<GpuFusion, 4> kGpuFusionNames = {{{GpuFusion::automat
                                                             {GpuFusion::tensorrt_like, "tensorrt_like"}}};
 inline std::string_view to_string(GpuFusion f) { return name_of(kGpuFusionNames, f); }
 
+// Sampled simulation of lowered ops (docs/gpu.md "Sampled simulation"): off runs every block;
+// waves runs a launch of many identical waves until the wave time converges and extrapolates.
+enum class GpuSampling : std::uint8_t { off, waves };
+inline constexpr EnumNames<GpuSampling, 2> kGpuSamplingNames = {{{GpuSampling::off, "off"}, {GpuSampling::waves, "waves"}}};
+inline std::string_view to_string(GpuSampling s) { return name_of(kGpuSamplingNames, s); }
+
 struct GpuParams {
     int sms = 1;
     // true: every op starts with an empty L2 (kernel studies); false: an op's L2 starts with what
@@ -32,6 +38,7 @@ struct GpuParams {
     std::int64_t max_kernel_cycles = static_cast<std::int64_t>(simt::kDefaultMaxKernelCycles);
     std::int64_t max_kernel_instructions = static_cast<std::int64_t>(simt::kDefaultMaxKernelInstructions);
     GpuFusion fusion = GpuFusion::automatic;  // the compiler section's gpu_fusion
+    GpuSampling sampling = GpuSampling::off;
 };
 
 const ParamTable<GpuParams>& gpu_param_table();

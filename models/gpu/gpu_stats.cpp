@@ -51,6 +51,17 @@ const StatDef hbm_bytes_per_cycle{"simt.hbm_bytes_per_cycle", U::bytes_per_cycle
                                   "achieved HBM bandwidth over the kernel's cycles",
                                   "bytes.hbm / simt.kernel_cycles"};
 
+const StatDef sampling_simulated_blocks{"gpu.sampling.simulated_blocks", U::blocks,
+                                        "blocks of the op's first launch simulated (the rest were skipped waves)"};
+const StatDef sampling_total_blocks{"gpu.sampling.total_blocks", U::blocks, "blocks of the op's first launch"};
+const StatDef sampling_wave_blocks{"gpu.sampling.wave_blocks", U::blocks,
+                                   "blocks per wave: SMs x the occupancy calculator's blocks per SM"};
+const StatDef sampling_skipped_waves{"gpu.sampling.skipped_waves", U::waves,
+                                     "whole waves skipped and extrapolated from the steady wave time"};
+const StatDef sampling_steady_wave_cycles{"gpu.sampling.steady_wave_cycles", U::cycles,
+                                          "mean of the last two simulated waves' times at convergence"};
+const StatDef sampling_error_estimate{"gpu.sampling.error_estimate", U::ratio,
+                                      "error bound of the op's cycles: skipped waves x the last two waves' difference / cycles"};
 const StatDef then_launches{"simt.then.launches", U::launches, "launches after the first (split-K's sum)"};
 const StatDef then_cycles{"simt.then.cycles", U::cycles,
                           "their cycles, launch overheads included (in the op's cycles)"};

@@ -22,6 +22,9 @@ extern const StatDef l2_warm_lines, l2_warm_input_lines, l2_flush_bytes;
 // The library's launch choices.
 extern const StatDef tile_m, tile_n, tile_k, warps_m, warps_n, slices_ahead, splits, grid, block, blocks_per_sm,
     waves, wave_efficiency, fp32_fallback, gemm_m, gemm_n, gemm_k, variant, rows_per_block, elements_per_thread_step;
+// Sampled simulation (gpu.sampling waves; docs/gpu.md "Sampled simulation").
+extern const StatDef sampling_simulated_blocks, sampling_total_blocks, sampling_wave_blocks, sampling_skipped_waves,
+    sampling_steady_wave_cycles, sampling_error_estimate;
 // The fused-graph compiler (fusion.h): trace ops one kernel runs.
 extern const StatDef fused_ops;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "models/simt/wave_sampling.h"
+
 namespace accelsim::simt {
 
 void BlockDispatcher::initial_fill(std::vector<SmCore*>& sms) {
@@ -34,6 +36,7 @@ void BlockDispatcher::refill(SmCore& sm) {
         started_.erase(std::remove(started_.begin(), started_.end(), &sm), started_.end());
         return;
     }
+    if (sampler_) next_ += static_cast<std::uint32_t>(sampler_->block_completed(sm.now(), next_));
     while (!empty() && sm.can_accept_block()) sm.add_block(take());
 }
 
@@ -236,6 +239,12 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
         for (SmCore* sm : sms) sm->set_cluster_network(network.get());
     }
     BlockDispatcher dispatcher(dims.grid, cluster);
+    if (options.wave_sampler && cluster == 1) {
+        const auto wave = static_cast<std::uint64_t>(params.sms) *
+                          static_cast<std::uint64_t>(std::max(1, sms.front()->occupancy().blocks_per_sm));
+        options.wave_sampler->begin(dims.grid, wave, [&sms, &executor, &params] { return collect_stats(sms, executor, params); });
+        dispatcher.set_sampler(options.wave_sampler);
+    }
     dispatcher.initial_fill(sms);
     if (port->lookahead_cycles() > 0) {
         run_windows(sms, dispatcher, *port, options, network.get());

@@ -26,6 +26,8 @@
 
 namespace accelsim::simt {
 
+class WaveSampler;  // wave_sampling.h
+
 struct SimtParams {
     int sms = 1;
     SmParams sm;
@@ -49,6 +51,9 @@ struct LaunchOptions {
     // window, once the port has served everything before it (to sample its traffic).
     bool record_resident_warps = false;
     std::function<void(std::uint64_t window_end)> on_window = nullptr;
+    // Sampled simulation (wave_sampling.h): the dispatcher reports block completions to it and
+    // skips the whole waves it asks to. nullptr: every block runs. Ignored for clustered kernels.
+    WaveSampler* wave_sampler = nullptr;
 };
 
 struct KernelStats {
@@ -85,6 +90,8 @@ public:
     // `cluster` SMs of one group (SMs c*cluster .. c*cluster + cluster-1, as a GPC hosts a
     // cluster), all at once: a cluster waits until every SM of a group can take a block.
     explicit BlockDispatcher(std::uint32_t blocks, int cluster = 1) : blocks_(blocks), cluster_(cluster) {}
+    // Every block completion (a refill) is reported to `sampler`, which may skip block ids.
+    void set_sampler(WaveSampler* sampler) { sampler_ = sampler; }
     bool empty() const { return next_ >= blocks_; }
     std::uint32_t take() { return next_++; }
     // Fills SMs round-robin, one block (cluster: one cluster per group) each per round, as the
@@ -101,6 +108,7 @@ private:
     std::uint32_t blocks_;
     int cluster_ = 1;
     std::uint32_t next_ = 0;
+    WaveSampler* sampler_ = nullptr;
     std::vector<SmCore*> sms_;
     std::vector<SmCore*> started_;
 };

@@ -72,6 +72,7 @@ gpu::GpuChipParams gpu_params_from_config(const ChipConfig& config) {
     p.ideal_latency_cycles = config.l2.size_bytes > 0 ? config.l2.hit_latency_cycles : 200;
     p.launch_overhead_cycles = std::max(0, config.gpu.launch_overhead_cycles);
     p.cold_l2_per_op = config.gpu.cold_l2_per_op;
+    p.sampling = config.gpu.sampling;
     p.fusion = gpu::resolve_gpu_fusion(config.gpu.fusion, config.host.launch == HostLaunch::engine);
     p.sm_port_bytes_per_cycle = config.interconnect.bytes_per_cycle_per_port;
     p.clock_hz = config.clock_hz();

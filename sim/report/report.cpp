@@ -126,6 +126,13 @@ json op_json(const OpReport& r) {
                          {"max_abs_err", r.numerics->max_abs_err},
                          {"max_rel_err", r.numerics->max_rel_err},
                          {"passed", r.numerics->passed}};
+    // gpu.sampling waves: the op's cycles are an estimate from these simulated blocks.
+    if (r.sampling)
+        o["sampling"] = {{"simulated_blocks", r.sampling->simulated_blocks},
+                         {"total_blocks", r.sampling->total_blocks},
+                         {"wave_blocks", r.sampling->wave_blocks},
+                         {"skipped_waves", r.sampling->skipped_waves},
+                         {"error_estimate", r.sampling->error_estimate}};
     if (!r.op.file.empty()) o["source"] = r.op.file + ":" + std::to_string(r.op.line);
     // A fused graph (compiler.gpu_fusion): the op whose kernel ran this one, or the ops this one's ran.
     if (!r.fused_into.empty()) o["fused_into"] = r.fused_into;
@@ -203,10 +210,15 @@ json to_json(const RunReport& report) {
     totals["ops"] = report.ops.size();
     totals["ops_without_cycle_model"] = report.ops_without_cycle_model();
     std::map<std::string, std::uint64_t> by_bound;
-    std::size_t fused = 0;
+    std::size_t fused = 0, sampled = 0;
+    double sampling_error_cycles = 0;
     for (const auto& r : report.ops) {
         if (r.fused_into.empty()) by_bound[r.roofline.bound] += r.cycles;
         else ++fused;
+        if (r.sampling) {
+            ++sampled;
+            sampling_error_cycles += r.sampling->error_estimate * static_cast<double>(r.cycles);
+        }
         if (r.host_cycles + r.sync_cycles > 0) by_bound["host"] += r.host_cycles + r.sync_cycles;
     }
     totals["cycles_by_bound"] = by_bound;
@@ -214,6 +226,11 @@ json to_json(const RunReport& report) {
         totals["gpu_fusion"] = gpu_fusion_name(*report.config);
         totals["fused_ops"] = fused;
         totals["kernels"] = report.ops.size() - fused;
+    }
+    if (sampled > 0) {
+        totals["gpu_sampling"] = std::string(to_string(report.config->gpu.sampling));
+        totals["sampled_ops"] = sampled;
+        totals["sampling_error_estimate"] = sampling_error_cycles / static_cast<double>(std::max<std::uint64_t>(1, report.total_cycles()));
     }
     j["totals"] = totals;
     if (report.numerics) {
@@ -440,6 +457,8 @@ struct ReportWriter::Impl {
     // Totals, in op order.
     std::size_t ops = 0, unmodelled = 0, uncounted = 0;
     std::size_t fused = 0;  // ops that ran inside another op's kernel (compiler.gpu_fusion)
+    std::size_t sampled = 0;  // ops whose cycles were extrapolated (gpu.sampling waves)
+    double sampling_error_cycles = 0;  // their error bounds, in cycles
     std::uint64_t total_cycles = 0, host_cycles = 0;  // end to end; host time not hidden by the device
     std::int64_t macs = 0, flops = 0;
     std::map<std::string, std::int64_t> bytes;
@@ -510,6 +529,11 @@ struct ReportWriter::Impl {
             totals["fused_ops"] = fused;
             totals["kernels"] = ops - fused;
         }
+        if (sampled > 0) {
+            totals["gpu_sampling"] = std::string(to_string(config.gpu.sampling));
+            totals["sampled_ops"] = sampled;
+            totals["sampling_error_estimate"] = sampling_error_cycles / static_cast<double>(std::max<std::uint64_t>(1, total_cycles));
+        }
         json_member(out, first, "totals", totals);
         json_member(out, first, "trace", trace);
         out << "\n}\n";
@@ -553,6 +577,10 @@ void ReportWriter::add(const OpReport& r) {
     if (r.fused_into.empty()) w.by_bound[r.roofline.bound] += r.cycles;
     if (r.model == "roofline") ++w.unmodelled;
     if (!r.fused_into.empty()) ++w.fused;
+    if (r.sampling) {
+        ++w.sampled;
+        w.sampling_error_cycles += r.sampling->error_estimate * static_cast<double>(r.cycles);
+    }
     if (!op_info(r.op.kind).has_flops) ++w.uncounted;
     if (r.roofline.matrix_fallback) {
         ++w.fallback.ops;
@@ -695,6 +723,11 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << "\n";
     }
 
+    if (sampled > 0)
+        out << "sampled ops (gpu.sampling " << to_string(config.gpu.sampling) << "): " << sampled << " of " << ops
+            << ", cycles extrapolated from converged waves; error bound "
+            << fixed(sampling_error_cycles / static_cast<double>(std::max<std::uint64_t>(1, total_cycles)) * 100, 2)
+            << "% of the total (docs/gpu.md \"Sampled simulation\")\n";
     if (fused > 0) {
         // Which trace ops each kernel ran (docs/gpu.md "Fused graphs").
         out << "fused kernels (compiler.gpu_fusion " << fusion_name() << "): " << ops - fused << " kernels for " << ops

@@ -711,6 +711,7 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"gpu.sms", num(c.gpu.sms)},
         {"gpu.launch_overhead_cycles", num(c.gpu.launch_overhead_cycles)},
         {"gpu.cold_l2_per_op", num(c.gpu.cold_l2_per_op)},
+        {"gpu.sampling", std::string(gpu::to_string(c.gpu.sampling))},
         {"gpu.max_kernel_cycles", num(c.gpu.max_kernel_cycles)},
         {"gpu.max_kernel_instructions", num(c.gpu.max_kernel_instructions)},
         {"sm.compute_capability", c.sm.compute_capability},
