@@ -120,7 +120,8 @@ TEST(MmaS8, AssemblerRejectsOtherIntegerShapes) {
         assemble(".reg 16\nmma.m16n8k16.s8 r0, r4, r8, r0\n", "k.sasm");
         FAIL() << "assembled";
     } catch (const AssemblyError& e) {
-        EXPECT_EQ(std::string(e.what()), "k.sasm:2: expected mma.m16n8k16.f16, mma.m16n8k16.bf16 or mma.m16n8k32.s8");
+        EXPECT_EQ(std::string(e.what()), "k.sasm:2: expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, "
+                                         "mma.m16n8k32.e4m3 or mma.m16n8k32.e5m2");
     }
 }
 
