@@ -61,6 +61,14 @@ std::vector<double> work_before_each_op(const ChipModel& chip, const std::vector
 void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options) {
     const SimulationLimits& limits = options.limits;
     for (const Op& op : ops) {
+        // fp8 exists only where a matrix unit runs it: nothing falls back to a wider unit (a
+        // framework would not store fp8 tensors for such a chip), so the trace is refused.
+        if (is_fp8(op.dtype) && op_info(op.kind).has_dtype && chip.matrix_macs_per_cycle(op.dtype) <= 0)
+            throw InputError(op_words(op) + ": dtype " + std::string(to_string(op.dtype)) +
+                             " needs a matrix unit that runs it, and this chip's config gives no " +
+                             std::string(to_string(op.dtype)) +
+                             " rate (fp8 runs on h100, b200, l4, rtx4090 and mi300x; docs/trace-format.md "
+                             "\"fp8\"); use dtype=bf16, fp16 or int8");
         if (options.validate && static_cast<double>(op.macs()) > limits.validate_max_macs)
             throw InputError(op_words(op) + ": checking its " + count(static_cast<double>(op.macs())) +
                              " MACs against Eigen would take too long; the limit is " +
