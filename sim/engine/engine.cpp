@@ -58,6 +58,12 @@ std::vector<double> work_before_each_op(const ChipModel& chip, const std::vector
 
 }  // namespace
 
+MatrixPeaks matrix_peaks_of(const ChipModel& chip, DType default_dtype) {
+    MatrixPeaks peaks(chip.matrix_macs_per_cycle(default_dtype));
+    for (const DType t : kOperandDTypes) peaks.by_dtype[t] = chip.matrix_macs_per_cycle(t);
+    return peaks;
+}
+
 void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options) {
     const SimulationLimits& limits = options.limits;
     for (const Op& op : ops) {
@@ -105,7 +111,7 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     RunReport report;
     report.config = &config;
     report.trace = trace_path;
-    report.matrix_macs_per_cycle = chip.matrix_macs_per_cycle(config.default_dtype);
+    report.matrix_peaks = matrix_peaks_of(chip, config.default_dtype);
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     // Decided before the first op runs: a run that cannot finish stops at once.
     check_simulation_limits(chip, ops, options);
