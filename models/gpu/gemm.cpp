@@ -1388,20 +1388,18 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
         std::vector<float> av(static_cast<std::size_t>(g.batch * g.m * g.k)), bv(static_cast<std::size_t>(g.batch * g.k * g.n));
         std::uint8_t* data = memory.data();
+        // One drawn value: its fp8 bits at `address`, their value at ref[index].
+        auto draw = [&](std::vector<float>& ref, std::int64_t index, std::int64_t address) {
+            const std::uint8_t bits = fp8_encode(uniform(rng), dtype);
+            data[address] = bits;
+            ref[static_cast<std::size_t>(index)] = fp8_decode(bits, dtype);
+        };
         for (std::int64_t p = 0; p < g.batch; ++p)
             for (std::int64_t i = 0; i < g.m; ++i)
-                for (std::int64_t kk = 0; kk < g.k; ++kk) {
-                    const std::uint8_t bits = fp8_encode(uniform(rng), dtype);
-                    data[a + (p * g.m + i) * kp + kk] = bits;
-                    av[static_cast<std::size_t>((p * g.m + i) * g.k + kk)] = fp8_decode(bits, dtype);
-                }
+                for (std::int64_t kk = 0; kk < g.k; ++kk) draw(av, (p * g.m + i) * g.k + kk, a + (p * g.m + i) * kp + kk);
         for (std::int64_t p = 0; p < g.batch; ++p)
             for (std::int64_t kk = 0; kk < g.k; ++kk)
-                for (std::int64_t j = 0; j < g.n; ++j) {
-                    const std::uint8_t bits = fp8_encode(uniform(rng), dtype);
-                    data[b + (p * g.n + j) * kp + kk] = bits;
-                    bv[static_cast<std::size_t>((p * g.k + kk) * g.n + j)] = fp8_decode(bits, dtype);
-                }
+                for (std::int64_t j = 0; j < g.n; ++j) draw(bv, (p * g.k + kk) * g.n + j, b + (p * g.n + j) * kp + kk);
         // The C layout of gemm_check: M x N' fp32 (element_bytes 4, ldc = N').
         GemmBuffers buf{g.batch, g.m, g.n, g.k, kp, np, np, 4};
         buf.c = c;

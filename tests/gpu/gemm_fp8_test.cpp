@@ -10,6 +10,7 @@
 #include "models/simt/sm_spec.h"
 #include "tests/gpu/a100_like.h"
 #include "tests/gpu/gemm_op.h"
+#include "tests/gpu/gemm_run.h"
 
 namespace accelsim::gpu {
 namespace {
@@ -28,11 +29,8 @@ simt::SimtParams h100_like(int sms) {
     return p;
 }
 
-struct Fp8Run {
-    simt::KernelStats stats;
-    LoweringNumerics numerics;
-    std::vector<StatValue> lowering_stats;
-};
+using Fp8Run = test::GemmRun;
+using test::stat_of;
 
 Fp8Run run(const Op& op, int sms, bool real, bool skip, const GemmTile* tile = nullptr) {
     const simt::SimtParams params = h100_like(sms);
@@ -42,21 +40,7 @@ Fp8Run run(const Op& op, int sms, bool real, bool skip, const GemmTile* tile = n
     target.seed = 7;
     target.real_data = real;
     target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
-    simt::GlobalMemory memory;
-    const LoweredKernel lk = tile ? lower_gemm_with_tile(op, memory, target, *tile) : lower_gemm(op, memory, target);
-    EXPECT_TRUE(lk.then.empty());  // no split-K for the 8-bit kernels
-    simt::FixedLatencyMemory port(200);
-    Fp8Run r;
-    r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {skip});
-    if (lk.check) r.numerics = lk.check(memory);
-    r.lowering_stats = lk.stats;
-    return r;
-}
-
-double stat_of(const std::vector<StatValue>& stats, const StatDef& def) {
-    for (const StatValue& v : stats)
-        if (v.def == &def) return v.value;
-    return -1;
+    return test::run_single_launch_gemm(op, params, target, skip, tile);
 }
 
 constexpr DType kFormats[] = {DType::fp8_e4m3, DType::fp8_e5m2};

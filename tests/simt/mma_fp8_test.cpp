@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include <Eigen/Core>
@@ -13,50 +14,13 @@
 #include "models/common/dtype.h"
 #include "models/simt/simt_gpu.h"
 #include "models/simt/sm_spec.h"
+#include "tests/simt/mma_m16n8k32.h"
 
 namespace accelsim::simt {
 namespace {
 
-// D = A(16x32 fp8, row-major) * B(32x8 fp8, stored column-major: n rows of 32 k) + C(16x8 fp32),
-// each lane loading its fragments straight from the PTX layout (as tests/simt/mma_s8_test.cpp).
-const char* const kMma = R"(
-    .param A, B, C, D
-    .reg 20
-    mov r0, %laneid
-    shr r1, r0, 2
-    and r2, r0, 3
-    shl r3, r1, 5
-    shl r4, r2, 2
-    add r5, r3, r4
-    add r10, r5, B
-    add r5, r5, A
-    ld.global r6, [r5]
-    ld.global r7, [r5+256]
-    ld.global r8, [r5+16]
-    ld.global r9, [r5+272]
-    ld.global r11, [r10]
-    ld.global r12, [r10+16]
-    shl r13, r2, 3
-    add r13, r13, r3
-    add r14, r13, C
-    ld.global r16, [r14]
-    ld.global r17, [r14+4]
-    ld.global r18, [r14+256]
-    ld.global r19, [r14+260]
-    MMA r16, r6, r11, r16
-    add r15, r13, D
-    st.global [r15], r16
-    st.global [r15+4], r17
-    st.global [r15+256], r18
-    st.global [r15+260], r19
-    exit
-)";
-
-std::string mma_source(const std::string& mnemonic) {
-    std::string s = kMma;
-    s.replace(s.find("MMA"), 3, mnemonic);
-    return s;
-}
+using test::independent_mmas;
+using test::mma_m16n8k32_source;
 
 using MatA = Eigen::Matrix<float, 16, 32, Eigen::RowMajor>;
 using MatB = Eigen::Matrix<float, 32, 8, Eigen::RowMajor>;
@@ -64,19 +28,10 @@ using MatC = Eigen::Matrix<float, 16, 8, Eigen::RowMajor>;
 
 // A and B hold fp8 values (as floats); they are encoded to the format's bytes for the kernel.
 MatC run_mma(const Kernel& k, DType format, const MatA& a, const MatB& b, const MatC& c) {
-    std::vector<std::uint8_t> a8(16 * 32), bt8(8 * 32);
-    for (int i = 0; i < 16; ++i)
-        for (int kk = 0; kk < 32; ++kk) a8[static_cast<std::size_t>(i * 32 + kk)] = fp8_encode(a(i, kk), format);
-    for (int kk = 0; kk < 32; ++kk)
-        for (int n = 0; n < 8; ++n) bt8[static_cast<std::size_t>(n * 32 + kk)] = fp8_encode(b(kk, n), format);
-    GlobalMemory mem;
-    const std::uint32_t A = mem.allocate(512), B = mem.allocate(256), C = mem.allocate(512), D = mem.allocate(512);
-    mem.write(A, a8.data(), a8.size());
-    mem.write(B, bt8.data(), bt8.size());
-    mem.write(C, c.data(), 512);
-    launch(k, {1, 32}, {A, B, C, D}, mem, SimtParams{});
     MatC d;
-    mem.read(D, d.data(), 512);
+    std::function<std::uint8_t(int, int)> a_byte = [&](int i, int kk) { return fp8_encode(a(i, kk), format); };
+    std::function<std::uint8_t(int, int)> b_byte = [&](int kk, int n) { return fp8_encode(b(kk, n), format); };
+    test::run_mma_m16n8k32(k, a_byte, b_byte, c.data(), d.data());
     return d;
 }
 
@@ -106,7 +61,7 @@ TEST(MmaFp8, FragmentLayoutMatchesEigenExactlyOnIntegerValues) {
         for (int i = 0; i < a.size(); ++i) ASSERT_EQ(a.data()[i], std::nearbyint(a.data()[i]));
         const MatC expected = a * b + c;
         for (const char* mnemonic : {f.short_form, f.ptx}) {
-            const MatC d = run_mma(assemble(mma_source(mnemonic), "mma_fp8.sasm"), f.dtype, a, b, c);
+            const MatC d = run_mma(assemble(mma_m16n8k32_source(mnemonic), "mma_fp8.sasm"), f.dtype, a, b, c);
             for (int i = 0; i < 16; ++i)
                 for (int j = 0; j < 8; ++j) EXPECT_EQ(d(i, j), expected(i, j)) << mnemonic << " " << i << "," << j;
         }
@@ -139,7 +94,7 @@ TEST(MmaFp8, Fp32AccumulationMatchesEigenWithinItsRoundingBound) {
         const Eigen::Matrix<double, 16, 8> exact = a.cast<double>() * b.cast<double>() + c.cast<double>();
         const Eigen::Matrix<double, 16, 8> magnitude =
             a.cast<double>().cwiseAbs() * b.cast<double>().cwiseAbs() + c.cast<double>().cwiseAbs();
-        const MatC d = run_mma(assemble(mma_source(f.short_form), "mma_fp8.sasm"), f.dtype, a, b, c);
+        const MatC d = run_mma(assemble(mma_m16n8k32_source(f.short_form), "mma_fp8.sasm"), f.dtype, a, b, c);
         int inexact = 0;
         for (int i = 0; i < 16; ++i)
             for (int j = 0; j < 8; ++j) {
@@ -150,27 +105,6 @@ TEST(MmaFp8, Fp32AccumulationMatchesEigenWithinItsRoundingBound) {
             }
         EXPECT_GT(inexact, 0) << "the inputs should exercise fp32 rounding";
     }
-}
-
-TEST(MmaFp8, AssemblerNamesTheMmaForms) {
-    try {
-        assemble(".reg 16\nmma.m16n8k32.e4m2 r0, r4, r8, r0\n", "k.sasm");
-        FAIL() << "assembled";
-    } catch (const AssemblyError& e) {
-        EXPECT_EQ(std::string(e.what()), "k.sasm:2: expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, "
-                                         "mma.m16n8k32.e4m3 or mma.m16n8k32.e5m2");
-    }
-}
-
-// Independent mmas (distinct accumulators) from one warp, then exit.
-Kernel independent_mmas(const char* mnemonic, int count) {
-    std::string src = ".reg " + std::to_string(6 + 4 * count) + "\n";
-    for (int i = 0; i < count; ++i) {
-        const std::string d = "r" + std::to_string(6 + 4 * i);
-        src += std::string(mnemonic) + " " + d + ", r0, r4, " + d + "\n";
-    }
-    src += "exit\n";
-    return assemble(src, "mmas.sasm");
 }
 
 TEST(MmaFp8, TensorPipeIssuesAtTheConfigsFp8Rate) {
