@@ -48,9 +48,16 @@ std::string at(int reg, long long off) {
     return "[" + r(reg) + (off > 0 ? "+" : "-") + std::to_string(off > 0 ? off : -off) + "]";
 }
 
-// The kernel name's operand type: _f16, _bf16, _s8.
+// The kernel name's operand type: _f16, _bf16, _s8, _e4m3, _e5m2.
 std::string type_suffix(simt::MmaType type) {
-    return type == simt::MmaType::s8 ? "_s8" : type == simt::MmaType::f16 ? "_f16" : "_bf16";
+    switch (type) {
+        case simt::MmaType::s8: return "_s8";
+        case simt::MmaType::e4m3: return "_e4m3";
+        case simt::MmaType::e5m2: return "_e5m2";
+        case simt::MmaType::f16: return "_f16";
+        case simt::MmaType::bf16: return "_bf16";
+    }
+    return "";
 }
 
 constexpr int kSliceWordsPad = 4;  // A rows in shared memory: BK/2 words + 4 (pitch = 4 mod 8 words)
@@ -187,7 +194,9 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     // of a row as the m16n8k16 ones (PTX: 4 int8 where 2 16-bit values were), so A's staging and
     // fragment loads are unchanged. B comes transposed (N x K, cuBLASLt's int8 "TN" layout),
     // staged like conv's B^T; the accumulators are int32 and are stored as they are (no packing).
-    const bool s8 = type == simt::MmaType::s8;
+    // fp8 (e4m3, e5m2) is the same kernel with the fp8 m16n8k32 (one fragment layout for the
+    // 8-bit types) and fp32 accumulators stored as they are.
+    const bool s8 = simt::is_k32(type);
     const bool bt = conv || s8;                        // B given transposed, loaded like A
     const bool wide_out = partials || s8;              // C holds 32-bit accumulator pairs
     const int SA = BK / 2 + kSliceWordsPad;           // words per A row in shared memory
@@ -201,7 +210,11 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
                         : b_rows * groups / T;         // B units (k-pair row x 4 columns) per thread
     const int rows_per_round = T / chunks_per_row;     // A rows between a thread's chunks
     const int kp_step = T / groups;                    // k-pair rows between a thread's B units
-    const char* mma = s8 ? "mma.m16n8k32.s8" : type == simt::MmaType::f16 ? "mma.m16n8k16.f16" : "mma.m16n8k16.bf16";
+    const char* mma = type == simt::MmaType::s8     ? "mma.m16n8k32.s8"
+                      : type == simt::MmaType::e4m3 ? "mma.m16n8k32.e4m3"
+                      : type == simt::MmaType::e5m2 ? "mma.m16n8k32.e5m2"
+                      : type == simt::MmaType::f16  ? "mma.m16n8k16.f16"
+                                                    : "mma.m16n8k16.bf16";
     const char* pack = type == simt::MmaType::f16 ? "cvt.f16x2.f32" : "cvt.bf16x2.f32";
 
     // Registers. Payload (fp data): accumulators, fragments (A double-buffered: 2 x 4), staging.
@@ -909,7 +922,7 @@ GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmP
     GemmTileChoice best;
     double best_estimate = 0;
     auto occupancy = [&](const GemmTile& tile) {
-        const simt::Kernel* k = gemm_tensor_kernel(tile, type == simt::MmaType::s8 ? type : simt::MmaType::f16);
+        const simt::Kernel* k = gemm_tensor_kernel(tile, simt::is_k32(type) ? type : simt::MmaType::f16);
         return simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     };
     for (GemmTile tile : gemm_tensor_tiles()) {
@@ -1317,9 +1330,18 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
 // int8 weights so), C is M x N' int32, the exact accumulators (cublasGemmEx with CUDA_R_8I inputs,
 // CUDA_R_32I output and CUBLAS_COMPUTE_32I). K' = K rounded up to 16 (16-byte rows), N' = N
 // rounded up to 8; the padding is zero.
-LoweredKernel lower_int8_gemm(const GemmShape& g, simt::GlobalMemory& memory, const LoweringTarget& target,
-                              const GemmTileChoice& choice) {
+//
+// fp8 (docs/gpu.md, "fp8 GEMMs") runs the same kernel with the fp8 mma: A and B hold fp8_e4m3 or
+// fp8_e5m2 bytes in the same layout (cuBLASLt's fp8 GEMMs require it too: TN, K-contiguous
+// operands), C is M x N' fp32, the accumulators as they are (cublasLtMatmul with CUDA_R_8F_E4M3
+// inputs, CUDA_R_32F output, CUBLAS_COMPUTE_32F; no scaling factors, no fp8 output).
+LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemory& memory,
+                              const LoweringTarget& target, const GemmTileChoice& choice) {
     const GemmTile& tile = choice.tile;
+    const bool fp8 = is_fp8(dtype);
+    const simt::MmaType type = dtype == DType::fp8_e4m3   ? simt::MmaType::e4m3
+                               : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2
+                                                          : simt::MmaType::s8;
     const std::int64_t kp = gemm_int8_padded_k(g.k), np = gemm_padded(g.n);
     const std::int64_t a_bytes = g.batch * g.m * kp, b_bytes = g.batch * g.n * kp, c_bytes = g.batch * g.m * np * 4;
     if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
@@ -1337,7 +1359,7 @@ LoweredKernel lower_int8_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
     const std::int64_t blocks = g.batch * tiles_m * tiles_n;
     if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
     LoweredKernel out;
-    out.kernel = gemm_tensor_kernel(tile, simt::MmaType::s8);
+    out.kernel = gemm_tensor_kernel(tile, type);
     out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
     // Nlast: the last B^T row (columns past N read it; their C is never stored). b_slice is unused.
     out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, c, u(kp), u(kp), u(np * 4),
@@ -1345,7 +1367,7 @@ LoweredKernel lower_int8_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
                 u(kGemmGroupRows * tiles_n), u(slices), u(kfirst_slots), 0};
     out.stats.push_back(stat_value(stat::tile_m, tile.bm));
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
-    out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(slice)));  // int8 values
+    out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(slice)));  // 8-bit values
     out.stats.push_back(stat_value(stat::warps_m, tile.warps_m));
     out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
@@ -1360,6 +1382,32 @@ LoweredKernel lower_int8_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
     out.stats.push_back(stat_value(stat::waves, shown.waves));
     out.stats.push_back(stat_value(stat::wave_efficiency, shown.wave_efficiency));
     if (!target.real_data) return out;
+    if (fp8) {
+        // Seeded inputs uniform in [-1, 1) as for the 16-bit GEMM, rounded to the fp8 format
+        // (nearest, ties to even); B drawn in K x N order, stored transposed. The reference is
+        // Eigen's fp32 GEMM of the same rounded values.
+        std::mt19937_64 rng(target.seed);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        std::vector<float> av(static_cast<std::size_t>(g.batch * g.m * g.k)), bv(static_cast<std::size_t>(g.batch * g.k * g.n));
+        std::uint8_t* data = memory.data();
+        // One drawn value: its fp8 bits at `address`, their value at ref[index].
+        auto draw = [&](std::vector<float>& ref, std::int64_t index, std::int64_t address) {
+            const std::uint8_t bits = fp8_encode(uniform(rng), dtype);
+            data[address] = bits;
+            ref[static_cast<std::size_t>(index)] = fp8_decode(bits, dtype);
+        };
+        for (std::int64_t p = 0; p < g.batch; ++p)
+            for (std::int64_t i = 0; i < g.m; ++i)
+                for (std::int64_t kk = 0; kk < g.k; ++kk) draw(av, (p * g.m + i) * g.k + kk, a + (p * g.m + i) * kp + kk);
+        for (std::int64_t p = 0; p < g.batch; ++p)
+            for (std::int64_t kk = 0; kk < g.k; ++kk)
+                for (std::int64_t j = 0; j < g.n; ++j) draw(bv, (p * g.k + kk) * g.n + j, b + (p * g.n + j) * kp + kk);
+        // The C layout of gemm_check: M x N' fp32 (element_bytes 4, ldc = N').
+        GemmBuffers buf{g.batch, g.m, g.n, g.k, kp, np, np, 4};
+        buf.c = c;
+        out.check = gemm_check(buf, DType::fp32, std::move(av), std::move(bv));
+        return out;
+    }
     // Seeded int8 inputs over the whole range [-128, 127]; B drawn in K x N order, stored transposed.
     std::mt19937_64 rng(target.seed);
     std::uniform_int_distribution<int> uniform(-128, 127);
@@ -1424,16 +1472,16 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
                                    const GemmTile& tile, int splits) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) throw LoweringError("lower_gemm_with_tile: fp32 has no tensor-core tile");
-    const bool int8 = op.dtype == DType::int8;
-    if (int8 && splits > 1) throw LoweringError("the int8 GEMM has no split-K");
+    const bool int8 = op.dtype == DType::int8 || is_fp8(op.dtype);  // the 8-bit kernel
+    if (int8 && splits > 1) throw LoweringError("the int8 and fp8 GEMMs have no split-K");
     GemmTileChoice choice;
     choice.tile = tile;
     choice.splits = std::max(1, splits);
-    const simt::Kernel* k = gemm_tensor_kernel(tile, int8 ? simt::MmaType::s8 : simt::MmaType::f16);  // its registers
+    const simt::Kernel* k = gemm_tensor_kernel(tile, int8 ? simt::MmaType::s8 : simt::MmaType::f16);  // its registers (the 8-bit kernels' are the same)
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     set_waves(choice, target.sms);
-    return int8 ? lower_int8_gemm(g, memory, target, choice) : lower_tensor_gemm(op, g, memory, target, choice);
+    return int8 ? lower_byte_gemm(g, op.dtype, memory, target, choice) : lower_tensor_gemm(op, g, memory, target, choice);
 }
 
 LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, simt::GlobalMemory& memory,
@@ -1462,7 +1510,16 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
         if (!target.tensor_cores_for(DType::int8))
             throw LoweringError("int8 GEMMs need an int8 tensor-core rate (sm.tensor_macs_per_cycle.int8)");
         GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);
-        return lower_int8_gemm(g, memory, target, choice);
+        return lower_byte_gemm(g, op.dtype, memory, target, choice);
+    }
+    if (is_fp8(op.dtype)) {
+        // The 8-bit kernel with the fp8 mma (sm_89's mma.m16n8k32 fp8 form; Hopper's fp8 wgmma is
+        // not modelled, as for int8). The engine refuses fp8 on a chip without the rate.
+        if (!target.tensor_cores_for(op.dtype))
+            throw LoweringError(std::string(to_string(op.dtype)) + " GEMMs need an fp8 tensor-core rate (sm.tensor_macs_per_cycle." +
+                                std::string(to_string(op.dtype)) + ")");
+        GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);  // same kernel shape
+        return lower_byte_gemm(g, op.dtype, memory, target, choice);
     }
     if (!target.tensor_cores_for(op.dtype)) {
         // No mma unit for the dtype (k80: none at all; v100: no bf16): a 16-bit GEMM runs as an

@@ -18,9 +18,9 @@ namespace accelsim::gpu {
 namespace {
 
 // Multiply-accumulates of one mma warp instruction of a GEMM of the dtype (m16n8k16: 2048; the
-// int8 kernel's m16n8k32: 4096).
+// int8 and fp8 kernels' m16n8k32: 4096).
 double mma_macs_of(DType dtype) {
-    return simt::mma_macs(dtype == DType::int8 ? simt::MmaType::s8 : simt::MmaType::f16);
+    return simt::mma_macs(dtype == DType::int8 || is_fp8(dtype) ? simt::MmaType::s8 : simt::MmaType::f16);
 }
 
 }  // namespace

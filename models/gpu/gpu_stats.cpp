@@ -17,7 +17,7 @@ const StatDef ipc{"simt.ipc", U::ratio, "warp instructions issued per kernel cyc
 const StatDef issued{"simt.issued", U::instructions, "warp instructions issued (branches and exits included)"};
 const StatDef blocks{"simt.blocks", U::blocks, "thread blocks run"};
 const StatDef mma_issued{"simt.mma_issued", U::instructions,
-                         "tensor-core warp instructions (mma.m16n8k16: 2048 MACs each; int8 mma.m16n8k32: 4096)"};
+                         "tensor-core warp instructions (mma.m16n8k16: 2048 MACs each; int8 and fp8 mma.m16n8k32: 4096)"};
 const StatDef active_lanes{"simt.active_lanes", U::lanes, "active lanes summed over issues"};
 
 const StatDef slots_issued{"simt.slots.issued", U::scheduler_cycles, "scheduler-cycles that issued"};
@@ -67,7 +67,7 @@ const StatDef then_cycles{"simt.then.cycles", U::cycles,
                           "their cycles, launch overheads included (in the op's cycles)"};
 const StatDef then_issued{"simt.then.issued", U::instructions, "their warp instructions"};
 const StatDef tensor_utilization{"simt.tensor_utilization", U::ratio, "the op's utilization on the tensor cores",
-                                 "simt.mma_issued x MACs per mma (2048; int8 4096) / (tensor-core peak MACs per cycle of the op's dtype x cycles)"};
+                                 "simt.mma_issued x MACs per mma (2048; int8 and fp8 4096) / (tensor-core peak MACs per cycle of the op's dtype x cycles)"};
 
 const StatDef tile_m{"gpu.tile_m", U::elements, "output rows per block (conv: output pixels, implicit-GEMM rows)"};
 const StatDef tile_n{"gpu.tile_n", U::elements, "output columns per block (conv: output channels)"};

@@ -8,10 +8,12 @@ std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, 
     // The kernels compute in fp32 on 16- or 32-bit floating-point tensors, except the int8
     // tensor-core GEMM (int32 accumulators) on chips with an int8 tensor rate; other integer ops
     // keep their roofline rows (docs/gpu.md).
-    const bool int8_gemm = op.dtype == DType::int8 && (op.kind == OpKind::matmul || op.kind == OpKind::bmm) &&
-                           target.tensor_cores_for(DType::int8);
-    if (op.kind != OpKind::kernel && (op.dtype == DType::int8 || op.dtype == DType::int32) && !int8_gemm)
-        return std::nullopt;
+    // fp8 likewise: GEMMs run the fp8 tensor-core kernel, other fp8 ops (and fp8 convolutions)
+    // keep roofline rows.
+    const bool byte_type = op.dtype == DType::int8 || op.dtype == DType::int32 || is_fp8(op.dtype);
+    const bool byte_gemm = (op.dtype == DType::int8 || is_fp8(op.dtype)) &&
+                           (op.kind == OpKind::matmul || op.kind == OpKind::bmm) && target.tensor_cores_for(op.dtype);
+    if (op.kind != OpKind::kernel && byte_type && !byte_gemm) return std::nullopt;
     switch (op.kind) {
         case OpKind::matmul:
         case OpKind::bmm: return lower_gemm(op, memory, target);

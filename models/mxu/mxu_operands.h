@@ -25,6 +25,8 @@ inline bool representable(float v, DType dtype) {
             return std::isfinite(v) && (bits & 0xFFFFu) == 0;
         }
         case DType::fp32: return std::isfinite(v);
+        case DType::fp8_e4m3:
+        case DType::fp8_e5m2: return std::isfinite(v) && fp8_round(v, dtype) == v;
         case DType::int32: return false;
     }
     return false;

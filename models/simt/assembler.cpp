@@ -372,14 +372,24 @@ private:
             const auto c = static_cast<Conversion>(in.modifier);
             pattern = c == Conversion::f16x2_f32 || c == Conversion::bf16x2_f32 ? "dss" : "ds";
         } else if (base == "mma") {
-            // The int8 form also in PTX's full spelling (PTX ISA 9.7.14.5.10, mma.m16n8k32).
-            const bool s8 = (parts.size() == 3 && parts[1] == "m16n8k32" && parts[2] == "s8") ||
-                            mnemonic == "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
-            if (!s8 && (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16")))
-                fail(line, "expected mma.m16n8k16.f16, mma.m16n8k16.bf16 or mma.m16n8k32.s8");
+            // The int8 and fp8 forms also in PTX's full spelling (PTX ISA 9.7.14.5.10, mma.m16n8k32).
+            const bool k32 = parts.size() == 3 && parts[1] == "m16n8k32";
+            const bool s8 = (k32 && parts[2] == "s8") || mnemonic == "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
+            const bool e4m3 = (k32 && parts[2] == "e4m3") ||
+                              mnemonic == "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32";
+            const bool e5m2 = (k32 && parts[2] == "e5m2") ||
+                              mnemonic == "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32";
+            if (!s8 && !e4m3 && !e5m2 &&
+                (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16")))
+                fail(line, "expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, mma.m16n8k32.e4m3 or "
+                           "mma.m16n8k32.e5m2");
             in.op = Opcode::mma;
             in.unit = Unit::tensor;
-            in.modifier = static_cast<std::uint8_t>(s8 ? MmaType::s8 : parts[2] == "f16" ? MmaType::f16 : MmaType::bf16);
+            in.modifier = static_cast<std::uint8_t>(s8     ? MmaType::s8
+                                                    : e4m3 ? MmaType::e4m3
+                                                    : e5m2 ? MmaType::e5m2
+                                                    : parts[2] == "f16" ? MmaType::f16
+                                                                        : MmaType::bf16);
             in.fp_payload = true;  // payload (int8 data too): only the values depend on it
             pattern = "RRRR";
         } else if (base == "wgmma") {

@@ -6,6 +6,8 @@
 
 #include <Eigen/Core>
 
+#include "models/common/dtype.h"
+
 namespace accelsim::simt {
 
 namespace {
@@ -537,8 +539,8 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
     //   B 16x8:  b0 (k=2t..2t+1, n=g)  b1 (k=2t+8.., n=g)
     //   C/D 16x8 fp32: c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
     const auto type = static_cast<MmaType>(in.modifier);
-    if (type == MmaType::s8) {
-        execute_mma_s8(in, w);
+    if (is_k32(type)) {
+        execute_mma_k32(in, w);
         return;
     }
     float a[16][16], b[16][8], c[16][8];
@@ -577,18 +579,21 @@ void WarpExecutor::execute_mma(const Instruction& in, Warp& w) {
         }
 }
 
-void WarpExecutor::execute_mma_s8(const Instruction& in, Warp& w) {
-    // PTX ISA 9.7.14.5.10, "Matrix Fragments for mma.m16n8k32" (.s8 A and B, .s32 C and D),
-    // g = lane / 4, t = lane % 4; each 32-bit register of A and B holds four int8 values, the
-    // lower-indexed in the lower byte:
+void WarpExecutor::execute_mma_k32(const Instruction& in, Warp& w) {
+    // PTX ISA 9.7.14.5.10, "Matrix Fragments for mma.m16n8k32": one layout for the 8-bit types
+    // (.s8/.u8 with .s32 C and D; .e4m3/.e5m2 with .f32 C and D), g = lane / 4, t = lane % 4; each
+    // 32-bit register of A and B holds four 8-bit values, the lower-indexed in the lower byte:
     //   A 16x32: a0..a3 (g, 4t..4t+3)  a4..a7 (g+8, 4t..)  a8..a11 (g, 4t+16..)  a12..a15 (g+8, 4t+16..)
     //   B 32x8:  b0..b3 (k=4t..4t+3, n=g)  b4..b7 (k=4t+16.., n=g)
-    //   C/D 16x8 s32: c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
-    // Exact integer accumulation; without .satfinite a sum beyond int32 wraps (two's complement).
-    std::int32_t a[16][32], b[32][8];
+    //   C/D 16x8 (s32 or f32): c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
+    // s8: exact integer accumulation; without .satfinite a sum beyond int32 wraps (two's complement).
+    // e4m3/e5m2: each product of two fp8 values is exact in fp32 (at most 4 x 4 significant bits,
+    // exponents within fp32's normal range), summed into the fp32 accumulator in k order.
+    const auto type = static_cast<MmaType>(in.modifier);
+    std::uint8_t a[16][32], b[32][8];
     std::uint32_t c[16][8];
     auto reg = [&](std::uint32_t r, int lane) { return w.regs[static_cast<std::size_t>(r) * 32 + static_cast<std::size_t>(lane)]; };
-    auto byte = [](std::uint32_t v, int i) { return static_cast<std::int32_t>(static_cast<std::int8_t>(v >> (8 * i))); };
+    auto byte = [](std::uint32_t v, int i) { return static_cast<std::uint8_t>(v >> (8 * i)); };
     const std::uint32_t ra = in.src[0].value, rb = in.src[1].value, rc = in.src[2].value, rd = in.dst.value;
     for (int lane = 0; lane < 32; ++lane) {
         const int g = lane >> 2, t = lane & 3;
@@ -602,23 +607,36 @@ void WarpExecutor::execute_mma_s8(const Instruction& in, Warp& w) {
             const int k = 4 * t + (i ? 16 : 0);
             for (int e = 0; e < 4; ++e) b[k + e][g] = byte(v, e);
         }
-        for (int i = 0; i < 4; ++i) {
-            const AccumulatorElement e = accumulator_element(lane, i);
-            c[e.row][e.col] = reg(rc + static_cast<std::uint32_t>(i), lane);
-        }
+        for (int i = 0; i < 4; ++i) c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = reg(rc + static_cast<std::uint32_t>(i), lane);
     }
-    for (int row = 0; row < 16; ++row)
-        for (int col = 0; col < 8; ++col) {
-            std::uint32_t acc = c[row][col];  // unsigned: wrapping is defined
-            for (int k = 0; k < 32; ++k) acc += static_cast<std::uint32_t>(a[row][k] * b[k][col]);
-            c[row][col] = acc;
-        }
-    for (int lane = 0; lane < 32; ++lane)
-        for (int i = 0; i < 4; ++i) {
-            const AccumulatorElement e = accumulator_element(lane, i);
+    if (type == MmaType::s8) {
+        for (int row = 0; row < 16; ++row)
+            for (int col = 0; col < 8; ++col) {
+                std::uint32_t acc = c[row][col];  // unsigned: wrapping is defined
+                for (int k = 0; k < 32; ++k)
+                    acc += static_cast<std::uint32_t>(static_cast<std::int8_t>(a[row][k]) * static_cast<std::int8_t>(b[k][col]));
+                c[row][col] = acc;
+            }
+    } else {
+        const DType format = type == MmaType::e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2;
+        float fa[16][32], fb[32][8];
+        for (int row = 0; row < 16; ++row)
+            for (int k = 0; k < 32; ++k) fa[row][k] = fp8_decode(a[row][k], format);
+        for (int k = 0; k < 32; ++k)
+            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_decode(b[k][col], format);
+        for (int row = 0; row < 16; ++row)
+            for (int col = 0; col < 8; ++col) {
+                float acc = as_float(c[row][col]);
+                for (int k = 0; k < 32; ++k) acc += fa[row][k] * fb[k][col];
+                c[row][col] = as_bits(acc);
+            }
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; ++i)
             w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
-                c[e.row][e.col];
-        }
+                c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)];
+    }
 }
 
 bool Block::mbarrier_update(std::uint32_t address, std::int64_t arrivals, std::int64_t tx_bytes, std::uint64_t time) {

@@ -166,7 +166,7 @@ private:
     const std::uint32_t* fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const;
     [[noreturn]] void fault(const Instruction& in, const std::string& msg) const;
     void execute_mma(const Instruction& in, Warp& w);
-    void execute_mma_s8(const Instruction& in, Warp& w);  // mma.m16n8k32.s8
+    void execute_mma_k32(const Instruction& in, Warp& w);  // mma.m16n8k32: s8, e4m3, e5m2
     void execute_wgmma(const Instruction& in, Warp& w, const Block& block);
     void execute_async(const Instruction& in, Warp& w, Block& block, std::uint32_t exec, StepResult& r);
     std::uint32_t shared_operand(const Instruction& in, const Warp& w, int lane, std::uint32_t bytes,

@@ -2,7 +2,7 @@
 // The SIMT warp ISA (docs/simt-isa.md is the reference): 32-bit registers per thread, 8 predicate
 // registers, special registers, integer/FP32/SFU arithmetic, shuffles, global and shared memory,
 // barrier, predicated branch, exit, fp16/bf16 conversions and the tensor-core MMAs (m16n8k16 on
-// fp16/bf16, m16n8k32 on int8). A Kernel is what the
+// fp16/bf16, m16n8k32 on int8 and fp8). A Kernel is what the
 // assembler produces: decoded instructions with branch targets, reconvergence points (immediate
 // post-dominators) and per-instruction scoreboard lists already resolved, so the hot loops never
 // look anything up.
@@ -40,10 +40,13 @@ enum class Compare : std::uint8_t { eq, ne, lt, le, gt, ge };
 enum class CompareType : std::uint8_t { s32, u32, f32 };
 enum class ShuffleMode : std::uint8_t { idx, up, down, bfly };
 // f16, bf16: mma.m16n8k16 with fp32 accumulators; s8: mma.m16n8k32 on signed 8-bit inputs with
-// s32 accumulators (PTX's mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32).
-enum class MmaType : std::uint8_t { f16, bf16, s8 };
+// s32 accumulators (PTX's mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32); e4m3, e5m2:
+// mma.m16n8k32 on fp8 inputs with fp32 accumulators (PTX's
+// mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32, sm_89+).
+enum class MmaType : std::uint8_t { f16, bf16, s8, e4m3, e5m2 };
+constexpr bool is_k32(MmaType type) { return type == MmaType::s8 || type == MmaType::e4m3 || type == MmaType::e5m2; }
 // Multiply-accumulates of one mma warp instruction of the type: m16n8k16 = 2048, m16n8k32 = 4096.
-constexpr int mma_macs(MmaType type) { return type == MmaType::s8 ? 16 * 8 * 32 : 16 * 8 * 16; }
+constexpr int mma_macs(MmaType type) { return is_k32(type) ? 16 * 8 * 32 : 16 * 8 * 16; }
 // cvt forms: unpack one 16-bit half of a register to fp32, or pack two fp32 into one register
 // (round to nearest even, the first source in the low half).
 enum class Conversion : std::uint8_t { f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32 };

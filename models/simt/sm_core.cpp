@@ -216,8 +216,7 @@ void SmCore::issue(int sp, int slot) {
             const PipelineTiming& p = in.unit == Unit::int_alu ? params_.int_alu
                                       : in.unit == Unit::fp32  ? params_.fp32
                                       : in.unit == Unit::sfu   ? params_.sfu
-                                      : in.modifier == static_cast<std::uint8_t>(MmaType::s8) ? params_.tensor_s8
-                                                                                            : params_.tensor;
+                                                               : params_.tensor_of(static_cast<MmaType>(in.modifier));
             ready = now_ + static_cast<std::uint64_t>(p.latency);
             busy_until = now_ + static_cast<std::uint64_t>(p.initiation_interval);
             break;

@@ -43,6 +43,12 @@ struct SmParams {
     // int8 mma.m16n8k32 (4096 MACs) on the same tensor core at the chip's int8 rate (A100: twice
     // the fp16 MACs per cycle, so also one every 8 cycles).
     PipelineTiming tensor_s8{32, 8};
+    // fp8 mma.m16n8k32 (4096 MACs) at the chip's fp8 rates (a100 has none: never issued there).
+    PipelineTiming tensor_e4m3{32, 8};
+    PipelineTiming tensor_e5m2{32, 8};
+    const PipelineTiming& tensor_of(MmaType type) const {
+        return type == MmaType::s8 ? tensor_s8 : type == MmaType::e4m3 ? tensor_e4m3 : type == MmaType::e5m2 ? tensor_e5m2 : tensor;
+    }
     int shared_latency = 23;           // ld.shared / shfl, conflict-free
     int shuffle_initiation_interval = 2;
     int global_sectors_per_cycle = 4;  // L1 <-> LSU: 128 B per cycle per sub-partition

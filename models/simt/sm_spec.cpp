@@ -97,6 +97,11 @@ SmParams sm_params_from(const SmSpec& sm) {
     // mma.m16n8k32.s8 = 4096 MACs at the int8 rate.
     if (sm.tensor_macs_per_cycle.int8 > 0)
         p.tensor_s8.initiation_interval = interval(sm.tensor_macs_per_cycle.int8, mma_macs(MmaType::s8));
+    // fp8 mma.m16n8k32 = 4096 MACs at each format's rate.
+    if (sm.tensor_macs_per_cycle.fp8_e4m3 > 0)
+        p.tensor_e4m3.initiation_interval = interval(sm.tensor_macs_per_cycle.fp8_e4m3, mma_macs(MmaType::e4m3));
+    if (sm.tensor_macs_per_cycle.fp8_e5m2 > 0)
+        p.tensor_e5m2.initiation_interval = interval(sm.tensor_macs_per_cycle.fp8_e5m2, mma_macs(MmaType::e5m2));
     return p;
 }
 

@@ -80,6 +80,7 @@ void fill_random(std::vector<float>& out, std::int64_t n, DType dtype, std::mt19
             const float x = static_cast<float>(static_cast<std::int32_t>(bits & 0xFFFFFF) - 8388608) * kScale;
             if (dtype == DType::bf16) out[i++] = static_cast<float>(bf16_t(x));
             else if (dtype == DType::fp16) out[i++] = static_cast<float>(fp16_t(x));
+            else if (is_fp8(dtype)) out[i++] = fp8_round(x, dtype);  // a config that gives the MXU an fp8 rate
             else out[i++] = x;
         }
     }

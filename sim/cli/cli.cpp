@@ -225,7 +225,7 @@ int run_simulation(int argc, char* argv[]) {
             progress->op_starts(index, total, op, done_share);
         };
     }
-    ReportWriter writer(config, trace_path, chip->matrix_macs_per_cycle(config.default_dtype), run_options.validate,
+    ReportWriter writer(config, trace_path, matrix_peaks_of(*chip, config.default_dtype), run_options.validate,
                         vm.count("quiet") ? nullptr : &std::cout, json_file ? &json_file->stream() : nullptr,
                         csv_file ? &csv_file->stream() : nullptr);
     if (trace.import) writer.set_import(trace.import->to_json(), trace.import->text());

@@ -77,7 +77,7 @@ gpu::GpuChipParams gpu_params_from_config(const ChipConfig& config) {
     p.sm_port_bytes_per_cycle = config.interconnect.bytes_per_cycle_per_port;
     p.clock_hz = config.clock_hz();
     p.seed = config.seed;
-    for (DType t : {DType::int8, DType::fp16, DType::bf16, DType::fp32})
+    for (const DType t : kOperandDTypes)
         p.tensor_macs_per_sm_cycle[t] = config.sm.tensor_macs_per_cycle.of(t);
     p.fp32_lanes = config.sm.fp32_lanes;
     p.int_lanes = config.sm.int_lanes;

@@ -58,9 +58,23 @@ std::vector<double> work_before_each_op(const ChipModel& chip, const std::vector
 
 }  // namespace
 
+MatrixPeaks matrix_peaks_of(const ChipModel& chip, DType default_dtype) {
+    MatrixPeaks peaks(chip.matrix_macs_per_cycle(default_dtype));
+    for (const DType t : kOperandDTypes) peaks.by_dtype[t] = chip.matrix_macs_per_cycle(t);
+    return peaks;
+}
+
 void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options) {
     const SimulationLimits& limits = options.limits;
     for (const Op& op : ops) {
+        // fp8 exists only where a matrix unit runs it: nothing falls back to a wider unit (a
+        // framework would not store fp8 tensors for such a chip), so the trace is refused.
+        if (is_fp8(op.dtype) && op_info(op.kind).has_dtype && chip.matrix_macs_per_cycle(op.dtype) <= 0)
+            throw InputError(op_words(op) + ": dtype " + std::string(to_string(op.dtype)) +
+                             " needs a matrix unit that runs it, and this chip's config gives no " +
+                             std::string(to_string(op.dtype)) +
+                             " rate (fp8 runs on h100, b200, l4, rtx4090 and mi300x; docs/trace-format.md "
+                             "\"fp8\"); use dtype=bf16, fp16 or int8");
         if (options.validate && static_cast<double>(op.macs()) > limits.validate_max_macs)
             throw InputError(op_words(op) + ": checking its " + count(static_cast<double>(op.macs())) +
                              " MACs against Eigen would take too long; the limit is " +
@@ -97,7 +111,7 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     RunReport report;
     report.config = &config;
     report.trace = trace_path;
-    report.matrix_macs_per_cycle = chip.matrix_macs_per_cycle(config.default_dtype);
+    report.matrix_peaks = matrix_peaks_of(chip, config.default_dtype);
     if (options.validate) report.numerics = NumericsSummary{};  // present even if no op had data
     // Decided before the first op runs: a run that cannot finish stops at once.
     check_simulation_limits(chip, ops, options);

@@ -16,6 +16,8 @@ namespace accelsim {
 // Throws InputError naming the op, the estimate and the flag that raises the limit when an op's
 // simulation would exceed options.limits (ChipModel::simulation_cost; MACs checked with validate).
 void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options);
+// The chip's matrix-unit peaks for the reports (every operand dtype's and the default one's).
+MatrixPeaks matrix_peaks_of(const ChipModel& chip, DType default_dtype);
 
 // Runs all ops in order (after check_simulation_limits). Throws InputError for ops the chip cannot run (the chip's message names
 // the op's file and line), and std::runtime_error when a model breaks an invariant (cycles below

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr DType kGemmDtypes[] = {DType::int8, DType::fp16, DType::bf16, DType::fp32};
+constexpr DType kGemmDtypes[] = {DType::int8, DType::fp16, DType::bf16, DType::fp32, DType::fp8_e4m3, DType::fp8_e5m2};
 
 // Four significant digits: "311.9", "2250", "3.998".
 std::string four_digits(double v) {
@@ -149,6 +149,8 @@ HardwareRow hardware_row(const ChipConfig& config) {
     for (const DType dtype : kGemmDtypes) {
         // An int8-only chip refuses other dtypes (it does not fall back to a slower unit).
         if (config.kind == "systolic" && config.tpu.int8_only && dtype != DType::int8) continue;
+        // fp8 has no slower unit either: the engine refuses it where no matrix unit runs it.
+        if (is_fp8(dtype) && chip->matrix_macs_per_cycle(dtype) <= 0) continue;
         Op gemm;
         gemm.kind = OpKind::matmul;
         gemm.dtype = dtype;

@@ -52,11 +52,28 @@ std::map<std::string, std::int64_t> RunReport::total_bytes() const {
     return t;
 }
 
+double MatrixPeaks::for_op(const Op& op) const {
+    if (!op_info(op.kind).has_dtype) return default_dtype;
+    const auto it = by_dtype.find(op.dtype);
+    return it != by_dtype.end() && it->second > 0 ? it->second : default_dtype;
+}
+
+namespace {
+// MACs grouped by the peak they count against, each group's share added: with one peak this is
+// MACs / (peak x cycles) to the bit.
+double utilization_of(const std::map<double, std::int64_t>& macs_by_peak, std::uint64_t cycles) {
+    double u = 0;
+    for (const auto& [peak, macs] : macs_by_peak) u += static_cast<double>(macs) / (peak * static_cast<double>(cycles));
+    return u;
+}
+}  // namespace
+
 double RunReport::mac_utilization() const {
-    const double peak = matrix_macs_per_cycle;
     const auto cycles = total_cycles();
-    if (peak <= 0 || cycles == 0) return 0;
-    return static_cast<double>(total_macs()) / (peak * static_cast<double>(cycles));
+    if (matrix_peaks.default_dtype <= 0 || cycles == 0) return 0;
+    std::map<double, std::int64_t> macs_by_peak;
+    for (const auto& o : ops) macs_by_peak[matrix_peaks.for_op(o.op)] += o.op.macs();
+    return utilization_of(macs_by_peak, cycles);
 }
 
 std::size_t RunReport::ops_without_cycle_model() const {
@@ -435,14 +452,14 @@ const V* find_in(const std::vector<std::pair<std::string, V>>& items, const std:
 }  // namespace
 
 struct ReportWriter::Impl {
-    Impl(const ChipConfig& c, std::string t, double peak, bool numerics, std::ostream* table_out, std::ostream* json,
+    Impl(const ChipConfig& c, std::string t, MatrixPeaks peaks, bool numerics, std::ostream* table_out, std::ostream* json,
          std::ostream* csv_out)
-        : config(c), trace(std::move(t)), matrix_macs_per_cycle(peak), with_numerics(numerics), table(table_out),
+        : config(c), trace(std::move(t)), matrix_peaks(std::move(peaks)), with_numerics(numerics), table(table_out),
           json_out(json), csv(csv_out) {}
 
     const ChipConfig& config;
     std::string trace;
-    double matrix_macs_per_cycle;
+    MatrixPeaks matrix_peaks;
     bool with_numerics;
     std::ostream *table, *json_out, *csv;
     // What an importer said about the source model (null: the trace was not imported).
@@ -456,6 +473,8 @@ struct ReportWriter::Impl {
 
     // Totals, in op order.
     std::size_t ops = 0, unmodelled = 0, uncounted = 0;
+    std::map<double, std::int64_t> macs_by_peak;  // the ops' MACs by the matrix-unit peak they count against
+    std::set<DType> mac_dtypes;           // the dtypes of the ops with MACs
     std::size_t fused = 0;  // ops that ran inside another op's kernel (compiler.gpu_fusion)
     std::size_t sampled = 0;  // ops whose cycles were extrapolated (gpu.sampling waves)
     double sampling_error_cycles = 0;  // their error bounds, in cycles
@@ -504,8 +523,8 @@ struct ReportWriter::Impl {
     }
     double seconds() const { return static_cast<double>(total_cycles) / config.clock_hz(); }
     double mac_utilization() const {
-        if (matrix_macs_per_cycle <= 0 || total_cycles == 0) return 0;
-        return static_cast<double>(macs) / (matrix_macs_per_cycle * static_cast<double>(total_cycles));
+        if (matrix_peaks.default_dtype <= 0 || total_cycles == 0) return 0;
+        return utilization_of(macs_by_peak, total_cycles);
     }
     void json_tail(std::ostream& out) {
         out << (ops == 0 ? "[]" : "\n  ]");
@@ -543,9 +562,9 @@ struct ReportWriter::Impl {
     void write_table(const std::optional<NumericsSummary>& numerics);
 };
 
-ReportWriter::ReportWriter(const ChipConfig& config, std::string trace, double matrix_macs_per_cycle,
+ReportWriter::ReportWriter(const ChipConfig& config, std::string trace, MatrixPeaks matrix_peaks,
                            bool with_numerics, std::ostream* table, std::ostream* json_out, std::ostream* csv)
-    : impl_(std::make_unique<Impl>(config, std::move(trace), matrix_macs_per_cycle, with_numerics, table, json_out, csv)) {
+    : impl_(std::make_unique<Impl>(config, std::move(trace), std::move(matrix_peaks), with_numerics, table, json_out, csv)) {
     if (json_out) {
         if (with_numerics) impl_->json_spill = std::make_unique<SpillFile>();
     }
@@ -568,6 +587,10 @@ void ReportWriter::add(const OpReport& r) {
     w.host_cycles += r.host_cycles + r.sync_cycles;
     if (r.host_cycles + r.sync_cycles > 0) w.by_bound["host"] += r.host_cycles + r.sync_cycles;
     w.macs += r.op.macs();
+    if (r.op.macs() > 0 && w.matrix_peaks.default_dtype > 0) {
+        w.macs_by_peak[w.matrix_peaks.for_op(r.op)] += r.op.macs();
+        if (op_info(r.op.kind).has_dtype) w.mac_dtypes.insert(r.op.dtype);
+    }
     w.flops += r.op.flops();
     for (const auto& [level, b] : r.bytes) {
         w.bytes[level] += b;
@@ -701,7 +724,13 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
 
     const std::uint64_t cycles = total_cycles;
     const double secs = seconds();
-    const double peak_flops = 2.0 * matrix_macs_per_cycle * chip.peak_clock_hz();
+    // The peak shown: the one dtype of the trace's MACs, or the default dtype's for a mix (each
+    // op's MACs still count against their own dtype's peak).
+    const bool one_dtype = mac_dtypes.size() == 1;
+    Op of_dtype;
+    of_dtype.kind = OpKind::matmul;
+    of_dtype.dtype = one_dtype ? *mac_dtypes.begin() : chip.default_dtype;
+    const double peak_flops = 2.0 * matrix_peaks.for_op(of_dtype) * chip.peak_clock_hz();
     const double achieved = secs > 0 ? static_cast<double>(flops) / secs : 0;
     out << "\ntotals: " << with_commas(cycles) << " cycles = " << fixed(secs * 1e3, 3) << " ms at "
         << fixed(chip.run_clock_mhz(), 0) << " MHz; " << with_commas(static_cast<std::uint64_t>(macs))
@@ -710,7 +739,8 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << " (" << uncounted << (uncounted == 1 ? " op" : " ops")
             << " whose program decides its work not counted)";
     if (peak_flops > 0)
-        out << " of " << fixed(peak_flops / 1e12, 1) << " peak (" << to_string(chip.default_dtype)
+        out << " of " << fixed(peak_flops / 1e12, 1) << " peak (" << to_string(of_dtype.dtype)
+            << (one_dtype || mac_dtypes.empty() ? "" : "; mixed dtypes, each op against its own peak")
             << "); MAC utilization " << fixed(mac_utilization() * 100, 1) << "%";
     out << "\n";
     // Host and device apart: the device's own time, and the host time it could not hide.
@@ -789,7 +819,7 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
 namespace {
 // The in-memory report through the same writer the CLI streams with.
 void write_through(const RunReport& report, std::ostream* table, std::ostream* json_out, std::ostream* csv) {
-    ReportWriter w(*report.config, report.trace, report.matrix_macs_per_cycle, report.numerics.has_value(), table,
+    ReportWriter w(*report.config, report.trace, report.matrix_peaks, report.numerics.has_value(), table,
                    json_out, csv);
     if (!report.import_summary.is_null()) w.set_import(report.import_summary, report.import_text);
     for (const auto& r : report.ops) w.add(r);

@@ -22,14 +22,25 @@ namespace accelsim {
 
 inline constexpr const char* kReportSchema = "accelsim.report/1";
 
+// Matrix-unit peaks in MACs per chip cycle: the config's default dtype's and each operand dtype's
+// (0: no matrix unit runs it). MAC utilization counts each op's MACs against its own dtype's peak
+// (an int8 GEMM against the int8 peak), or against the default dtype's when no matrix unit runs the
+// op's dtype (the op fell to a slower unit) or the op has no dtype.
+struct MatrixPeaks {
+    double default_dtype = 0;
+    std::map<DType, double> by_dtype;
+    MatrixPeaks() = default;
+    MatrixPeaks(double default_peak) : default_dtype(default_peak) {}  // one peak for every dtype
+    double for_op(const Op& op) const;
+};
+
 struct RunReport {
     const ChipConfig* config = nullptr;
     std::string trace;
     std::vector<OpReport> ops;
     std::optional<NumericsSummary> numerics;
-    // The chip's matrix-unit peak for the config's default dtype, MACs per cycle (the engine asks
-    // the chip; 0: no matrix unit runs it).
-    double matrix_macs_per_cycle = 0;
+    // The chip's matrix-unit peaks (the engine asks the chip).
+    MatrixPeaks matrix_peaks;
     // What an importer (ONNX, PyTorch profiler) said about the source model: JSON member "import"
     // and lines under the table's header; null and empty for other traces.
     nlohmann::json import_summary;
@@ -43,7 +54,7 @@ struct RunReport {
     std::int64_t total_macs() const;
     std::int64_t total_flops() const;
     std::map<std::string, std::int64_t> total_bytes() const;
-    // MACs over (matrix-unit peak for the default dtype x total cycles).
+    // Sum over ops of MACs / (the op's matrix-unit peak, MatrixPeaks::for_op), over total cycles.
     double mac_utilization() const;
     std::size_t ops_without_cycle_model() const;
 };
@@ -57,7 +68,7 @@ struct RunReport {
 // run with validation); its JSON member precedes "ops", so the ops' JSON waits in a temporary file.
 class ReportWriter {
 public:
-    ReportWriter(const ChipConfig& config, std::string trace, double matrix_macs_per_cycle, bool with_numerics,
+    ReportWriter(const ChipConfig& config, std::string trace, MatrixPeaks matrix_peaks, bool with_numerics,
                  std::ostream* table, std::ostream* json, std::ostream* csv);
     ~ReportWriter();
     ReportWriter(const ReportWriter&) = delete;

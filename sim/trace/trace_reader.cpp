@@ -240,7 +240,7 @@ class TextTraceParser {
             const auto dtype = parse_operand_dtype(it->second);
             if (!dtype)
                 ctx.error("unknown dtype '" + it->second + "'" +
-                          did_you_mean(it->second, {"int8", "fp16", "bf16", "fp32"}) +
+                          did_you_mean(it->second, operand_dtype_names()) +
                           " (valid: int8, fp16, bf16, fp32)");
             op.dtype = *dtype;
         }

@@ -82,6 +82,37 @@ TEST(Cli, MalformedJsonNamesTheLine) {
     EXPECT_TRUE(contains(r.err, "broken.json:4")) << r.err;  // the missing comma shows on line 4
 }
 
+TEST(Cli, Fp8RunsWhereATensorCoreRunsItAndIsRefusedElsewhere) {
+    // a100 (Ampere) has no fp8 rate: the trace's fp8 op is refused with its file and line, exit 2,
+    // before anything runs. On h100 the same trace runs the fp8 kernel and --validate checks it
+    // against Eigen on the same fp8-rounded inputs (docs/trace-format.md "fp8").
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "fp8.trace";
+    write_file(trace, "# accelsim-trace 1\nmatmul a m=64 n=48 k=96 dtype=fp16\n"
+                      "matmul q m=64 n=48 k=96 dtype=fp8_e4m3\nbmm s b=2 m=32 n=16 k=64 dtype=fp8_e5m2\n");
+    const Result refused = run("--config configs/a100.json --trace '" + trace.string() + "'");
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_TRUE(contains(refused.err, "fp8.trace:3")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "dtype fp8_e4m3 needs a matrix unit")) << refused.err;
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << "one clear error line: " << refused.err;
+    const Result ran = run("--config configs/h100.json --validate --json '" + (dir / "h100.json").string() +
+                           "' --trace '" + trace.string() + "'");
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    const std::string json = slurp(dir / "h100.json");
+    EXPECT_TRUE(contains(json, "\"dtype\": \"fp8_e4m3\"")) << json.substr(0, 2000);
+    EXPECT_TRUE(contains(json, "\"dtype\": \"fp8_e5m2\""));
+    // The whole run's numerics: 64 x 48 x 2 + 2 x 32 x 16 values, every one within its bound.
+    EXPECT_TRUE(contains(json, "\"checked\": 7168")) << json.substr(json.size() > 600 ? json.size() - 600 : 0);
+    EXPECT_TRUE(contains(json, "\"passed\": true"));
+    EXPECT_FALSE(contains(json, "\"model\": \"roofline\""));  // both fp8 GEMMs were simulated
+    // No shipped TPU has an fp8 rate; one given by --set runs the MXUs on fp8-rounded operands with
+    // fp32 accumulation, checked against Eigen the same way.
+    const Result tpu = run("--config configs/tpu_v4.json --set mxu.macs_per_pe_per_cycle.fp8_e4m3=1 "
+                           "--set mxu.macs_per_pe_per_cycle.fp8_e5m2=1 --validate --trace '" + trace.string() + "'");
+    ASSERT_EQ(tpu.exit_code, 0) << tpu.err;
+    EXPECT_TRUE(contains(tpu.out, "numerics: PASSED")) << tpu.out;
+}
+
 TEST(Cli, AnInt8OnlyChipRefusesABf16OpNamingItsLine) {
     // coral_edgetpu (tpu.int8_only): the trace's second op pins bf16; the first (int8 by the
     // config's default) would run. One error line naming the trace line, exit 2.

@@ -236,6 +236,36 @@ TEST(ShippedConfigs, TensorCorePeaksMatchPublishedFigures) {
     EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(t4, DType::int8), 130e12);
 }
 
+TEST(ShippedConfigs, Fp8TensorPeaksMatchPublishedFigures) {
+    // Dense fp8 with fp32 accumulation, one figure for e4m3 and e5m2 in every vendor table.
+    // H100 SXM5: 132 x 4096 x 2 x 1.83e9 = 1978.6e12 (whitepaper 1978.9). L4: 58 x 1024 x 2 x
+    // 2.04e9 = 242.3e12 (datasheet 485 sparse / 2). RTX 4090: 128 x 512 x 2 x 2.52e9 = 330.3e12
+    // (Ada whitepaper, FP8 with FP32 accumulate: half its 660.6 with FP16 accumulate). B200: 148 x
+    // 8192 x 2 x 1.856e9 = 4.50e15 (DGX B200 72 PFLOPS sparse / 8 / 2). MI300X: 304 x 2048 x 2 x
+    // 2.1e9 = 2614.9e12 (data sheet).
+    const std::pair<const char*, double> published[] = {
+        {"h100", 1978.9e12}, {"l4", 242.5e12}, {"rtx4090", 330.3e12}, {"b200", 4.5e15}, {"mi300x", 2614.9e12}};
+    for (const auto& [name, peak] : published) {
+        const ChipConfig c = load_config(kConfigDir + name + ".json");
+        EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(c, DType::fp8_e4m3), peak) << name;
+        EXPECT_WITHIN_1_PERCENT(tensor_peak_ops(c, DType::fp8_e5m2), peak) << name;
+        EXPECT_TRUE(c.effective.at("source").contains("sm.tensor_macs_per_cycle.fp8_e4m3")) << name;
+        EXPECT_TRUE(c.effective.at("source").contains("sm.tensor_macs_per_cycle.fp8_e5m2")) << name;
+    }
+    // No fp8 where the hardware has none or no rate is published (Ampere, Volta, Turing, Kepler,
+    // the Orin's Ampere iGPU; every TPU, v5p included, and the other systolic configs).
+    for (const char* name : {"a100", "a10g", "v100", "t4", "k80", "jetson_orin"}) {
+        const ChipConfig c = load_config(kConfigDir + name + ".json");
+        EXPECT_EQ(tensor_peak_ops(c, DType::fp8_e4m3), 0) << name;
+        EXPECT_EQ(tensor_peak_ops(c, DType::fp8_e5m2), 0) << name;
+    }
+    for (const char* name : {"tpu_v1", "tpu_v3", "tpu_v4", "tpu_v5e", "tpu_v5p", "inferentia2", "coral_edgetpu"}) {
+        const ChipConfig c = load_config(kConfigDir + name + ".json");
+        EXPECT_EQ(c.mxu.macs_per_pe_per_cycle.fp8_e4m3, 0) << name;
+        EXPECT_EQ(c.mxu.macs_per_pe_per_cycle.fp8_e5m2, 0) << name;
+    }
+}
+
 TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
     // channels x bus width x data rate must give the published peak (bytes/s).
     const std::pair<const char*, double> published[] = {
@@ -702,6 +732,8 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"mxu.macs_per_pe_per_cycle.fp16", num(c.mxu.macs_per_pe_per_cycle.fp16)},
         {"mxu.macs_per_pe_per_cycle.bf16", num(c.mxu.macs_per_pe_per_cycle.bf16)},
         {"mxu.macs_per_pe_per_cycle.fp32", num(c.mxu.macs_per_pe_per_cycle.fp32)},
+        {"mxu.macs_per_pe_per_cycle.fp8_e4m3", num(c.mxu.macs_per_pe_per_cycle.fp8_e4m3)},
+        {"mxu.macs_per_pe_per_cycle.fp8_e5m2", num(c.mxu.macs_per_pe_per_cycle.fp8_e5m2)},
         {"host.launch", std::string(to_string(c.host.launch))},
         {"host.op_us", num(c.host.op_us)},
         {"host.library_call_us", num(c.host.library_call_us)},
@@ -739,6 +771,8 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"sm.tensor_macs_per_cycle.fp16", num(c.sm.tensor_macs_per_cycle.fp16)},
         {"sm.tensor_macs_per_cycle.bf16", num(c.sm.tensor_macs_per_cycle.bf16)},
         {"sm.tensor_macs_per_cycle.fp32", num(c.sm.tensor_macs_per_cycle.fp32)},
+        {"sm.tensor_macs_per_cycle.fp8_e4m3", num(c.sm.tensor_macs_per_cycle.fp8_e4m3)},
+        {"sm.tensor_macs_per_cycle.fp8_e5m2", num(c.sm.tensor_macs_per_cycle.fp8_e5m2)},
         {"hbm.preset", c.hbm.preset},
         {"hbm.channels", num(c.hbm.channels)},
         {"hbm.pseudo_channels", num(c.hbm.pseudo_channels)},

@@ -103,7 +103,7 @@ TEST(ParamTables, ChoicesAreTheModelsOwnNameLists) {
         EXPECT_NO_THROW(memory::dram_preset(name)) << name;
     for (const std::string& name : find_key("default_dtype")->choices)
         EXPECT_TRUE(parse_operand_dtype(name).has_value()) << name;
-    const std::vector<std::string> dtypes{"int8", "fp16", "bf16", "fp32"};
+    const std::vector<std::string> dtypes{"int8", "fp16", "bf16", "fp32", "fp8_e4m3", "fp8_e5m2"};
     EXPECT_EQ(find_key("default_dtype")->choices, dtypes);
 }
 

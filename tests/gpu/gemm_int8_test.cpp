@@ -9,6 +9,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/a100_like.h"
 #include "tests/gpu/gemm_op.h"
+#include "tests/gpu/gemm_run.h"
 
 namespace accelsim::gpu {
 namespace {
@@ -16,11 +17,8 @@ namespace {
 using test::a100_like;
 using test::gemm_op;
 
-struct Int8Run {
-    simt::KernelStats stats;
-    LoweringNumerics numerics;
-    std::vector<StatValue> lowering_stats;
-};
+using Int8Run = test::GemmRun;
+using test::stat_of;
 
 Int8Run run(const Op& op, int sms, bool real, bool skip, const GemmTile* tile = nullptr) {
     const simt::SimtParams params = a100_like(sms);
@@ -29,21 +27,7 @@ Int8Run run(const Op& op, int sms, bool real, bool skip, const GemmTile* tile = 
     target.sm = params.sm;
     target.seed = 5;
     target.real_data = real;
-    simt::GlobalMemory memory;
-    const LoweredKernel lk = tile ? lower_gemm_with_tile(op, memory, target, *tile) : lower_gemm(op, memory, target);
-    EXPECT_TRUE(lk.then.empty());  // no split-K for int8
-    simt::FixedLatencyMemory port(200);
-    Int8Run r;
-    r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {skip});
-    if (lk.check) r.numerics = lk.check(memory);
-    r.lowering_stats = lk.stats;
-    return r;
-}
-
-double stat_of(const std::vector<StatValue>& stats, const StatDef& def) {
-    for (const StatValue& v : stats)
-        if (v.def == &def) return v.value;
-    return -1;
+    return test::run_single_launch_gemm(op, params, target, skip, tile);
 }
 
 TEST(Int8Gemm, EveryTileMatchesEigenExactlyOnOddSizes) {

@@ -37,7 +37,7 @@ std::string expect_streaming_equals_whole(const ChipConfig& chip, const std::str
     EXPECT_EQ(json_whole.str(), to_json(whole).dump(2) + "\n");
 
     std::ostringstream json_stream, csv_stream, table_stream;
-    ReportWriter writer(chip, trace, whole.matrix_macs_per_cycle, options.validate, &table_stream, &json_stream,
+    ReportWriter writer(chip, trace, whole.matrix_peaks, options.validate, &table_stream, &json_stream,
                         &csv_stream);
     const RunReport streamed = run_trace(chip, trace, ops, options, [&writer](const OpReport& r) { writer.add(r); });
     EXPECT_TRUE(streamed.ops.empty());

@@ -1,6 +1,8 @@
 // Roofline bounds against closed forms worked out by hand.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "sim/engine/engine.h"
 #include "sim/input_error.h"
 #include "sim/roofline/roofline.h"
@@ -158,6 +160,31 @@ TEST(Engine, OpsRunBackToBackAtTheirRooflineBound) {
     EXPECT_EQ(report.ops_without_cycle_model(), 2u);
     // MAC utilization: (226,492,416 + 68,719,476,736) / (131,072 x 528,073)
     EXPECT_NEAR(report.mac_utilization(), (226492416.0 + 68719476736.0) / (131072.0 * 528073.0), 1e-12);
+}
+
+TEST(Engine, MacUtilizationCountsEachOpAgainstItsOwnDtypesPeak) {
+    // tpu_like with int8 at twice the bf16 rate: 131,072 bf16 and 262,144 int8 MACs per cycle
+    // (8 MXUs of 128 x 128). A 4096^3 GEMM (68,719,476,736 MACs) takes 524,288 cycles at the bf16
+    // peak, 262,144 at the int8 one: the run's MAC utilization is (524,288 + 262,144) / its cycles
+    // (about 100%: the ops run at their compute bounds), not 150% (the int8 MACs counted against
+    // the bf16 peak).
+    ChipConfig chip = tpu_like();
+    chip.mxu.macs_per_pe_per_cycle.int8 = 2;
+    std::vector<Op> ops = {matmul(4096, 4096, 4096), matmul(4096, 4096, 4096, DType::int8)};
+    const RunReport report = run_trace(chip, "mem", ops, RunOptions{});
+    EXPECT_GE(report.total_cycles(), 524288u + 262144u);
+    EXPECT_NEAR(report.mac_utilization(), (524288.0 + 262144.0) / static_cast<double>(report.total_cycles()), 1e-12);
+    EXPECT_GT(report.mac_utilization(), 0.99);
+    // An fp32 GEMM (no MXU rate: the vector unit) counts against the default dtype's peak.
+    ops = {matmul(256, 256, 256, DType::fp32)};
+    const RunReport fp32 = run_trace(chip, "mem", ops, RunOptions{});
+    EXPECT_NEAR(fp32.mac_utilization(), 16777216.0 / 131072.0 / static_cast<double>(fp32.total_cycles()), 1e-12);
+    // The streamed writer gives the same number and names the peak it shows: int8 alone.
+    std::ostringstream table;
+    ReportWriter writer(chip, "t.trace", report.matrix_peaks, false, &table, nullptr, nullptr);
+    writer.add(report.ops[1]);
+    writer.finish(std::nullopt);
+    EXPECT_NE(table.str().find("peak (int8); MAC utilization"), std::string::npos) << table.str();
 }
 
 TEST(Op, ConvAsImplicitGemm) {

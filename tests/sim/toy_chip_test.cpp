@@ -109,7 +109,7 @@ TEST(ToyChipKind, RunsATraceThroughTheEngineAtItsRooflineBounds) {
     EXPECT_EQ(report.total_cycles(), 24576u + 2048u);
     // The summary's peak is the chip's own: 2 x 1024 MACs x 1 GHz = 2.0 TFLOP/s; MAC utilization
     // 16,777,216 / (1024 x 26,624) = 61.5%.
-    EXPECT_DOUBLE_EQ(report.matrix_macs_per_cycle, 1024.0);
+    EXPECT_DOUBLE_EQ(report.matrix_peaks.default_dtype, 1024.0);
     std::ostringstream table;
     write_table(table, report);
     EXPECT_NE(table.str().find("config toy (toy_roofline, 1000 MHz"), std::string::npos) << table.str();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -12,52 +13,14 @@
 
 #include "models/simt/simt_gpu.h"
 #include "models/simt/sm_spec.h"
+#include "tests/simt/mma_m16n8k32.h"
 
 namespace accelsim::simt {
 namespace {
 
-// D = A(16x32 int8, row-major) * B(32x8 int8, stored column-major: n rows of 32 k) + C(16x8 int32).
-// Each lane loads its fragments straight from the PTX layout: A register i holds row g + 8 (i & 1),
-// bytes 4t + 16 (i >> 1) ..+3; B register i holds column g, k = 4t + 16 i ..+3; C register i is
-// (g + 8 (i >> 1), 2t + (i & 1)).
-const char* const kMmaS8 = R"(
-    .param A, B, C, D
-    .reg 20
-    mov r0, %laneid
-    shr r1, r0, 2             // g
-    and r2, r0, 3             // t
-    shl r3, r1, 5             // g * 32 bytes (one A row, one B column)
-    shl r4, r2, 2             // t * 4 bytes (4 int8)
-    add r5, r3, r4
-    add r10, r5, B
-    add r5, r5, A
-    ld.global r6, [r5]        // a0..a3    (g, 4t..)
-    ld.global r7, [r5+256]    // a4..a7    (g+8, 4t..)
-    ld.global r8, [r5+16]     // a8..a11   (g, 4t+16..)
-    ld.global r9, [r5+272]    // a12..a15  (g+8, 4t+16..)
-    ld.global r11, [r10]      // b0..b3 (k=4t.., n=g)
-    ld.global r12, [r10+16]   // b4..b7 (k=4t+16.., n=g)
-    shl r13, r2, 3            // t * 8 bytes (2 int32)
-    add r13, r13, r3          // + g * 32 bytes (one row of 8 int32)
-    add r14, r13, C
-    ld.global r16, [r14]
-    ld.global r17, [r14+4]
-    ld.global r18, [r14+256]
-    ld.global r19, [r14+260]
-    MMA r16, r6, r11, r16
-    add r15, r13, D
-    st.global [r15], r16
-    st.global [r15+4], r17
-    st.global [r15+256], r18
-    st.global [r15+260], r19
-    exit
-)";
+using test::independent_mmas;
 
-std::string mma_s8_source(const std::string& mnemonic) {
-    std::string s = kMmaS8;
-    s.replace(s.find("MMA"), 3, mnemonic);
-    return s;
-}
+std::string mma_s8_source(const std::string& mnemonic) { return test::mma_m16n8k32_source(mnemonic); }
 
 using IntA = Eigen::Matrix<std::int32_t, 16, 32, Eigen::RowMajor>;
 using IntB = Eigen::Matrix<std::int32_t, 32, 8, Eigen::RowMajor>;
@@ -65,19 +28,10 @@ using IntC = Eigen::Matrix<std::int32_t, 16, 8, Eigen::RowMajor>;
 
 // Runs the kernel on A, B, C and returns D as the mma left it.
 IntC run_mma(const Kernel& k, const IntA& a, const IntB& b, const IntC& c) {
-    std::vector<std::int8_t> a8(16 * 32), bt8(8 * 32);
-    for (int i = 0; i < 16; ++i)
-        for (int kk = 0; kk < 32; ++kk) a8[static_cast<std::size_t>(i * 32 + kk)] = static_cast<std::int8_t>(a(i, kk));
-    for (int kk = 0; kk < 32; ++kk)
-        for (int n = 0; n < 8; ++n) bt8[static_cast<std::size_t>(n * 32 + kk)] = static_cast<std::int8_t>(b(kk, n));
-    GlobalMemory mem;
-    const std::uint32_t A = mem.allocate(512), B = mem.allocate(256), C = mem.allocate(512), D = mem.allocate(512);
-    mem.write(A, a8.data(), a8.size());
-    mem.write(B, bt8.data(), bt8.size());
-    mem.write(C, c.data(), 512);
-    launch(k, {1, 32}, {A, B, C, D}, mem, SimtParams{});
     IntC d;
-    mem.read(D, d.data(), 512);
+    std::function<std::uint8_t(int, int)> a_byte = [&](int i, int kk) { return static_cast<std::uint8_t>(a(i, kk)); };
+    std::function<std::uint8_t(int, int)> b_byte = [&](int kk, int n) { return static_cast<std::uint8_t>(b(kk, n)); };
+    test::run_mma_m16n8k32(k, a_byte, b_byte, c.data(), d.data());
     return d;
 }
 
@@ -115,24 +69,17 @@ TEST(MmaS8, AccumulatorsWrapAroundLikeInt32) {
         for (int j = 0; j < 8; ++j) EXPECT_EQ(d(i, j), wrapped) << i << "," << j;
 }
 
-TEST(MmaS8, AssemblerRejectsOtherIntegerShapes) {
-    try {
-        assemble(".reg 16\nmma.m16n8k16.s8 r0, r4, r8, r0\n", "k.sasm");
-        FAIL() << "assembled";
-    } catch (const AssemblyError& e) {
-        EXPECT_EQ(std::string(e.what()), "k.sasm:2: expected mma.m16n8k16.f16, mma.m16n8k16.bf16 or mma.m16n8k32.s8");
+TEST(MmaS8, AssemblerRejectsOtherShapesAndTypes) {
+    // An int8 m16n8k16 and a misspelt fp8 type: one message listing the mma forms.
+    for (const char* mnemonic : {"mma.m16n8k16.s8", "mma.m16n8k32.e4m2"}) {
+        try {
+            assemble(".reg 16\n" + std::string(mnemonic) + " r0, r4, r8, r0\n", "k.sasm");
+            FAIL() << "assembled " << mnemonic;
+        } catch (const AssemblyError& e) {
+            EXPECT_EQ(std::string(e.what()), "k.sasm:2: expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, "
+                                             "mma.m16n8k32.e4m3 or mma.m16n8k32.e5m2");
+        }
     }
-}
-
-// Independent mmas (distinct accumulators) from one warp, then exit.
-Kernel independent_mmas(const char* mnemonic, int count) {
-    std::string src = ".reg " + std::to_string(6 + 4 * count) + "\n";
-    for (int i = 0; i < count; ++i) {
-        const std::string d = "r" + std::to_string(6 + 4 * i);
-        src += std::string(mnemonic) + " " + d + ", r0, r4, " + d + "\n";
-    }
-    src += "exit\n";
-    return assemble(src, "mmas.sasm");
 }
 
 TEST(MmaS8, TensorPipeIssuesAtTheConfigsInt8Rate) {

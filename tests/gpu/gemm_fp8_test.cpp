@@ -1,0 +1,137 @@
+// The fp8 tensor-core GEMM of the GPU kernel library (fp8_e4m3 or fp8_e5m2 A and transposed B,
+// fp32 C, one mma.m16n8k32 fp8 per 16 x 8 x 32) against Eigen's fp32 GEMM of the same fp8-rounded
+// inputs: every tile shape, partial tiles in M, N and K, bmm, a long K; timing-only runs against
+// full ones; and the same schedule as the int8 kernel at an equal rate.
+#include <gtest/gtest.h>
+
+#include "models/gpu/gemm.h"
+#include "models/gpu/gpu_stats.h"
+#include "models/simt/simt_gpu.h"
+#include "models/simt/sm_spec.h"
+#include "tests/gpu/a100_like.h"
+#include "tests/gpu/gemm_op.h"
+#include "tests/gpu/gemm_run.h"
+
+namespace accelsim::gpu {
+namespace {
+
+using test::gemm_op;
+
+// An h100-like SM (configs/h100.json rates: int8 and both fp8 formats 4096 MACs per SM per
+// cycle) with sm_80's limits, as the other GEMM tests.
+simt::SimtParams h100_like(int sms) {
+    simt::SmSpec spec;
+    spec.tensor_macs_per_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
+    simt::SimtParams p = test::a100_like(sms);
+    const auto limits = p.sm.limits;
+    p.sm = simt::sm_params_from(spec);
+    p.sm.limits = limits;
+    return p;
+}
+
+using Fp8Run = test::GemmRun;
+using test::stat_of;
+
+Fp8Run run(const Op& op, int sms, bool real, bool skip, const GemmTile* tile = nullptr) {
+    const simt::SimtParams params = h100_like(sms);
+    LoweringTarget target;
+    target.sms = sms;
+    target.sm = params.sm;
+    target.seed = 7;
+    target.real_data = real;
+    target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
+    return test::run_single_launch_gemm(op, params, target, skip, tile);
+}
+
+constexpr DType kFormats[] = {DType::fp8_e4m3, DType::fp8_e5m2};
+
+TEST(Fp8Gemm, EveryTileMatchesEigenOnOddSizes) {
+    // As the int8 test: 1 x 1 x 1, 17 x 33 x 45 (K' = 48 < one slice of 64), 130 x 70 x 200
+    // (K' = 208: a partial first slice, then 3 full ones). The check bounds each element by the
+    // fp32 accumulation of K products, K x 2^-24 x sum_k |a||b| (gemm.cpp's gemm_check).
+    const std::int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 45}, {130, 70, 200}};
+    const simt::SmParams sm = h100_like(1).sm;
+    int tiles = 0;
+    for (const DType dtype : kFormats)
+        for (GemmTile tile : gemm_tensor_tiles())
+            for (int ahead : {1, 2}) {
+                tile.slices_ahead = ahead;
+                const simt::Kernel* k = gemm_tensor_kernel(tile, simt::MmaType::e4m3);
+                if (simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm == 0)
+                    continue;
+                ++tiles;
+                for (const auto& s : shapes) {
+                    const Op op = gemm_op(OpKind::matmul, 1, s[0], s[1], s[2], dtype);
+                    const Fp8Run r = run(op, 2, true, false, &tile);
+                    EXPECT_EQ(r.numerics.checked, s[0] * s[1]) << tile.name();
+                    EXPECT_TRUE(r.numerics.passed)
+                        << to_string(dtype) << " " << tile.name() << " ahead " << ahead << " " << s[0] << "x" << s[1] << "x" << s[2];
+                    // One m16n8k32 per 16 x 8 x 32 of every block's padded tile.
+                    const std::int64_t blocks = ((s[0] + tile.bm - 1) / tile.bm) * ((s[1] + tile.bn - 1) / tile.bn);
+                    const std::int64_t slices = (gemm_int8_padded_k(s[2]) + 2 * tile.bk - 1) / (2 * tile.bk);
+                    EXPECT_EQ(r.stats.mma_issued,
+                              static_cast<std::uint64_t>(blocks * slices * tile.bm * tile.bn * 2 * tile.bk / 4096));
+                }
+            }
+    EXPECT_GE(tiles, 10);  // every tile of the table fits in at least one variant, for both formats
+}
+
+TEST(Fp8Gemm, BatchedLongKAndRuleChosenTilesMatchEigen) {
+    // K = 1024 sums 1024 products in fp32, in another order than Eigen's; the check's bound grows
+    // with K. (Products of fp8 values in [-1, 1) are multiples of 2^-18 in e4m3, so sums below 2^6
+    // are exact in fp32: the kernel and Eigen often agree to the bit.)
+    const std::int64_t shapes[][4] = {{3, 65, 40, 33}, {1, 64, 48, 1024}, {1, 300, 260, 96}};
+    for (const DType dtype : kFormats)
+        for (const auto& s : shapes) {
+            const Op op = gemm_op(s[0] > 1 ? OpKind::bmm : OpKind::matmul, s[0], s[1], s[2], s[3], dtype);
+            const Fp8Run r = run(op, 4, true, false);
+            EXPECT_EQ(r.numerics.checked, s[0] * s[1] * s[2]);
+            EXPECT_TRUE(r.numerics.passed) << to_string(dtype) << " " << s[0] << "x" << s[1] << "x" << s[2] << "x" << s[3];
+            EXPECT_EQ(stat_of(r.lowering_stats, stat::tile_k), 64);  // fp8 values per K slice
+            if (s[3] == 1024) {
+                EXPECT_LT(r.numerics.max_rel_err, 1e-3);
+            }
+        }
+}
+
+TEST(Fp8Gemm, TimingOnlyRunGivesTheFullRunsCyclesAndTheInt8Schedule) {
+    // fp8 data and fp32 accumulators are payload: skipping them must not change a cycle. At
+    // h100's rates (int8 = fp8 = 4096 MACs per SM per cycle) the fp8 kernel is the int8 kernel
+    // with another mma of the same interval: the same cycles, instruction for instruction.
+    for (const GemmTile& tile : gemm_tensor_tiles()) {
+        const Op op = gemm_op(OpKind::bmm, 2, 100, 90, 200, DType::fp8_e4m3);
+        const Fp8Run full = run(op, 2, true, false, &tile);
+        const Fp8Run timing = run(op, 2, false, true, &tile);
+        ASSERT_TRUE(full.numerics.passed) << tile.name();
+        EXPECT_EQ(timing.stats.cycles, full.stats.cycles) << tile.name();
+        EXPECT_EQ(timing.stats.mma_issued, full.stats.mma_issued) << tile.name();
+        const Fp8Run int8 = run(gemm_op(OpKind::bmm, 2, 100, 90, 200, DType::int8), 2, false, true, &tile);
+        EXPECT_EQ(int8.stats.cycles, full.stats.cycles) << tile.name();
+        EXPECT_EQ(int8.stats.issued, full.stats.issued) << tile.name();
+    }
+    EXPECT_TRUE(gemm_tensor_kernel(gemm_tensor_tiles().front(), simt::MmaType::e5m2)->fp_payload_skippable);
+}
+
+TEST(Fp8Gemm, KernelUsesTheFp8MmaAndStoresFp32Pairs) {
+    const std::string src = gemm_tensor_source(gemm_tensor_tiles()[1], simt::MmaType::e5m2);
+    EXPECT_NE(src.find(".kernel gemm_128x128x32_e5m2"), std::string::npos);
+    EXPECT_NE(src.find("mma.m16n8k32.e5m2"), std::string::npos);
+    EXPECT_EQ(src.find("mma.m16n8k32.s8"), std::string::npos);
+    EXPECT_NE(src.find("st.global.v2"), std::string::npos);
+    EXPECT_EQ(src.find("cvt."), std::string::npos);  // fp32 results are stored as they are
+}
+
+TEST(Fp8Gemm, AChipWithoutAnFp8RateHasNoFp8Kernel) {
+    // a100's rates (LoweringTarget's defaults): no fp8. lower_op leaves no row to the kernel
+    // library (the engine refuses the trace before, with the op's file and line).
+    LoweringTarget target;
+    target.sms = 2;
+    target.sm = test::a100_like(2).sm;
+    simt::GlobalMemory memory;
+    const Op op = gemm_op(OpKind::matmul, 1, 64, 64, 64, DType::fp8_e4m3);
+    EXPECT_FALSE(lower_op(op, memory, target).has_value());
+    EXPECT_THROW(lower_gemm(op, memory, target), LoweringError);
+}
+
+}  // namespace
+}  // namespace accelsim::gpu
