@@ -516,10 +516,13 @@ NumericsCheck HierarchyModel::validate_gemm(const Op& op, const OpPlan& plan, Ge
                         const auto dst = static_cast<std::size_t>(((s.b0 + p.b0 + b) * g.m + s.m0 + p.m0 + i) * g.n +
                                                                   s.n0 + p.n0);
                         const auto src = static_cast<std::size_t>((b * p.m + i) * p.n);
-                        if (out_i != nullptr) {
-                            for (std::int64_t j = 0; j < p.n; ++j) acc_i[dst + j] += out_i[src + j];
-                        } else {
+                        if (!integer) {
                             for (std::int64_t j = 0; j < p.n; ++j) acc_f[dst + j] += out_f[src + j];  // fp32 accumulator in VMEM
+                        } else if (out_i != nullptr) {
+                            for (std::int64_t j = 0; j < p.n; ++j) acc_i[dst + j] += out_i[src + j];
+                        } else {  // int8 on the vector unit: its fp32 sums of the products
+                            for (std::int64_t j = 0; j < p.n; ++j)
+                                acc_i[dst + j] += static_cast<std::int64_t>(out_f[src + j]);
                         }
                     }
             }

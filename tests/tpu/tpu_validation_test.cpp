@@ -58,8 +58,15 @@ TpuChipParams ideal_chip() {
     return p;
 }
 
+// A hierarchy chip whose MXU does not run int8 (as tpu_v3): int8 GEMMs go to the vector unit.
+TpuChipParams no_int8_mxu_chip() {
+    TpuChipParams p = hierarchy_chip(8, 2, 2);
+    p.mxu.macs_per_pe_per_cycle.int8 = 0;
+    return p;
+}
+
 TEST(TpuValidationWorker, SameOutcomeAsInlineOpByOp) {
-    for (const TpuChipParams& params : {hierarchy_chip(8, 2, 2), ideal_chip()}) {
+    for (const TpuChipParams& params : {hierarchy_chip(8, 2, 2), no_int8_mxu_chip(), ideal_chip()}) {
         const std::vector<TpuOpResult> inline_run = run_all(params, false), worker_run = run_all(params, true);
         const std::vector<Op> ops = small_trace();
         ASSERT_EQ(inline_run.size(), worker_run.size());
@@ -88,7 +95,7 @@ TEST(TpuValidationWorker, InjectedWrongOutputFailsTheCheck) {
     // One output of every GEMM off by 0.5: an int8 GEMM's outputs and reference are integers, so
     // its maximum error is exactly 0.5; a bf16 one's is 0.5 within the float tolerance (< 1e-3 here).
     const ResultFault fault = [](std::vector<double>& c) { c[c.size() / 2] += 0.5; };
-    for (const TpuChipParams& params : {hierarchy_chip(8, 2, 2), ideal_chip()}) {
+    for (const TpuChipParams& params : {hierarchy_chip(8, 2, 2), no_int8_mxu_chip(), ideal_chip()}) {
         for (bool worker : {false, true}) {
             const std::vector<TpuOpResult> runs = run_all(params, worker, fault);
             const std::vector<Op> ops = small_trace();
