@@ -60,15 +60,15 @@ TEST(SimulationLimits, AHugeGemmOnATpuIsRefusedForItsTrafficNamingTheOpAndTheOpt
 
 TEST(SimulationLimits, AHugeGemmWithValidationIsRefusedForTheMemoryOfItsOperands) {
     // With --validate (its MAC limit raised) the operands and results are held: 2e12 operands as
-    // floats with their per-unit copies (8 bytes each) and 1e12 outputs, each an fp32 accumulator,
-    // a double result and a double reference (20 bytes): 36 TB.
+    // floats with their per-unit copies (8 bytes each) and 1e12 results and references (16 bytes):
+    // 32 TB.
     const fs::path dir = scratch_dir();
     const fs::path trace = trace_of(dir, "matmul huge m=1000000 n=1000000 k=1000000\n");
     const Refusal r = run_refused({"--quiet", "--validate", "--validate-max-macs", "1e20", "--config",
                                    kSource + "/configs/tpu_v4.json", "--trace", trace.string()},
                                   dir);
     EXPECT_TRUE(contains(r.err, ":2: op 'huge' (matmul m=1000000 n=1000000 k=1000000): simulating it would hold about "
-                                "36 TB of host memory (1.95e+09 tile steps), more than the limit of 8 GB "
+                                "32 TB of host memory (1.95e+09 tile steps), more than the limit of 8 GB "
                                 "(--max-memory BYTES raises it)"))
         << r.err;
 }
