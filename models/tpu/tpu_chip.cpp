@@ -141,7 +141,9 @@ SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
     SimulationCost cost;
     const bool on_mxu = is_gemm_like(op.kind) && params_.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0;
     if (validate && is_gemm_like(op.kind)) {
-        // Operands as floats plus their per-unit copies, results and the reference as doubles.
+        // Operands as floats plus their per-unit copies; per output an fp32 accumulator, the result
+        // as a double and the reference as a float (NumericsReference; a double for int8 beyond
+        // K = 1024 and convolutions, where the operands dominate).
         const GemmShape g = op.as_gemm();
         const double operands = static_cast<double>(g.batch) * static_cast<double>(g.m * g.k + g.k * g.n);
         cost.memory_bytes += 8 * operands + 16 * static_cast<double>(g.batch) * static_cast<double>(g.m * g.n);

@@ -130,33 +130,36 @@ NumericsReference gemm_reference(const GemmShape& g, DType dtype, const GemmData
     const bool in_double = exact && g.k > 1024;  // fp32 sums of int8 products are exact up to K = 1024
     ref.tolerance = exact ? 0.0 : float_gemm_tolerance(g.k, amax, bmax);
     ref.floor = std::max(amax * bmax, 1e-30);
-    ref.values.resize(static_cast<std::size_t>(g.batch * g.m * g.n));
-    RowMajorF ref_f;
+    const auto outputs = static_cast<std::size_t>(g.batch * g.m * g.n);
+    if (in_double) ref.fp64.resize(outputs);
+    else ref.fp32.resize(outputs);
     for (std::int64_t b = 0; b < g.batch; ++b) {
         Eigen::Map<const RowMajorF> a(data.a.data() + b * g.m * g.k, g.m, g.k);
         Eigen::Map<const RowMajorF> w(data.b.data() + b * g.k * g.n, g.k, g.n);
-        Eigen::Map<RowMajorD> out(ref.values.data() + b * g.m * g.n, g.m, g.n);
-        if (in_double) {
-            out.noalias() = a.cast<double>() * w.cast<double>();
-        } else {
-            ref_f.noalias() = a * w;
-            out = ref_f.cast<double>();
-        }
+        if (in_double)
+            Eigen::Map<RowMajorD>(ref.fp64.data() + b * g.m * g.n, g.m, g.n).noalias() =
+                a.cast<double>() * w.cast<double>();
+        else
+            Eigen::Map<RowMajorF>(ref.fp32.data() + b * g.m * g.n, g.m, g.n).noalias() = a * w;
     }
     return ref;
 }
 
-NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref) {
-    if (c.size() != ref.values.size()) throw std::logic_error("tpu numerics: output and reference sizes differ");
+namespace {
+
+template <class Want>
+NumericsCheck compare_all(const std::vector<double>& c, const std::vector<Want>& want, double tolerance,
+                          double floor) {
+    if (c.size() != want.size()) throw std::logic_error("tpu numerics: output and reference sizes differ");
     // The maxima stay in locals, so the loop has no stores to memory: BERT-base checks 28 M outputs.
     double max_abs_err = 0, max_rel_err = 0;
     bool passed = true;
     for (std::size_t i = 0; i < c.size(); ++i) {
-        const double want = ref.values[i];
-        const double err = std::fabs(c[i] - want);
+        const double w = static_cast<double>(want[i]);
+        const double err = std::fabs(c[i] - w);
         max_abs_err = std::max(max_abs_err, err);
-        max_rel_err = std::max(max_rel_err, err / std::max(std::fabs(want), ref.floor));
-        passed &= err <= ref.tolerance;  // also fails on NaN
+        max_rel_err = std::max(max_rel_err, err / std::max(std::fabs(w), floor));
+        passed &= err <= tolerance;  // also fails on NaN
     }
     NumericsCheck check;
     check.checked = static_cast<std::int64_t>(c.size());
@@ -164,6 +167,13 @@ NumericsCheck compare_with_reference(const std::vector<double>& c, const Numeric
     check.max_rel_err = max_rel_err;
     check.passed = passed;
     return check;
+}
+
+}  // namespace
+
+NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref) {
+    if (!ref.fp64.empty()) return compare_all(c, ref.fp64, ref.tolerance, ref.floor);
+    return compare_all(c, ref.fp32, ref.tolerance, ref.floor);
 }
 
 NumericsCheck check_gemm(const GemmShape& g, DType dtype, const GemmData& data, const std::vector<double>& c) {
@@ -220,7 +230,7 @@ NumericsReference conv_reference(const Conv2dShape& s, DType dtype, const ConvDa
     const double amax = max_abs(data.input), bmax = max_abs(data.filter);
     ref.tolerance = dtype == DType::int8 ? 0.0 : float_gemm_tolerance(g.k, amax, bmax);
     ref.floor = std::max(amax * bmax, 1e-30);
-    ref.values.resize(static_cast<std::size_t>(g.batch * g.m * g.n));
+    ref.fp64.resize(static_cast<std::size_t>(g.batch * g.m * g.n));
     for (std::int64_t n = 0; n < s.n; ++n)
         for (std::int64_t y = 0; y < oh; ++y)
             for (std::int64_t x = 0; x < ow; ++x)
@@ -239,7 +249,7 @@ NumericsReference conv_reference(const Conv2dShape& s, DType dtype, const ConvDa
                                        data.filter[static_cast<std::size_t>(((k * s.r + r) * s.s + q) * cg + ch)];
                         }
                     const std::int64_t m = (n * oh + y) * ow + x;
-                    ref.values[static_cast<std::size_t>((grp * g.m + m) * g.n + (k - grp * kg))] = sum;
+                    ref.fp64[static_cast<std::size_t>((grp * g.m + m) * g.n + (k - grp * kg))] = sum;
                 }
     return ref;
 }

@@ -43,7 +43,8 @@ GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed);
 // bound each output's error must meet, and the floor of the relative error's denominator (the
 // magnitude of one product, max|a| max|b|, so outputs that cancel to almost zero stay meaningful).
 struct NumericsReference {
-    std::vector<double> values;
+    std::vector<float> fp32;   // Eigen's fp32 GEMM (floats; int8 up to K = 1024), or empty
+    std::vector<double> fp64;  // int8 beyond K = 1024 and the direct convolution, or empty
     double tolerance = 0, floor = 0;
 };
 NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref);
