@@ -42,11 +42,10 @@ private:
     ConvData conv_;  // conv2d: the tensors before lowering, for the direct-convolution reference
     std::promise<void> data_promise_;
     std::shared_future<void> data_ready_;
-    // Declared last: destroyed first, so the worker has finished before the members it uses go.
-    std::future<NumericsReference> reference_;
+    std::future<NumericsReference> reference_;  // the destructor waits for it
 };
 
-// A vector op's whole check (run_vector_op_checked), inline at get() or on a second thread.
+// A vector op's whole check (run_vector_op_checked), inline at get() or on the worker thread.
 std::future<NumericsCheck> start_vector_check(const Op& op, std::uint64_t seed, bool on_worker_thread);
 
 // Whether --validate uses a second thread: when the process may run on more than one CPU.
