@@ -32,9 +32,26 @@ inline bool representable(float v, DType dtype) {
     return false;
 }
 
+// True when all n values are exact finite bf16 (mask 0xFFFF: no low bits) or finite fp32 (mask 0),
+// in one branch-free pass over the bits that the compiler vectorises: validation checks ~10^9
+// operand values per BERT run, and the per-value test with its throw dominated that.
+inline bool all_finite_with_clear_bits(const float* src, std::int64_t n, std::uint32_t low_mask) {
+    std::uint32_t low = 0, non_finite = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::uint32_t bits;
+        std::memcpy(&bits, src + i, sizeof bits);
+        low |= bits & low_mask;
+        non_finite |= static_cast<std::uint32_t>((bits & 0x7F800000u) == 0x7F800000u);
+    }
+    return (low | non_finite) == 0;
+}
+
 // Checks n operand values in place; throws like convert_operand.
 inline void check_operand(const float* src, std::int64_t n, DType dtype, const char* name) {
     if (src == nullptr) throw std::invalid_argument(std::string("mxu operand ") + name + " is null");
+    if ((dtype == DType::bf16 && all_finite_with_clear_bits(src, n, 0xFFFFu)) ||
+        (dtype == DType::fp32 && all_finite_with_clear_bits(src, n, 0u)))
+        return;  // all good; otherwise the loop below finds the first bad value for the message
     for (std::int64_t i = 0; i < n; ++i) {
         if (!representable(src[i], dtype))
             throw std::invalid_argument(std::string("mxu operand ") + name + "[" + std::to_string(i) + "] = " +

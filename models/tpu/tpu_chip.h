@@ -24,6 +24,7 @@
 #include "models/common/stats.h"
 #include "models/tpu/tpu_lowering.h"
 #include "models/tpu/tpu_numerics.h"
+#include "models/tpu/tpu_validation.h"
 #include "models/tpu/tpu_params.h"
 
 namespace accelsim::tpu {
@@ -78,6 +79,12 @@ public:
     // From now on, each TpuOpResult carries what the MXUs, vector units and DMA engines did.
     void record_activity() { record_activity_ = true; }
     int units() const { return params_.cores * params_.mxus_per_core; }
+    // With validate, make the operands and the reference on a second thread while this one
+    // simulates (default: when the process may run on more than one CPU). The outcome is the
+    // same either way; only the host time differs.
+    void set_validation_worker(bool on);
+    // Tests only: `fault` changes the chip's GEMM output before it is compared with the reference.
+    void set_result_fault_for_test(ResultFault fault);
 
 private:
     TpuOpResult run_gemm_ideal(const Op& op, bool validate, std::int64_t index, OpActivity* activity);
@@ -90,6 +97,8 @@ private:
     // Where the previous op left its output for this one (decided when it ran, from its `next`).
     InputFrom next_input_from_ = InputFrom::hbm;
     bool record_activity_ = false;
+    bool validation_worker_ = validation_worker_by_default();
+    ResultFault result_fault_;
 };
 
 // Timing shape of a GEMM on an MXU whose rate for the dtype is `rate` MACs per PE per cycle:

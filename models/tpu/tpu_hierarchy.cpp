@@ -343,6 +343,15 @@ double HierarchyModel::judge(const OpPlan& candidate, std::uint64_t base) {
 }
 
 TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_index, const Placement& place) {
+    // With validate, the operands and the reference are made (on the worker thread, when it is
+    // on) while this thread simulates the op's timing and then its datapath on the same operands.
+    std::optional<GemmValidation> gemm_check;
+    std::future<NumericsCheck> vector_check;
+    if (validate) {
+        const std::uint64_t seed = op_seed(params_.seed, op_index);
+        if (is_gemm_like(op.kind)) gemm_check.emplace(op, seed, validation_worker_);
+        else vector_check = start_vector_check(op, seed, validation_worker_);
+    }
     TensorAddresses where;
     where.a = allocate(op.input_bytes());
     where.b = allocate(std::max(op.weight_bytes(), op.input_bytes() / 2));
@@ -447,30 +456,21 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     r.stats.push_back(stat_value(stat::mxu_utilization, *r.mxu_utilization));
     r.stats.push_back(stat_value(stat::vpu_utilization, *r.vector_utilization));
 
-    if (validate) {
-        if (is_gemm_like(op.kind)) r.numerics = validate_gemm(op, plan, op_index);
-        else r.numerics = run_vector_op_checked(op, op_seed(params_.seed, op_index));
-    }
+    if (gemm_check) r.numerics = validate_gemm(op, plan, *gemm_check);
+    else if (vector_check.valid()) r.numerics = vector_check.get();
     return r;
 }
 
-NumericsCheck HierarchyModel::validate_gemm(const Op& op, const OpPlan& plan, std::int64_t op_index) const {
+NumericsCheck HierarchyModel::validate_gemm(const Op& op, const OpPlan& plan, GemmValidation& check) const {
     // The real data goes through the same tiles, in the same order: per core, per step, the tile
     // split over the MXUs as in the timing, each part run on the MXU model (params.mxu.mode), its
     // fp32 / int32 result added to the accumulator of the output tile, K blocks in ascending order.
     const GemmShape g = op.as_gemm();
-    GemmData data;
-    ConvData conv;
-    if (op.kind == OpKind::conv2d) {
-        conv = random_conv_data(op.conv, op.dtype, op_seed(params_.seed, op_index));
-        data = lower_conv_to_gemm(op.conv, conv);
-    } else {
-        data = random_gemm_data(g, op.dtype, op_seed(params_.seed, op_index));
-    }
+    const GemmData& data = check.data();
     const bool integer = op.dtype == DType::int8;
     std::vector<float> acc_f(integer ? 0 : static_cast<std::size_t>(g.batch * g.m * g.n), 0.0f);
     std::vector<std::int64_t> acc_i(integer ? static_cast<std::size_t>(g.batch * g.m * g.n) : 0, 0);
-    std::vector<float> a_part, b_part;
+    std::vector<float> a_part, b_part, vector_out;
     using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     for (const auto& steps : plan.cores) {
         for (const TileStep& s : steps) {
@@ -492,37 +492,46 @@ NumericsCheck HierarchyModel::validate_gemm(const Op& op, const OpPlan& plan, st
                         std::copy(src, src + p.n, b_part.data() + (b * s.kt + k) * p.n);
                     }
                 }
-                std::vector<double> out(static_cast<std::size_t>(p.batch * p.m * p.n));
+                // The part's output [p.batch][p.m][p.n]: the MXU's fp32 or int32 accumulators, or
+                // the vector unit's fp32 multiply-adds.
+                MxuGemmResult res;
+                const float* out_f = nullptr;
+                const std::int32_t* out_i = nullptr;
                 if (plan.unit == "mxu") {
                     const MxuOperands ops{a_part.data(), b_part.data()};
-                    const MxuGemmResult res = run_mxu_gemm(params_.mxu, GemmShape{p.batch, p.m, p.n, s.kt}, op.dtype, &ops);
-                    for (std::size_t i = 0; i < out.size(); ++i) out[i] = res.c(static_cast<std::int64_t>(i));
+                    res = run_mxu_gemm(params_.mxu, GemmShape{p.batch, p.m, p.n, s.kt}, op.dtype, &ops);
+                    if (res.accumulator == DType::int32) out_i = res.c_int32.data();
+                    else out_f = res.c_fp32.data();
                 } else {
-                    // Vector unit: fp32 multiply-adds.
+                    vector_out.resize(static_cast<std::size_t>(p.batch * p.m * p.n));
                     for (std::int64_t b = 0; b < p.batch; ++b) {
                         Eigen::Map<const RowMajorF> a(a_part.data() + b * p.m * s.kt, p.m, s.kt);
                         Eigen::Map<const RowMajorF> w(b_part.data() + b * s.kt * p.n, s.kt, p.n);
-                        const RowMajorF c = a * w;
-                        for (std::int64_t i = 0; i < p.m * p.n; ++i)
-                            out[static_cast<std::size_t>(b * p.m * p.n + i)] = c.data()[i];
+                        Eigen::Map<RowMajorF>(vector_out.data() + b * p.m * p.n, p.m, p.n).noalias() = a * w;
                     }
+                    out_f = vector_out.data();
                 }
                 for (std::int64_t b = 0; b < p.batch; ++b)
-                    for (std::int64_t i = 0; i < p.m; ++i)
-                        for (std::int64_t j = 0; j < p.n; ++j) {
-                            const auto dst = static_cast<std::size_t>(
-                                ((s.b0 + p.b0 + b) * g.m + s.m0 + p.m0 + i) * g.n + s.n0 + p.n0 + j);
-                            const double v = out[static_cast<std::size_t>((b * p.m + i) * p.n + j)];
-                            if (integer) acc_i[dst] += static_cast<std::int64_t>(v);
-                            else acc_f[dst] += static_cast<float>(v);  // fp32 accumulator in VMEM
+                    for (std::int64_t i = 0; i < p.m; ++i) {
+                        const auto dst = static_cast<std::size_t>(((s.b0 + p.b0 + b) * g.m + s.m0 + p.m0 + i) * g.n +
+                                                                  s.n0 + p.n0);
+                        const auto src = static_cast<std::size_t>((b * p.m + i) * p.n);
+                        if (!integer) {
+                            for (std::int64_t j = 0; j < p.n; ++j) acc_f[dst + j] += out_f[src + j];  // fp32 accumulator in VMEM
+                        } else if (out_i != nullptr) {
+                            for (std::int64_t j = 0; j < p.n; ++j) acc_i[dst + j] += out_i[src + j];
+                        } else {  // int8 on the vector unit: its fp32 sums of the products
+                            for (std::int64_t j = 0; j < p.n; ++j)
+                                acc_i[dst + j] += static_cast<std::int64_t>(out_f[src + j]);
                         }
+                    }
             }
         }
     }
     std::vector<double> c(static_cast<std::size_t>(g.batch * g.m * g.n));
     for (std::size_t i = 0; i < c.size(); ++i) c[i] = integer ? static_cast<double>(acc_i[i]) : acc_f[i];
-    if (op.kind == OpKind::conv2d) return check_conv(op.conv, op.dtype, conv, c);
-    return check_gemm(g, op.dtype, data, c);
+    if (result_fault_) result_fault_(c);
+    return check.check(c);
 }
 
 }  // namespace accelsim::tpu

@@ -27,6 +27,7 @@
 #include "models/memory/memory_hierarchy.h"
 #include "models/tpu/tpu_chip.h"
 #include "models/tpu/tpu_lowering.h"
+#include "models/tpu/tpu_validation.h"
 
 namespace accelsim::tpu {
 
@@ -161,6 +162,9 @@ public:
     memory::Picoseconds piece_access(int core, std::uint64_t address, std::int64_t bytes, MemLevel level, bool write,
                                      bool copy_to_cmem, memory::Picoseconds issue);
     const TpuChipParams& params() const { return params_; }
+    // TpuChip::set_validation_worker and set_result_fault_for_test.
+    void set_validation_worker(bool on) { validation_worker_ = on; }
+    void set_result_fault_for_test(ResultFault fault) { result_fault_ = std::move(fault); }
 
 private:
     // Simulated time of a candidate plan (lower_op's judge) on an idle copy of the chip, with
@@ -169,7 +173,8 @@ private:
     std::uint64_t allocate(std::int64_t bytes);
     // CMEM port: `bytes` offered at `issue`; returns when the last byte has passed.
     memory::Picoseconds cmem_access(std::int64_t bytes, memory::Picoseconds issue);
-    NumericsCheck validate_gemm(const Op& op, const OpPlan& plan, std::int64_t op_index) const;
+    // Runs the operands through the op's tiles on the MXU (or vector unit) and checks the output.
+    NumericsCheck validate_gemm(const Op& op, const OpPlan& plan, GemmValidation& check) const;
 
     TpuChipParams params_;
     memory::MemoryHierarchy memory_;
@@ -184,6 +189,8 @@ private:
     // Judged tilings (lower_op): simulated cycles by a digest of the candidate plan moved to
     // address 0, so the identical ops of a model's layers are judged once.
     std::unordered_map<std::uint64_t, double> judged_;
+    bool validation_worker_ = validation_worker_by_default();
+    ResultFault result_fault_;
 };
 
 }  // namespace accelsim::tpu

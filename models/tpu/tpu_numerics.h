@@ -39,7 +39,19 @@ struct GemmData {
 };
 GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed);
 
-// c is [batch][m][n] as the chip produced it.
+// What a check compares the chip's output with: reference values laid out as the output, the
+// bound each output's error must meet, and the floor of the relative error's denominator (the
+// magnitude of one product, max|a| max|b|, so outputs that cancel to almost zero stay meaningful).
+struct NumericsReference {
+    std::vector<float> fp32;   // Eigen's fp32 GEMM (floats; int8 up to K = 1024), or empty
+    std::vector<double> fp64;  // int8 beyond K = 1024 and the direct convolution, or empty
+    double tolerance = 0, floor = 0;
+};
+NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref);
+
+// The Eigen reference of a GEMM ([batch][m][n]): fp32, or double for int8 beyond K = 1024.
+NumericsReference gemm_reference(const GemmShape& g, DType dtype, const GemmData& data);
+// c is [batch][m][n] as the chip produced it: compare_with_reference(c, gemm_reference(...)).
 NumericsCheck check_gemm(const GemmShape& g, DType dtype, const GemmData& data, const std::vector<double>& c);
 
 struct ConvData {
@@ -50,7 +62,9 @@ ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed)
 // The implicit-GEMM lowering (docs/tpu.md): per group g, A[g][m][kk] with m = (n, oh, ow) and
 // kk = (r, s, c) (zeros where the window reads padding), B[g][kk][j] = filter[g*K/groups + j][r][s][c].
 GemmData lower_conv_to_gemm(const Conv2dShape& s, const ConvData& data);
-// c is the GEMM output [group][m][j]; compared with a direct convolution loop in double.
+// A direct convolution loop in double, laid out as the GEMM output [group][m][j].
+NumericsReference conv_reference(const Conv2dShape& s, DType dtype, const ConvData& data);
+// c is the GEMM output [group][m][j]; compared with conv_reference.
 NumericsCheck check_conv(const Conv2dShape& s, DType dtype, const ConvData& data, const std::vector<double>& c);
 
 }  // namespace accelsim::tpu

@@ -1,0 +1,54 @@
+#pragma once
+// The data side of one op's --validate check on the TPU chip: seeded random operands and the
+// independent reference (Eigen GEMM, direct convolution loop, std:: math for vector ops), made
+// either inline or on a second thread while the simulator runs the op's timing and datapath.
+// Both ways compute the same values with the same code in the same order, so the outcome
+// (checked count, maximum errors, pass/fail) is identical (tests/tpu/tpu_validation_test.cpp).
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <optional>
+#include <vector>
+
+#include "models/common/op.h"
+#include "models/tpu/tpu_numerics.h"
+
+namespace accelsim::tpu {
+
+// Changes the chip's output before it is compared (tests only: shows a wrong datapath fails).
+using ResultFault = std::function<void(std::vector<double>& c)>;
+
+// One GEMM-like op (matmul, conv2d as its implicit GEMM): the constructor starts making the
+// operands and then the reference; data() waits for the operands, check() for the reference.
+class GemmValidation {
+public:
+    GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_thread);
+    ~GemmValidation();
+    GemmValidation(const GemmValidation&) = delete;
+    GemmValidation& operator=(const GemmValidation&) = delete;
+
+    // The GEMM operands ([batch][m][k], [batch][k][n]; a convolution's lowered to its GEMM).
+    const GemmData& data();
+    // Compares the chip's output c ([batch][m][n]) with the reference.
+    NumericsCheck check(const std::vector<double>& c);
+
+private:
+    void make_data();
+    NumericsReference make_reference() const;
+
+    Op op_;
+    std::uint64_t seed_;
+    GemmData data_;
+    ConvData conv_;  // conv2d: the tensors before lowering, for the direct-convolution reference
+    std::promise<void> data_promise_;
+    std::shared_future<void> data_ready_;
+    std::future<NumericsReference> reference_;  // the destructor waits for it
+};
+
+// A vector op's whole check (run_vector_op_checked), inline at get() or on the worker thread.
+std::future<NumericsCheck> start_vector_check(const Op& op, std::uint64_t seed, bool on_worker_thread);
+
+// Whether --validate uses a second thread: when the process may run on more than one CPU.
+bool validation_worker_by_default();
+
+}  // namespace accelsim::tpu
