@@ -187,12 +187,36 @@ NumericsCheck compare_all(const std::vector<double>& c, const std::vector<Want>&
 NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref) {
     NumericsCheck check = !ref.fp64.empty() ? compare_all(c, ref.fp64, ref.tolerance, ref.floor)
                                             : compare_all(c, ref.fp32, ref.tolerance, ref.floor);
-    if (!ref.unquantized_fp32.empty()) {
-        std::vector<double> dequantized(c.size());
-        for (std::size_t i = 0; i < c.size(); ++i) dequantized[i] = c[i] * ref.output_scale;
-        check.quantization = quantization_error(ref.dtype, dequantized, ref.unquantized_fp32);
-    }
+    if (!ref.unquantized_fp32.empty())
+        check.quantization = quantization_error_of(ref.dtype, c, ref.output_scale, ref.unquantized_fp32);
     return check;
+}
+
+QuantizationError quantization_error_of(DType dtype, const std::vector<double>& c, double output_scale,
+                                        const std::vector<float>& unquantized) {
+    if (c.size() != unquantized.size()) throw std::logic_error("tpu numerics: output and reference sizes differ");
+    QuantizationError e;
+    e.dtype = dtype;
+    for (std::size_t i = 0; i < c.size(); ++i) e.add(c[i] * output_scale, static_cast<double>(unquantized[i]));
+    return e;
+}
+
+std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);  // random_gemm_data's stream: A's fp32 values, then B's
+    std::vector<float> a, b;
+    fill_random(a, g.batch * g.m * g.k, DType::fp32, rng);
+    fill_random(b, g.batch * g.k * g.n, DType::fp32, rng);
+    return fp32_reference_gemm(g, a, b);
+}
+
+std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);  // random_conv_data's stream: the input's fp32 values, then the filter's
+    ConvData d;
+    fill_random(d.input, s.n * s.h * s.w * s.c, DType::fp32, rng);
+    fill_random(d.filter, s.k * s.r * s.s * (s.c / s.groups), DType::fp32, rng);
+    // Eigen's fp32 GEMM of the im2col lowering (it only moves values: the fp32 convolution).
+    const GemmData lowered = lower_conv_to_gemm(s, d);
+    return fp32_reference_gemm(s.as_gemm(), lowered.a, lowered.b);
 }
 
 NumericsCheck check_gemm(const GemmShape& g, DType dtype, const GemmData& data, const std::vector<double>& c) {

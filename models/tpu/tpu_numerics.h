@@ -63,6 +63,14 @@ struct NumericsReference {
     DType dtype = DType::fp32;
 };
 NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref);
+// The quantization error of outputs c (the datapath's, before dequantizing) against `unquantized`.
+QuantizationError quantization_error_of(DType dtype, const std::vector<double>& c, double output_scale,
+                                        const std::vector<float>& unquantized);
+// Eigen's fp32 GEMM of the values random_gemm_data / random_conv_data quantized for `seed`, drawn
+// again from the same stream (so --validate need not hold them while the op runs); a convolution's
+// laid out as its GEMM output [group][m][j].
+std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed);
+std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed);
 
 // The Eigen reference of a GEMM ([batch][m][n]): fp32, or double for int8 beyond K = 1024.
 NumericsReference gemm_reference(const GemmShape& g, DType dtype, const GemmData& data);
