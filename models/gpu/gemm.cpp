@@ -1385,13 +1385,22 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     // Seeded fp32 inputs uniform in [-1, 1) as for the 16-bit GEMM, drawn A then B (B in K x N
     // order), quantized per tensor (models/common/quantization.h): fp8 rounds each value to the
     // format (nearest, ties to even), int8 scales by max|x|/127. Both are stored in the TN layout
-    // (B transposed). The unquantized values stay for the quantization error.
-    std::mt19937_64 rng(target.seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<float> a32(static_cast<std::size_t>(g.batch * g.m * g.k)), b32(static_cast<std::size_t>(g.batch * g.k * g.n));
-    for (float& x : a32) x = uniform(rng);
-    for (float& x : b32) x = uniform(rng);
-    const QuantizedOperand qa = quantize_operand(a32, dtype), qb = quantize_operand(b32, dtype);
+    // (B transposed).
+    const auto draw_unquantized = [g](std::uint64_t seed, std::vector<float>& a32, std::vector<float>& b32) {
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        a32.resize(static_cast<std::size_t>(g.batch * g.m * g.k));
+        b32.resize(static_cast<std::size_t>(g.batch * g.k * g.n));
+        for (float& x : a32) x = uniform(rng);
+        for (float& x : b32) x = uniform(rng);
+    };
+    QuantizedOperand qa, qb;
+    {
+        std::vector<float> a32, b32;
+        draw_unquantized(target.seed, a32, b32);
+        qa = quantize_operand(a32, dtype);
+        qb = quantize_operand(b32, dtype);
+    }
     std::uint8_t* data = memory.data();
     auto byte_of = [dtype](float q) {
         return dtype == DType::int8 ? static_cast<std::uint8_t>(static_cast<std::int8_t>(q)) : fp8_encode(q, dtype);
@@ -1405,10 +1414,12 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
             for (std::int64_t j = 0; j < g.n; ++j)
                 data[b + (p * g.n + j) * kp + kk] = byte_of(qb.values[static_cast<std::size_t>((p * g.k + kk) * g.n + j)]);
     // The quantization error: C (int32 accumulators times scale_a scale_b, or fp32 as it is)
-    // against Eigen's fp32 GEMM of the unquantized values.
+    // against Eigen's fp32 GEMM of the unquantized values, drawn again after the launch rather
+    // than held through it.
     const double output_scale = qa.scale * qb.scale;
-    auto quantization = [g, np, c, dtype, output_scale, a32 = std::move(a32), b32 = std::move(b32)](
-                            const simt::GlobalMemory& mem) {
+    auto quantization = [g, np, c, dtype, output_scale, seed = target.seed, draw_unquantized](const simt::GlobalMemory& mem) {
+        std::vector<float> a32, b32;
+        draw_unquantized(seed, a32, b32);
         const std::vector<float> reference = fp32_reference_gemm(g, a32, b32);
         std::vector<double> got(reference.size());
         for (std::int64_t p = 0; p < g.batch; ++p)
@@ -1426,7 +1437,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         // The C layout of gemm_check: M x N' fp32 (element_bytes 4, ldc = N').
         GemmBuffers buf{g.batch, g.m, g.n, g.k, kp, np, np, 4};
         buf.c = c;
-        out.check = [datapath = gemm_check(buf, DType::fp32, qa.values, qb.values),
+        out.check = [datapath = gemm_check(buf, DType::fp32, std::move(qa.values), std::move(qb.values)),
                      quantization = std::move(quantization)](const simt::GlobalMemory& mem) {
             LoweringNumerics n = datapath(mem);
             n.quantization = quantization(mem);
