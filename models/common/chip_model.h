@@ -13,6 +13,7 @@
 #include "models/common/activity.h"
 #include "models/common/dtype.h"
 #include "models/common/op.h"
+#include "models/common/quantization.h"
 #include "models/common/roofline.h"
 #include "models/common/stats.h"
 
@@ -22,6 +23,9 @@ struct NumericsSummary {
     std::int64_t checked = 0;
     double max_abs_err = 0, max_rel_err = 0;
     bool passed = true;
+    // int8 and fp8 ops: the output against fp32 arithmetic on the unquantized values
+    // (models/common/quantization.h); a run's summary pools its ops'.
+    std::optional<QuantizationError> quantization;
 };
 
 // A sampled op (docs/gpu.md "Sampled simulation"): blocks simulated of the launch's total, and the

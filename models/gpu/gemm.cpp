@@ -1382,48 +1382,75 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     out.stats.push_back(stat_value(stat::waves, shown.waves));
     out.stats.push_back(stat_value(stat::wave_efficiency, shown.wave_efficiency));
     if (!target.real_data) return out;
-    if (fp8) {
-        // Seeded inputs uniform in [-1, 1) as for the 16-bit GEMM, rounded to the fp8 format
-        // (nearest, ties to even); B drawn in K x N order, stored transposed. The reference is
-        // Eigen's fp32 GEMM of the same rounded values.
-        std::mt19937_64 rng(target.seed);
+    // Seeded fp32 inputs uniform in [-1, 1) as for the 16-bit GEMM, drawn A then B (B in K x N
+    // order), quantized per tensor (models/common/quantization.h): fp8 rounds each value to the
+    // format (nearest, ties to even), int8 scales by max|x|/127. Both are stored in the TN layout
+    // (B transposed).
+    const auto draw_unquantized = [g](std::uint64_t seed, std::vector<float>& a32, std::vector<float>& b32) {
+        std::mt19937_64 rng(seed);
         std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-        std::vector<float> av(static_cast<std::size_t>(g.batch * g.m * g.k)), bv(static_cast<std::size_t>(g.batch * g.k * g.n));
-        std::uint8_t* data = memory.data();
-        // One drawn value: its fp8 bits at `address`, their value at ref[index].
-        auto draw = [&](std::vector<float>& ref, std::int64_t index, std::int64_t address) {
-            const std::uint8_t bits = fp8_encode(uniform(rng), dtype);
-            data[address] = bits;
-            ref[static_cast<std::size_t>(index)] = fp8_decode(bits, dtype);
-        };
-        for (std::int64_t p = 0; p < g.batch; ++p)
-            for (std::int64_t i = 0; i < g.m; ++i)
-                for (std::int64_t kk = 0; kk < g.k; ++kk) draw(av, (p * g.m + i) * g.k + kk, a + (p * g.m + i) * kp + kk);
-        for (std::int64_t p = 0; p < g.batch; ++p)
-            for (std::int64_t kk = 0; kk < g.k; ++kk)
-                for (std::int64_t j = 0; j < g.n; ++j) draw(bv, (p * g.k + kk) * g.n + j, b + (p * g.n + j) * kp + kk);
-        // The C layout of gemm_check: M x N' fp32 (element_bytes 4, ldc = N').
-        GemmBuffers buf{g.batch, g.m, g.n, g.k, kp, np, np, 4};
-        buf.c = c;
-        out.check = gemm_check(buf, DType::fp32, std::move(av), std::move(bv));
-        return out;
+        a32.resize(static_cast<std::size_t>(g.batch * g.m * g.k));
+        b32.resize(static_cast<std::size_t>(g.batch * g.k * g.n));
+        for (float& x : a32) x = uniform(rng);
+        for (float& x : b32) x = uniform(rng);
+    };
+    QuantizedOperand qa, qb;
+    {
+        std::vector<float> a32, b32;
+        draw_unquantized(target.seed, a32, b32);
+        qa = quantize_operand(a32, dtype);
+        qb = quantize_operand(b32, dtype);
     }
-    // Seeded int8 inputs over the whole range [-128, 127]; B drawn in K x N order, stored transposed.
-    std::mt19937_64 rng(target.seed);
-    std::uniform_int_distribution<int> uniform(-128, 127);
-    std::vector<std::int8_t> av(static_cast<std::size_t>(g.batch * g.m * g.k)), bv(static_cast<std::size_t>(g.batch * g.k * g.n));
-    for (auto& x : av) x = static_cast<std::int8_t>(uniform(rng));
-    for (auto& x : bv) x = static_cast<std::int8_t>(uniform(rng));
     std::uint8_t* data = memory.data();
+    auto byte_of = [dtype](float q) {
+        return dtype == DType::int8 ? static_cast<std::uint8_t>(static_cast<std::int8_t>(q)) : fp8_encode(q, dtype);
+    };
     for (std::int64_t p = 0; p < g.batch; ++p)
         for (std::int64_t i = 0; i < g.m; ++i)
             for (std::int64_t kk = 0; kk < g.k; ++kk)
-                data[a + (p * g.m + i) * kp + kk] = static_cast<std::uint8_t>(av[static_cast<std::size_t>((p * g.m + i) * g.k + kk)]);
+                data[a + (p * g.m + i) * kp + kk] = byte_of(qa.values[static_cast<std::size_t>((p * g.m + i) * g.k + kk)]);
     for (std::int64_t p = 0; p < g.batch; ++p)
         for (std::int64_t kk = 0; kk < g.k; ++kk)
             for (std::int64_t j = 0; j < g.n; ++j)
-                data[b + (p * g.n + j) * kp + kk] = static_cast<std::uint8_t>(bv[static_cast<std::size_t>((p * g.k + kk) * g.n + j)]);
-    out.check = [g, np, c, av = std::move(av), bv = std::move(bv)](const simt::GlobalMemory& mem) {
+                data[b + (p * g.n + j) * kp + kk] = byte_of(qb.values[static_cast<std::size_t>((p * g.k + kk) * g.n + j)]);
+    // The quantization error: C (int32 accumulators times scale_a scale_b, or fp32 as it is)
+    // against Eigen's fp32 GEMM of the unquantized values, drawn again after the launch rather
+    // than held through it.
+    const double output_scale = qa.scale * qb.scale;
+    auto quantization = [g, np, c, dtype, output_scale, seed = target.seed, draw_unquantized](const simt::GlobalMemory& mem) {
+        std::vector<float> a32, b32;
+        draw_unquantized(seed, a32, b32);
+        const std::vector<float> reference = fp32_reference_gemm(g, a32, b32);
+        std::vector<double> got(reference.size());
+        for (std::int64_t p = 0; p < g.batch; ++p)
+            for (std::int64_t i = 0; i < g.m; ++i)
+                for (std::int64_t j = 0; j < g.n; ++j) {
+                    const auto address = static_cast<std::uint32_t>(c + ((p * g.m + i) * np + j) * 4);
+                    const double value = dtype == DType::int8 ? static_cast<double>(static_cast<std::int32_t>(mem.load32(address)))
+                                                              : static_cast<double>(mem.load_f32(address));
+                    got[static_cast<std::size_t>((p * g.m + i) * g.n + j)] = value * output_scale;
+                }
+        return quantization_error(dtype, got, reference);
+    };
+    if (fp8) {
+        // The datapath check: Eigen's fp32 GEMM of the same rounded values.
+        // The C layout of gemm_check: M x N' fp32 (element_bytes 4, ldc = N').
+        GemmBuffers buf{g.batch, g.m, g.n, g.k, kp, np, np, 4};
+        buf.c = c;
+        out.check = [datapath = gemm_check(buf, DType::fp32, std::move(qa.values), std::move(qb.values)),
+                     quantization = std::move(quantization)](const simt::GlobalMemory& mem) {
+            LoweringNumerics n = datapath(mem);
+            n.quantization = quantization(mem);
+            return n;
+        };
+        return out;
+    }
+    // int8: the datapath check is Eigen's integer GEMM of the same quantized values.
+    std::vector<std::int8_t> av(qa.values.size()), bv(qb.values.size());
+    for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<std::int8_t>(qa.values[i]);
+    for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<std::int8_t>(qb.values[i]);
+    out.check = [g, np, c, av = std::move(av), bv = std::move(bv), quantization = std::move(quantization)](
+                    const simt::GlobalMemory& mem) {
         // Eigen's integer GEMM of the same inputs; equality is exact. int32 cannot overflow while
         // K * 128 * 128 < 2^31; beyond, int64 and the comparison modulo 2^32 (the mma wraps).
         LoweringNumerics n;
@@ -1451,6 +1478,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         };
         if (g.k < (std::int64_t{1} << 17)) compare(std::int32_t{0});
         else compare(std::int64_t{0});
+        n.quantization = quantization(mem);
         return n;
     };
     return out;

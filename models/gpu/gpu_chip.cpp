@@ -355,6 +355,7 @@ OpReport GpuChip::finish_lowered(const Op& op, LoweredKernel& lowered_kernel, si
         num.max_abs_err = n.max_abs_err;
         num.max_rel_err = n.max_rel_err;
         num.passed = n.passed;
+        num.quantization = n.quantization;
         r.numerics = num;
     }
     return r;

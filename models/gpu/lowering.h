@@ -14,6 +14,7 @@
 
 #include "models/common/dtype.h"
 #include "models/common/op.h"
+#include "models/common/quantization.h"
 #include "models/common/stats.h"
 #include "models/simt/execution.h"
 #include "models/simt/isa.h"
@@ -49,6 +50,9 @@ struct LoweringNumerics {
     std::int64_t checked = 0;  // output values compared
     double max_abs_err = 0, max_rel_err = 0;
     bool passed = true;
+    // int8 and fp8 GEMMs: the output against Eigen's fp32 GEMM of the unquantized inputs
+    // (models/common/quantization.h).
+    std::optional<QuantizationError> quantization;
 };
 
 // A further launch of the same op, run after the first on the same memory (split-K's sum).

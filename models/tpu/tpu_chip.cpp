@@ -147,6 +147,8 @@ SimulationCost TpuChip::simulation_cost(const Op& op, bool validate) const {
         const GemmShape g = op.as_gemm();
         const double operands = static_cast<double>(g.batch) * static_cast<double>(g.m * g.k + g.k * g.n);
         cost.memory_bytes += 8 * operands + 16 * static_cast<double>(g.batch) * static_cast<double>(g.m * g.n);
+        // int8 and fp8 add no peak: the quantization error's fp32 operands and reference come
+        // after the operands and the datapath's reference are released (GemmValidation::check).
     }
     if (params_.ideal_memory) {
         if (on_mxu && params_.mxu.mode == MxuMode::stepped) {

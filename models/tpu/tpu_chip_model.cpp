@@ -126,6 +126,7 @@ OpReport TpuChipModel::run_on_chip(const Op& op, const Op* next) {
         n.max_abs_err = result.numerics->max_abs_err;
         n.max_rel_err = result.numerics->max_rel_err;
         n.passed = result.numerics->passed;
+        n.quantization = result.numerics->quantization;
         r.numerics = n;
     }
     return r;

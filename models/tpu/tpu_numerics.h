@@ -11,11 +11,13 @@
 // int8 is compared exactly (int32 accumulation; the reference is exact in fp32 while
 // K * 128 * 128 <= 2^24, i.e. K <= 1024, and runs in double beyond).
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "models/common/dtype.h"
 #include "models/common/op.h"
+#include "models/common/quantization.h"
 
 namespace accelsim::tpu {
 
@@ -23,6 +25,7 @@ struct NumericsCheck {
     std::int64_t checked = 0;
     double max_abs_err = 0, max_rel_err = 0;
     bool passed = true;
+    std::optional<QuantizationError> quantization;  // int8 and fp8 GEMM-like ops
     void merge(const NumericsCheck& o);
 };
 
@@ -36,7 +39,13 @@ void fill_random(std::vector<float>& out, std::int64_t n, DType dtype, std::mt19
 struct GemmData {
     std::vector<float> a;  // [batch][m][k]
     std::vector<float> b;  // [batch][k][n]
+    // int8 and fp8 (quantization.h): the seeded fp32 values a and b were quantized from, and what
+    // the datapath's outputs are multiplied by to be real values again (int8: scale_a scale_b).
+    std::vector<float> a_fp32, b_fp32;
+    double output_scale = 1;
 };
+// Floats: fill_random's values. int8 and fp8: fp32 values uniform in [-1, 1) (fill_random's fp32
+// stream), quantized per tensor (quantize_operand); fp8 operands are the same as fill_random's.
 GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed);
 
 // What a check compares the chip's output with: reference values laid out as the output, the
@@ -46,8 +55,22 @@ struct NumericsReference {
     std::vector<float> fp32;   // Eigen's fp32 GEMM (floats; int8 up to K = 1024), or empty
     std::vector<double> fp64;  // int8 beyond K = 1024 and the direct convolution, or empty
     double tolerance = 0, floor = 0;
+    // int8 and fp8: Eigen's fp32 GEMM of the unquantized operands, the scale that dequantizes the
+    // datapath's outputs, and the op's dtype; compare_with_reference then measures the
+    // quantization error too. Empty otherwise.
+    std::vector<float> unquantized_fp32;
+    double output_scale = 1;
+    DType dtype = DType::fp32;
 };
 NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref);
+// The quantization error of outputs c (the datapath's, before dequantizing) against `unquantized`.
+QuantizationError quantization_error_of(DType dtype, const std::vector<double>& c, double output_scale,
+                                        const std::vector<float>& unquantized);
+// Eigen's fp32 GEMM of the values random_gemm_data / random_conv_data quantized for `seed`, drawn
+// again from the same stream (so --validate need not hold them while the op runs); a convolution's
+// laid out as its GEMM output [group][m][j].
+std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed);
+std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed);
 
 // The Eigen reference of a GEMM ([batch][m][n]): fp32, or double for int8 beyond K = 1024.
 NumericsReference gemm_reference(const GemmShape& g, DType dtype, const GemmData& data);
@@ -57,6 +80,9 @@ NumericsCheck check_gemm(const GemmShape& g, DType dtype, const GemmData& data, 
 struct ConvData {
     std::vector<float> input;   // NHWC [n][h][w][c]
     std::vector<float> filter;  // [k][r][s][c/groups]
+    // int8 and fp8, as GemmData's: the values before quantization, the output's dequantizing scale.
+    std::vector<float> input_fp32, filter_fp32;
+    double output_scale = 1;
 };
 ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed);
 // The implicit-GEMM lowering (docs/tpu.md): per group g, A[g][m][kk] with m = (n, oh, ow) and

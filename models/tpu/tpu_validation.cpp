@@ -98,11 +98,19 @@ GemmValidation::~GemmValidation() {
 }
 
 void GemmValidation::make_data() {
+    // int8 and fp8: the fp32 values before quantization are not held while the op runs (a large
+    // GEMM's would add half its operands' memory); check() draws them again from the seed.
     if (op_.kind == OpKind::conv2d) {
         conv_ = random_conv_data(op_.conv, op_.dtype, seed_);
+        output_scale_ = conv_.output_scale;
+        std::vector<float>().swap(conv_.input_fp32);
+        std::vector<float>().swap(conv_.filter_fp32);
         data_ = lower_conv_to_gemm(op_.conv, conv_);
     } else {
         data_ = random_gemm_data(op_.as_gemm(), op_.dtype, seed_);
+        output_scale_ = data_.output_scale;
+        std::vector<float>().swap(data_.a_fp32);
+        std::vector<float>().swap(data_.b_fp32);
     }
 }
 
@@ -118,7 +126,17 @@ const GemmData& GemmValidation::data() {
 
 NumericsCheck GemmValidation::check(const std::vector<double>& c) {
     if (!reference_.valid()) throw std::logic_error("tpu validation: check() called twice");
-    return compare_with_reference(c, reference_.get());
+    NumericsCheck result = compare_with_reference(c, reference_.get());  // the reference goes here
+    if (is_quantized(op_.dtype)) {
+        // The chip is done with the operands: their memory goes before the fp32 values come back.
+        data_ = GemmData{};
+        conv_ = ConvData{};
+        const std::vector<float> unquantized = op_.kind == OpKind::conv2d
+                                                   ? unquantized_conv_reference(op_.conv, seed_)
+                                                   : unquantized_gemm_reference(op_.as_gemm(), seed_);
+        result.quantization = quantization_error_of(op_.dtype, c, output_scale_, unquantized);
+    }
+    return result;
 }
 
 std::future<NumericsCheck> start_vector_check(const Op& op, std::uint64_t seed, bool on_worker_thread) {

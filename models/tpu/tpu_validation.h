@@ -29,7 +29,9 @@ public:
 
     // The GEMM operands ([batch][m][k], [batch][k][n]; a convolution's lowered to its GEMM).
     const GemmData& data();
-    // Compares the chip's output c ([batch][m][n]) with the reference.
+    // Compares the chip's output c ([batch][m][n]) with the reference; int8 and fp8 also with
+    // Eigen's fp32 GEMM of the values before quantization (NumericsCheck::quantization). The
+    // operands (data()) are released.
     NumericsCheck check(const std::vector<double>& c);
 
 private:
@@ -40,6 +42,7 @@ private:
     std::uint64_t seed_;
     GemmData data_;
     ConvData conv_;  // conv2d: the tensors before lowering, for the direct-convolution reference
+    double output_scale_ = 1;  // int8: what the outputs are multiplied by to be real values again
     std::promise<void> data_promise_;
     std::shared_future<void> data_ready_;
     std::future<NumericsReference> reference_;  // the destructor waits for it

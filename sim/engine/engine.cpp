@@ -159,6 +159,11 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
             total.max_abs_err = std::max(total.max_abs_err, r.numerics->max_abs_err);
             total.max_rel_err = std::max(total.max_rel_err, r.numerics->max_rel_err);
             total.passed = total.passed && r.numerics->passed;
+            // End to end: the ops' errors pooled (each op has its own seeded inputs; docs/outputs.md).
+            if (r.numerics->quantization) {
+                if (!total.quantization) total.quantization = QuantizationError{};
+                total.quantization->pool(*r.numerics->quantization);
+            }
         }
         if (on_op) on_op(r);
         else report.ops.push_back(std::move(r));

@@ -102,6 +102,31 @@ std::string joined(const std::set<std::string>& items) {
 
 json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+// What the end-to-end quantization error is, in the report's words (docs/outputs.md).
+constexpr const char* kQuantizationScope =
+    "aggregate over the run's int8/fp8 ops, each with its own seeded inputs (values do not flow from op to op): "
+    "the largest error of any output, and the RMS error of all outputs over the RMS of their references";
+
+// An op's quantization error (per_op) or a run's pooled one.
+json quantization_json(const QuantizationError& q, bool per_op) {
+    json j = {{"reference", "fp32"}, {"values", q.values}, {"max_abs", q.max_abs}, {"relative_rms", q.relative_rms()}};
+    if (per_op) {
+        j["scheme"] = quantization_scheme(q.dtype);
+    } else {
+        j["scope"] = kQuantizationScope;
+        j["ops"] = q.ops;
+        j["worst_op_relative_rms"] = q.worst_op_relative_rms;
+    }
+    return j;
+}
+
+// The "numerics" object of an op (per_op) or of the run.
+json numerics_json(const NumericsSummary& n, bool per_op) {
+    json j = {{"checked", n.checked}, {"max_abs_err", n.max_abs_err}, {"max_rel_err", n.max_rel_err}, {"passed", n.passed}};
+    if (n.quantization) j["quantization_error"] = quantization_json(*n.quantization, per_op);
+    return j;
+}
+
 json op_json(const OpReport& r) {
     json o;
     o["name"] = r.op.name;
@@ -138,11 +163,7 @@ json op_json(const OpReport& r) {
         }
         o["stats"] = stats;
     }
-    if (r.numerics)
-        o["numerics"] = {{"checked", r.numerics->checked},
-                         {"max_abs_err", r.numerics->max_abs_err},
-                         {"max_rel_err", r.numerics->max_rel_err},
-                         {"passed", r.numerics->passed}};
+    if (r.numerics) o["numerics"] = numerics_json(*r.numerics, true);
     // gpu.sampling waves: the op's cycles are an estimate from these simulated blocks.
     if (r.sampling)
         o["sampling"] = {{"simulated_blocks", r.sampling->simulated_blocks},
@@ -250,13 +271,7 @@ json to_json(const RunReport& report) {
         totals["sampling_error_estimate"] = sampling_error_cycles / static_cast<double>(std::max<std::uint64_t>(1, report.total_cycles()));
     }
     j["totals"] = totals;
-    if (report.numerics) {
-        const auto& n = *report.numerics;
-        j["numerics"] = {{"checked", n.checked},
-                         {"max_abs_err", n.max_abs_err},
-                         {"max_rel_err", n.max_rel_err},
-                         {"passed", n.passed}};
-    }
+    if (report.numerics) j["numerics"] = numerics_json(*report.numerics, false);
     return j;
 }
 
@@ -356,6 +371,8 @@ struct OpRow {
     // The "simt ops" section: IPC and the stall shares (idle, scoreboard, pipeline, barrier).
     std::optional<double> ipc;
     std::array<std::optional<double>, 4> stalls;
+    // --validate on int8/fp8 ops: the quantization error against fp32 (absent otherwise).
+    std::optional<double> quantization_max_abs, quantization_relative_rms;
 };
 
 OpRow row_of(const OpReport& r) {
@@ -395,6 +412,10 @@ OpRow row_of(const OpReport& r) {
         }
         row.ipc = stat_of(gs::ipc);
     }
+    if (r.numerics && r.numerics->quantization) {
+        row.quantization_max_abs = r.numerics->quantization->max_abs;
+        row.quantization_relative_rms = r.numerics->quantization->relative_rms();
+    }
     return row;
 }
 
@@ -417,6 +438,8 @@ void put_row(SpillFile& f, const OpRow& row) {
     for (const auto& [key, c] : row.roofline_cycles) f.put(key), f.put(c);
     f.put(row.ipc);
     for (const auto& v : row.stalls) f.put(v);
+    f.put(row.quantization_max_abs);
+    f.put(row.quantization_relative_rms);
 }
 
 OpRow get_row(SpillFile& f) {
@@ -439,6 +462,8 @@ OpRow get_row(SpillFile& f) {
     for (auto& [key, c] : row.roofline_cycles) key = f.get_string(), c = f.get_f64();
     row.ipc = f.get_optional();
     for (auto& v : row.stalls) v = f.get_optional();
+    row.quantization_max_abs = f.get_optional();
+    row.quantization_relative_rms = f.get_optional();
     return row;
 }
 
@@ -477,6 +502,7 @@ struct ReportWriter::Impl {
     std::set<DType> mac_dtypes;           // the dtypes of the ops with MACs
     std::size_t fused = 0;  // ops that ran inside another op's kernel (compiler.gpu_fusion)
     std::size_t sampled = 0;  // ops whose cycles were extrapolated (gpu.sampling waves)
+    std::size_t quantized = 0;  // ops with a quantization error (--validate on int8/fp8)
     double sampling_error_cycles = 0;  // their error bounds, in cycles
     std::uint64_t total_cycles = 0, host_cycles = 0;  // end to end; host time not hidden by the device
     std::int64_t macs = 0, flops = 0;
@@ -509,12 +535,7 @@ struct ReportWriter::Impl {
         json_member(out, first, "config", config.effective);
         json_member(out, first, "config_file", config.file);
         if (!import_summary.is_null()) json_member(out, first, "import", import_summary);
-        if (numerics)
-            json_member(out, first, "numerics",
-                        {{"checked", numerics->checked},
-                         {"max_abs_err", numerics->max_abs_err},
-                         {"max_rel_err", numerics->max_rel_err},
-                         {"passed", numerics->passed}});
+        if (numerics) json_member(out, first, "numerics", numerics_json(*numerics, false));
         out << ",\n  \"ops\": ";
     }
     std::string fusion_name() const { return gpu_fusion_name(config); }
@@ -560,6 +581,7 @@ struct ReportWriter::Impl {
 
     void write_csv();
     void write_table(const std::optional<NumericsSummary>& numerics);
+    void write_quantization(std::ostream& out, const QuantizationError& pooled);
 };
 
 ReportWriter::ReportWriter(const ChipConfig& config, std::string trace, MatrixPeaks matrix_peaks,
@@ -604,6 +626,7 @@ void ReportWriter::add(const OpReport& r) {
         ++w.sampled;
         w.sampling_error_cycles += r.sampling->error_estimate * static_cast<double>(r.cycles);
     }
+    if (r.numerics && r.numerics->quantization) ++w.quantized;
     if (!op_info(r.op.kind).has_flops) ++w.uncounted;
     if (r.roofline.matrix_fallback) {
         ++w.fallback.ops;
@@ -651,6 +674,7 @@ void ReportWriter::Impl::write_csv() {
     out << ",utilization,occupancy_theoretical,occupancy_achieved,simd_efficiency,bound";
     for (const auto& b : bounds) out << ",roofline_" << b << "_cycles";
     if (fused > 0) out << ",fused_into,fused_ops";  // only runs that fused ops have the columns
+    if (quantized > 0) out << ",quantization_max_abs,quantization_relative_rms";  // --validate on int8/fp8
     out << "\n";
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
@@ -670,6 +694,8 @@ void ReportWriter::Impl::write_csv() {
             out << "," << (c ? csv_number(*c) : std::string());
         }
         if (fused > 0) out << "," << csv_field(r.fused_into) << "," << csv_field(r.fused_ops);
+        if (quantized > 0)
+            out << "," << csv_number(r.quantization_max_abs) << "," << csv_number(r.quantization_relative_rms);
         out << "\n";
     }
 }
@@ -813,7 +839,30 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << "numerics: " << (n.passed ? "PASSED" : "FAILED") << ", " << n.checked
             << " values checked against Eigen, max abs err " << n.max_abs_err << ", max rel err "
             << n.max_rel_err << "\n";
+        if (n.quantization) write_quantization(out, *n.quantization);
     }
+}
+
+// The int8/fp8 ops' error against fp32, one line each, then the run's pooled figure.
+void ReportWriter::Impl::write_quantization(std::ostream& out, const QuantizationError& pooled) {
+    char line[1024];
+    std::snprintf(line, sizeof line, "quantization error against fp32 (docs/outputs.md):\n  %-*s  %-8s  %12s  %12s\n",
+                  static_cast<int>(name_w), "op", "dtype", "max abs", "rel RMS");
+    out << line;
+    rows->rewind();
+    for (std::size_t index = 0; index < ops; ++index) {
+        const OpRow r = get_row(*rows);
+        if (!r.quantization_max_abs) continue;
+        std::snprintf(line, sizeof line, "  %-*s  %-8s  %12.4g  %12.4g\n", static_cast<int>(name_w), r.name.c_str(),
+                      r.dtype_table.c_str(), *r.quantization_max_abs, *r.quantization_relative_rms);
+        out << line;
+    }
+    std::snprintf(line, sizeof line,
+                  "  end to end, aggregated over %lld independently seeded ops (values do not flow from op to op): "
+                  "max abs %.4g, relative RMS %.4g over all %lld outputs, worst op %.4g\n",
+                  static_cast<long long>(pooled.ops), pooled.max_abs, pooled.relative_rms(),
+                  static_cast<long long>(pooled.values), pooled.worst_op_relative_rms);
+    out << line;
 }
 
 namespace {
