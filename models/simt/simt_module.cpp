@@ -105,7 +105,11 @@ void SimtChipModule::run_schedule(GridLaunch& g) {
                 any_busy_ = false;
                 next_event_ = kNoCycle;
                 end_ = window_end;
-                run_chain(all, Command::lock_step_turn);
+                // Only busy SMs take a turn (an SM's turn changes no other SM's blocks here).
+                std::vector<int> busy;
+                for (int i = 0; i < sms(); ++i)
+                    if (g.sms[static_cast<std::size_t>(i)]->busy()) busy.push_back(i);
+                run_chain(busy, Command::lock_step_turn);
                 if (!any_busy_) break;
                 wait_until(window_end);
                 window_end = std::max(window_end, next_event_ == kNoCycle ? window_end : next_event_) + window;
