@@ -12,6 +12,7 @@
 #include "models/gpu/gemm.h"
 #include "models/gpu/lowering.h"
 #include "models/gpu/gpu_stats.h"
+#include "models/simt/simt_module.h"
 
 namespace accelsim::gpu {
 
@@ -29,7 +30,12 @@ GpuChip::GpuChip(const GpuChipParams& params, const GpuChipOptions& options)
     : params_(params), options_(options) {
     if (params_.simt.sms < 1) throw std::invalid_argument("gpu.sms must be at least 1");
     (void)make_memory_port();  // the memory models check their parameters now, not at the first op
+    if (options_.systemc)
+        sm_threads_ = std::make_unique<simt::SimtChipModule>(
+            "gpu", params_.simt.sms, sc_core::sc_time(std::max(1.0, std::round(1e12 / params_.clock_hz)), sc_core::SC_PS));
 }
+
+GpuChip::~GpuChip() = default;
 
 std::unique_ptr<simt::GlobalMemoryPort> GpuChip::make_memory_port() const {
     if (!params_.memory) return std::make_unique<simt::FixedLatencyMemory>(params_.ideal_latency_cycles);
@@ -449,7 +455,8 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
         options.wave_sampler = &*sampler;
     }
     try {
-        last_ = simt::launch(kernel, dims, args, memory, params_.simt, port.get(), options);
+        last_ = sm_threads_ ? sm_threads_->launch(kernel, dims, args, memory, params_.simt, port.get(), options)
+                            : simt::launch(kernel, dims, args, memory, params_.simt, port.get(), options);
     } catch (const simt::KernelTimeout& e) {  // the watchdog: the run failed, the input may be fine
         throw std::runtime_error(op_where(op) + ": " + e.what() +
                                  " (raise the limits with --set gpu.max_kernel_cycles=N or --set "

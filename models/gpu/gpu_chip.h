@@ -33,6 +33,10 @@
 #include "models/simt/simt_gpu.h"
 #include "models/simt/wave_sampling.h"
 
+namespace accelsim::simt {
+class SimtChipModule;  // simt_module.h (SystemC)
+}
+
 namespace accelsim::gpu {
 
 inline constexpr std::uint64_t kBlockingPortQuantumCycles = 1;
@@ -60,12 +64,17 @@ struct GpuChipParams {
 
 struct GpuChipOptions {
     bool validate = false;  // real data in the library kernels' buffers, checked after the launch
+    // Run every launch's SMs as SystemC processes (simt::SimtChipModule, one thread per SM,
+    // elaborated when the chip is built) instead of simt::launch's plain C++ loop; identical
+    // results. SystemC elaborates once per process: at most one such chip per process (the CLI's).
+    bool systemc = false;
 };
 
 class GpuChip final : public ChipModel {
 public:
     // Throws std::invalid_argument for parameters the SMs or the memory models reject.
     GpuChip(const GpuChipParams& params, const GpuChipOptions& options);
+    ~GpuChip() override;
 
     OpReport run(const Op& op, const Op* next) override;
     // Groups the trace's ops into fused kernels (params.fusion; fusion.h). Without a plan every op
@@ -133,6 +142,7 @@ private:
     std::size_t next_index_ = 0;
     simt::KernelStats last_;
     bool record_activity_ = false;
+    std::unique_ptr<simt::SimtChipModule> sm_threads_;  // with options.systemc
 };
 
 }  // namespace accelsim::gpu

@@ -119,9 +119,63 @@ void deliver_answers(std::vector<SectorAnswer>& answers, const std::vector<SmCor
     answers.clear();
 }
 
+std::uint64_t next_window_start(const std::vector<SmCore*>& sms, GlobalMemoryPort& port, std::uint64_t previous_end,
+                                bool& any_busy) {
+    any_busy = false;
+    std::uint64_t start = port.next_activity_cycle();
+    for (const SmCore* sm : sms) {
+        if (!sm->busy()) continue;
+        any_busy = true;
+        const std::uint64_t next = sm->next_event_cycle();
+        if (next < SmCore::kWaitsForMemory) start = std::min(start, std::max(sm->now(), next));
+    }
+    // kNoCycle: every SM waits at a barrier with nothing in flight; running them reports it.
+    return start == kNoCycle ? previous_end : std::max(start, previous_end);
+}
+
+void deliver_cluster_events(ClusterNetwork* network, const std::vector<SmCore*>& sms) {
+    if (!network) return;
+    // Events generated while delivering go out in the same pass (none do today).
+    std::vector<ClusterEvent> events;
+    events.swap(network->events);
+    for (const ClusterEvent& e : events) sms[static_cast<std::size_t>(e.sm)]->deliver_cluster_event(e);
+}
+
+void lock_step_turn(SmCore& sm, BlockDispatcher& dispatcher, std::uint64_t window_end, bool& any_busy,
+                    std::uint64_t& next_event) {
+    if (!sm.busy()) return;
+    any_busy = true;
+    // An SM whose next event lies beyond the window is left alone (it would only idle): exact, it
+    // issues no request in the skipped cycles, so the memory sees the same calls.
+    const std::uint64_t next = sm.next_event_cycle();
+    if (next != kNoCycle && next >= window_end) {
+        next_event = std::min(next_event, next);
+        return;
+    }
+    while (sm.busy() && sm.now() < window_end)
+        if (sm.run_until_block_completes(window_end)) dispatcher.refill(sm);
+    if (sm.busy()) next_event = std::min(next_event, std::max(sm.now(), sm.next_event_cycle()));
+}
+
+void cluster_window_turn(SmCore& sm, BlockDispatcher& dispatcher, std::uint64_t window_end, bool& any_busy,
+                         const std::function<void(SmCore&)>& catch_up) {
+    if (!sm.busy()) return;
+    any_busy = true;
+    while (sm.busy() && sm.now() < window_end)
+        if (sm.run_until_block_completes(window_end)) {
+            dispatcher.refill(sm);
+            for (SmCore* other : dispatcher.started_others())
+                if (other->index() < sm.index()) catch_up(*other);
+        }
+}
+
 namespace {
 
-constexpr std::uint64_t kNone = ~std::uint64_t{0};
+const SimtParams& checked(const SimtParams& params, Dim dims) {
+    if (params.sms < 1) throw SimtError("launch: sms must be at least 1");
+    if (dims.grid == 0 || dims.block == 0) throw SimtError("launch: grid and block must be positive");
+    return params;
+}
 
 // Runs every busy SM to `end`, handing out blocks in global (cycle, SM) order: the SM whose block
 // completed earliest is refilled first, as the run-ahead loop of launch() does.
@@ -143,83 +197,82 @@ void run_window(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, st
     }
 }
 
-void deliver_cluster_events(ClusterNetwork* network, const std::vector<SmCore*>& sms) {
-    if (!network) return;
-    // Events generated while delivering go out in the same pass (none do today).
-    std::vector<ClusterEvent> events;
-    events.swap(network->events);
-    for (const ClusterEvent& e : events) sms[static_cast<std::size_t>(e.sm)]->deliver_cluster_event(e);
-}
-
 // Non-blocking port: windows of its lookahead W. A window starts at the previous one's end, or
-// later when nothing (no SM, no request in the port) can change state before: then the cycles in
-// between are idle for everybody and skipping them changes nothing.
-void run_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, GlobalMemoryPort& port,
-                 const LaunchOptions& options, ClusterNetwork* network) {
-    const std::uint64_t max_window = options.max_window_cycles;
-    const std::uint64_t window = max_window > 0 ? std::min(max_window, port.lookahead_cycles()) : port.lookahead_cycles();
+// later when nothing can change state before (next_window_start).
+void run_windows(GridLaunch& g) {
+    const std::vector<SmCore*>& sms = g.sms;
+    const std::uint64_t window = g.window_cycles();
     std::vector<SectorAnswer> answers;
     std::vector<char> stopped;
     for (std::uint64_t end = 0;;) {
         bool any_busy = false;
-        std::uint64_t start = port.next_activity_cycle();
-        for (const SmCore* sm : sms) {
-            if (!sm->busy()) continue;
-            any_busy = true;
-            const std::uint64_t next = sm->next_event_cycle();
-            if (next < SmCore::kWaitsForMemory) start = std::min(start, std::max(sm->now(), next));
-        }
+        const std::uint64_t start = next_window_start(sms, *g.port, end, any_busy);
         if (!any_busy) break;
-        // kNone: every SM waits at a barrier with nothing in flight; running them reports it.
-        start = start == kNone ? end : std::max(start, end);
         end = start + window;
-        run_window(sms, dispatcher, end, stopped);
-        port.advance(end, answers);
+        run_window(sms, g.dispatcher, end, stopped);
+        g.port->advance(end, answers);
         deliver_answers(answers, sms);
-        deliver_cluster_events(network, sms);
-        if (options.on_window) options.on_window(end);
+        deliver_cluster_events(g.network.get(), sms);
+        if (g.options.on_window) g.options.on_window(end);
     }
-    port.advance(kNone, answers);  // the last stores (and loads of warps that have exited)
+    g.port->advance(kNoCycle, answers);  // the last stores (and loads of warps that have exited)
     deliver_answers(answers, sms);
-    deliver_cluster_events(network, sms);
-    if (options.on_window) options.on_window(kNone);
+    deliver_cluster_events(g.network.get(), sms);
+    if (g.options.on_window) g.options.on_window(kNoCycle);
 }
 
 // Clusters on a blocking port: lock-step windows of the cluster latency, the peers' events handed
 // over at each window's end.
-void run_cluster_windows(const std::vector<SmCore*>& sms, BlockDispatcher& dispatcher, ClusterNetwork& network,
-                         std::uint64_t window) {
+void run_cluster_windows(GridLaunch& g) {
+    const std::uint64_t window = g.window_cycles();
     for (std::uint64_t end = window;; end += window) {
         bool any_busy = false;
-        for (SmCore* sm : sms) {
-            if (!sm->busy()) continue;
-            any_busy = true;
-            while (sm->busy() && sm->now() < end)
-                if (sm->run_until_block_completes(end)) {
-                    dispatcher.refill(*sm);
-                    for (SmCore* other : dispatcher.started_others())
-                        if (other->index() < sm->index()) other->run_until_block_completes(end);
-                }
-        }
-        deliver_cluster_events(&network, sms);
+        const std::function<void(SmCore&)> to_end = [end](SmCore& other) { other.run_until_block_completes(end); };
+        for (SmCore* sm : g.sms) cluster_window_turn(*sm, g.dispatcher, end, any_busy, to_end);
+        deliver_cluster_events(g.network.get(), g.sms);
         if (!any_busy) break;
+    }
+}
+
+// Lock-step windows: every SM runs up to the window's end before any SM goes further; when every
+// SM idles past the window, the windows jump to the first event.
+void run_lock_step(GridLaunch& g) {
+    const std::uint64_t quantum = g.window_cycles();
+    for (std::uint64_t window_end = quantum;;) {
+        bool any_busy = false;
+        std::uint64_t next_event = kNoCycle;
+        for (SmCore* sm : g.sms) lock_step_turn(*sm, g.dispatcher, window_end, any_busy, next_event);
+        if (!any_busy) break;
+        window_end = std::max(window_end, next_event == kNoCycle ? window_end : next_event) + quantum;
+    }
+}
+
+// Each SM runs on its own until one of its blocks completes; SMs do not interact except through
+// the dispatcher, so serving completions in (cycle, SM index) order is exact.
+void run_ahead(GridLaunch& g) {
+    const std::vector<SmCore*>& sms = g.sms;
+    std::vector<bool> stopped(sms.size(), false);
+    for (std::size_t i = 0; i < sms.size(); ++i) stopped[i] = sms[i]->busy() && sms[i]->run_until_block_completes();
+    for (;;) {
+        std::size_t best = sms.size();
+        for (std::size_t i = 0; i < sms.size(); ++i)
+            if (stopped[i] && (best == sms.size() || sms[i]->now() < sms[best]->now())) best = i;
+        if (best == sms.size()) break;
+        g.dispatcher.refill(*sms[best]);
+        stopped[best] = sms[best]->busy() && sms[best]->run_until_block_completes();
     }
 }
 
 }  // namespace
 
-KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
-                   const SimtParams& params, GlobalMemoryPort* port, const LaunchOptions& options) {
-    if (params.sms < 1) throw SimtError("launch: sms must be at least 1");
-    if (dims.grid == 0 || dims.block == 0) throw SimtError("launch: grid and block must be positive");
-    std::unique_ptr<FixedLatencyMemory> own_memory;
-    if (!port) {
-        own_memory = std::make_unique<FixedLatencyMemory>(params.sm.global_latency);
-        port = own_memory.get();
-    }
-    WarpExecutor executor(kernel, memory, dims, args, options.skip_fp_payload);
-    std::vector<std::unique_ptr<SmCore>> owned;
-    std::vector<SmCore*> sms;
+GridLaunch::GridLaunch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
+                       const SimtParams& params_in, GlobalMemoryPort* port_in, const LaunchOptions& options_in)
+    : params(checked(params_in, dims)),
+      options(options_in),
+      own_memory(port_in ? nullptr : std::make_unique<FixedLatencyMemory>(params_in.sm.global_latency)),
+      port(port_in ? port_in : own_memory.get()),
+      executor(kernel, memory, dims, args, options_in.skip_fp_payload),
+      dispatcher(dims.grid, kernel.cluster) {
     for (int i = 0; i < params.sms; ++i) {
         owned.push_back(std::make_unique<SmCore>(params.sm, i, executor, *port));
         if (options.record_resident_warps) owned.back()->record_resident_warps();
@@ -232,66 +285,50 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
     if (params.sms < cluster)
         throw SimtError(kernel.file + ": a cluster of " + std::to_string(cluster) + " blocks needs as many SMs, the chip has " +
                         std::to_string(params.sms));
-    std::unique_ptr<ClusterNetwork> network;
     if (cluster > 1) {
         network = std::make_unique<ClusterNetwork>();
         network->sm_of_block.assign(dims.grid, -1);
         for (SmCore* sm : sms) sm->set_cluster_network(network.get());
     }
-    BlockDispatcher dispatcher(dims.grid, cluster);
     if (options.wave_sampler && cluster == 1) {
         const auto wave = static_cast<std::uint64_t>(params.sms) *
                           static_cast<std::uint64_t>(std::max(1, sms.front()->occupancy().blocks_per_sm));
-        options.wave_sampler->begin(dims.grid, wave, [&sms, &executor, &params] { return collect_stats(sms, executor, params); });
+        options.wave_sampler->begin(dims.grid, wave, [this] { return stats(); });
         dispatcher.set_sampler(options.wave_sampler);
     }
     dispatcher.initial_fill(sms);
-    if (port->lookahead_cycles() > 0) {
-        run_windows(sms, dispatcher, *port, options, network.get());
-        return collect_stats(sms, executor, params);
-    }
-    if (network) {
-        run_cluster_windows(sms, dispatcher, *network, static_cast<std::uint64_t>(std::max(1, params.sm.cluster_latency)));
-        return collect_stats(sms, executor, params);
-    }
-    if (options.sm_quantum_cycles > 0) {
-        // Lock-step windows: every SM runs up to the window's end before any SM goes further.
-        // An SM whose next event lies beyond the window is left alone (it would only idle); when
-        // every SM idles past the window, the windows jump to the first event. Both are exact:
-        // no SM issues a request in the skipped cycles, so the memory sees the same calls.
-        for (std::uint64_t window_end = options.sm_quantum_cycles;;) {
-            bool any_busy = false;
-            std::uint64_t next_event = kNone;
-            for (SmCore* sm : sms) {
-                if (!sm->busy()) continue;
-                any_busy = true;
-                const std::uint64_t next = sm->next_event_cycle();
-                if (next != kNone && next >= window_end) {
-                    next_event = std::min(next_event, next);
-                    continue;
-                }
-                while (sm->busy() && sm->now() < window_end)
-                    if (sm->run_until_block_completes(window_end)) dispatcher.refill(*sm);
-                if (sm->busy()) next_event = std::min(next_event, std::max(sm->now(), sm->next_event_cycle()));
-            }
-            if (!any_busy) break;
-            window_end = std::max(window_end, next_event == kNone ? window_end : next_event) + options.sm_quantum_cycles;
+}
+
+GridLaunch::Schedule GridLaunch::schedule() const {
+    if (port->lookahead_cycles() > 0) return Schedule::memory_windows;
+    if (network) return Schedule::cluster_windows;
+    if (options.sm_quantum_cycles > 0) return Schedule::lock_step;
+    return Schedule::run_ahead;
+}
+
+std::uint64_t GridLaunch::window_cycles() const {
+    switch (schedule()) {
+        case Schedule::memory_windows: {
+            const std::uint64_t lookahead = port->lookahead_cycles(), max = options.max_window_cycles;
+            return max > 0 ? std::min(max, lookahead) : lookahead;
         }
-        return collect_stats(sms, executor, params);
+        case Schedule::cluster_windows: return static_cast<std::uint64_t>(std::max(1, params.sm.cluster_latency));
+        case Schedule::lock_step: return options.sm_quantum_cycles;
+        case Schedule::run_ahead: break;
     }
-    // Each SM runs on its own until one of its blocks completes; SMs do not interact except through
-    // the dispatcher, so serving completions in (cycle, SM index) order is exact.
-    std::vector<bool> stopped(sms.size(), false);
-    for (std::size_t i = 0; i < sms.size(); ++i) stopped[i] = sms[i]->busy() && sms[i]->run_until_block_completes();
-    for (;;) {
-        std::size_t best = sms.size();
-        for (std::size_t i = 0; i < sms.size(); ++i)
-            if (stopped[i] && (best == sms.size() || sms[i]->now() < sms[best]->now())) best = i;
-        if (best == sms.size()) break;
-        dispatcher.refill(*sms[best]);
-        stopped[best] = sms[best]->busy() && sms[best]->run_until_block_completes();
+    return 0;
+}
+
+KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
+                   const SimtParams& params, GlobalMemoryPort* port, const LaunchOptions& options) {
+    GridLaunch g(kernel, dims, args, memory, params, port, options);
+    switch (g.schedule()) {
+        case GridLaunch::Schedule::memory_windows: run_windows(g); break;
+        case GridLaunch::Schedule::cluster_windows: run_cluster_windows(g); break;
+        case GridLaunch::Schedule::lock_step: run_lock_step(g); break;
+        case GridLaunch::Schedule::run_ahead: run_ahead(g); break;
     }
-    return collect_stats(sms, executor, params);
+    return g.stats();
 }
 
 }  // namespace accelsim::simt

@@ -6,7 +6,8 @@
 //   KernelStats s = launch(k, {blocks, threads}, {n, a_bits, x, y}, mem, params);
 //
 // launch() runs the grid with one SmCore per SM in plain C++ (block dispatch in global time
-// order), and SimtChipModule (simt_module.h) runs the same SmCores as one SystemC process per SM.
+// order), and SimtChipModule (simt_module.h) runs the same SmCores as one SystemC process per SM
+// with identical results (the CLI uses it; tests and in-process tools use launch()).
 //
 // With a non-blocking port (GlobalMemoryPort::lookahead_cycles() = W > 0, e.g. the L2 + HBM
 // hierarchy), the SMs run in windows of W cycles: each SM runs on its own to the window's end,
@@ -19,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "models/simt/execution.h"
@@ -114,6 +116,56 @@ private:
 };
 
 KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params);
+
+// One launch's state, checked and filled as launch() starts: the executor, the SMs (blocks
+// placed), the dispatcher and the cluster network. launch() and SimtChipModule (simt_module.h)
+// both run one of these, with the same per-SM steps below, so their results are identical.
+struct GridLaunch {
+    // How the SMs advance (see the comment at the top): windows of a non-blocking port; lock-step
+    // windows of the cluster latency (clusters on a blocking port); lock-step windows of
+    // LaunchOptions::sm_quantum_cycles (a blocking port); each SM running ahead until a block
+    // completes (a blocking port, nothing else shared).
+    enum class Schedule { memory_windows, cluster_windows, lock_step, run_ahead };
+
+    // Throws SimtError as launch() does.
+    GridLaunch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
+               const SimtParams& params, GlobalMemoryPort* port, const LaunchOptions& options);
+    GridLaunch(const GridLaunch&) = delete;
+    GridLaunch& operator=(const GridLaunch&) = delete;
+    Schedule schedule() const;
+    // memory_windows: min(max_window_cycles, the port's lookahead); cluster_windows: the cluster
+    // latency; lock_step: the quantum; run_ahead: 0.
+    std::uint64_t window_cycles() const;
+    KernelStats stats() const { return collect_stats(sms, executor, params); }
+
+    SimtParams params;
+    LaunchOptions options;
+    std::unique_ptr<FixedLatencyMemory> own_memory;  // when launch() was given no port
+    GlobalMemoryPort* port;
+    WarpExecutor executor;
+    std::vector<std::unique_ptr<SmCore>> owned;
+    std::vector<SmCore*> sms;
+    std::unique_ptr<ClusterNetwork> network;  // clusters only
+    BlockDispatcher dispatcher;
+};
+
+// The steps both schedulers share.
+inline constexpr std::uint64_t kNoCycle = ~std::uint64_t{0};
+// memory_windows: the start of the window after the one ending at `previous_end`: that end, or
+// later when nothing (no SM, no request in the port) can change state before (the cycles between
+// are idle for everybody). Sets any_busy; the window is only meaningful when it is true.
+std::uint64_t next_window_start(const std::vector<SmCore*>& sms, GlobalMemoryPort& port, std::uint64_t previous_end,
+                                bool& any_busy);
+// Hands the cluster network's events to their SMs (nothing without a network).
+void deliver_cluster_events(ClusterNetwork* network, const std::vector<SmCore*>& sms);
+// lock_step: one SM's turn in the window ending at window_end (SMs take turns in index order).
+// Raises any_busy if the SM was busy and lowers next_event to the SM's next event.
+void lock_step_turn(SmCore& sm, BlockDispatcher& dispatcher, std::uint64_t window_end, bool& any_busy,
+                    std::uint64_t& next_event);
+// cluster_windows: one SM's turn (index order); `catch_up` runs a lower SM the dispatcher started
+// to the window's end.
+void cluster_window_turn(SmCore& sm, BlockDispatcher& dispatcher, std::uint64_t window_end, bool& any_busy,
+                         const std::function<void(SmCore&)>& catch_up);
 
 // Hands the answers of a non-blocking port to their SMs and clears `answers`.
 void deliver_answers(std::vector<SectorAnswer>& answers, const std::vector<SmCore*>& sms);

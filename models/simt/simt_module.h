@@ -1,13 +1,27 @@
 #pragma once
-// SystemC wrapper: one SC_THREAD per SM, each driving an SmCore. An SM runs ahead in plain C++
-// until one of its blocks completes, then waits until SystemC time reaches that cycle before it
-// takes new blocks from the shared dispatcher, so blocks are handed out in global time order
-// (the same order launch() uses; SMs finishing at the very same cycle may be served in a
-// different order). With a non-blocking port the SM processes run in the same windows as
-// launch(): a window process waits until every busy SM has reached the window's end, lets the
-// port serve the window's requests, delivers the answers and opens the next window.
-// Elaborate, sc_start(), then read stats().
-#include <memory>
+// The SMs of a SIMT GPU as SystemC processes: one SC_THREAD per SM, each driving its SmCore, and
+// one front-end thread for what the SMs share (the block dispatcher and the memory port's
+// windows). The module is elaborated once and runs any number of launches one after another
+// (SystemC elaborates once per process; the CLI's GPU chip runs every op's launches on it).
+//
+// launch() takes launch()'s arguments (simt_gpu.h) and gives identical results: both run the same
+// GridLaunch through the same per-SM steps in the same order.
+//   - Time-ordered schedules (a non-blocking port's windows; a blocking port with SMs running
+//     ahead): an SM thread runs its SM ahead of SystemC time (temporal decoupling) to the window's
+//     end or until a block completes, then sleeps until the cycle of that completion (idle cycles
+//     are skipped, never stepped). The front end serves completions in (cycle, SM) order: it
+//     refills the earliest SM's blocks and lets that SM run on. Every busy SM runs its first stretch
+//     of a window in SM order (one thread hands over to the next), so SMs touch the shared state
+//     (port, dispatcher, global memory) in launch()'s order. At a window's end the front end lets
+//     the port serve the window and hands the answers to the SMs.
+//   - Lock-step schedules (a blocking port shared by several SMs; clusters on a blocking port):
+//     the SM threads take turns in SM order within each window, SystemC time moving window by
+//     window (a global quantum).
+// SystemC time advances by the kernel's cycles at clock_period each (launch overheads and the
+// host are the engine's, not SystemC time). A failure inside a thread (a kernel fault, the
+// watchdog) stops the kernel and launch() rethrows it; the module runs no launch after that.
+#include <cstdint>
+#include <exception>
 #include <vector>
 
 #include <systemc>
@@ -18,31 +32,48 @@ namespace accelsim::simt {
 
 class SimtChipModule : public sc_core::sc_module {
 public:
-    // The kernel, memory, port and args must outlive the module.
-    SimtChipModule(sc_core::sc_module_name name, const Kernel& kernel, Dim dims, std::vector<std::uint32_t> args,
-                   GlobalMemory& memory, const SimtParams& params, GlobalMemoryPort& port,
-                   sc_core::sc_time clock_period = sc_core::sc_time(1, sc_core::SC_NS),
-                   const LaunchOptions& options = {});
-    KernelStats stats() const;
-    bool done() const { return windowed_ ? drained_ : finished_sms_ == static_cast<int>(sms_.size()); }
+    // sms: the SM threads (every launch's params.sms must equal it).
+    SimtChipModule(sc_core::sc_module_name name, int sms,
+                   sc_core::sc_time clock_period = sc_core::sc_time(1, sc_core::SC_NS));
+    // As simt::launch; runs the SystemC kernel (sc_start) until the grid is done.
+    KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
+                       const SimtParams& params, GlobalMemoryPort* port = nullptr, const LaunchOptions& options = {});
+    int sms() const { return static_cast<int>(resume_.size()); }
 
 private:
-    void sm_process(int index);
-    void windowed_sm_process(int index);
-    void window_process();
+    // What an SM thread does when resumed.
+    enum class Command : std::uint8_t { segment, lock_step_turn, cluster_turn, catch_up };
+    void sm_thread(int index);
+    void perform(int index);
+    void front_end_thread();
+    void run_schedule(GridLaunch& g);
+    void run_time_ordered_window(GridLaunch& g, std::uint64_t end);
+    // Resumes the SMs of `order` one after another (each hands over to the next when done) and
+    // returns when the last is done.
+    void run_chain(const std::vector<int>& order, Command command);
+    void hand_over();  // an SM thread's turn in the chain is over
+    void resume(int index, Command command);
+    std::uint64_t cycle_now() const;
+    void wait_until(std::uint64_t cycle);
+    void fail(std::exception_ptr error);
 
-    SimtParams params_;
     sc_core::sc_time clock_period_;
-    WarpExecutor executor_;
-    std::vector<std::unique_ptr<SmCore>> sms_;
-    BlockDispatcher dispatcher_;
-    int finished_sms_ = 0;
-    GlobalMemoryPort& port_;
-    bool windowed_;
-    std::uint64_t window_end_ = 0;
-    int running_ = 0, arrived_ = 0;  // SMs in the current window, and those at its end
-    bool drained_ = false;
-    sc_core::sc_event window_open_, all_arrived_;
+    sc_core::sc_time base_;        // SystemC time of the current launch's cycle 0
+    GridLaunch* grid_ = nullptr;   // the current launch
+    std::uint64_t end_ = kNoCycle;  // the current window's end
+    std::vector<sc_core::sc_event> resume_;
+    std::vector<Command> command_;
+    // Time-ordered schedules: the SM's last stretch ended with a block completion (not yet served),
+    // and SystemC time has reached that completion's cycle.
+    std::vector<char> stopped_, arrived_;
+    sc_core::sc_event start_, chain_done_, arrivals_, caught_up_;
+    std::vector<int> chain_;
+    std::size_t chain_position_ = 0;
+    Command chain_command_ = Command::segment;
+    bool any_busy_ = false;                // lock-step turns
+    std::uint64_t next_event_ = kNoCycle;  // lock-step turns
+    bool finished_ = false;
+    std::exception_ptr error_;
 };
 
 }  // namespace accelsim::simt

@@ -449,14 +449,21 @@ TEST(SystemC, OneProcessPerSmGivesTheSameCyclesAsLaunch) {
     std::uint32_t x2, y2;
     fill(m2, x2, y2);
     FixedLatencyMemory port(a100_like().sm.global_latency);
-    SimtChipModule chip("chip", k, dims, {n, float_bits(3.0f), x2, y2}, m2, a100_like(3), port);
-    sc_core::sc_start();
-    ASSERT_TRUE(chip.done());
-    const KernelStats s = chip.stats();
+    SimtChipModule chip("chip", 3);
+    const KernelStats s = chip.launch(k, dims, {n, float_bits(3.0f), x2, y2}, m2, a100_like(3), &port);
     EXPECT_EQ(s.cycles, reference.cycles);
     EXPECT_EQ(s.issued, reference.issued);
+    EXPECT_EQ(s.scoreboard_cycles, reference.scoreboard_cycles);
     EXPECT_EQ(sc_core::sc_time_stamp(), sc_core::sc_time(static_cast<double>(s.cycles), sc_core::SC_NS));
     for (int i = 0; i < n; ++i) ASSERT_EQ(m2.load_f32(y2 + 4 * static_cast<std::uint32_t>(i)), 3.0f * i) << i;
+    // The module runs launch after launch (one elaboration per process): a second grid, its time
+    // counted on from the first one's end.
+    GlobalMemory m3;
+    std::uint32_t x3, y3;
+    fill(m3, x3, y3);
+    const KernelStats again = chip.launch(k, dims, {n, float_bits(3.0f), x3, y3}, m3, a100_like(3), &port);
+    EXPECT_EQ(again.cycles, reference.cycles);
+    EXPECT_EQ(sc_core::sc_time_stamp(), sc_core::sc_time(static_cast<double>(2 * s.cycles), sc_core::SC_NS));
 }
 
 }  // namespace
