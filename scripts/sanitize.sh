@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer run (docs/reliability.md): builds everything with
-# -fsanitize=address,undefined -fno-sanitize-recover=all into build-asan/ (g++, RelWithDebInfo),
+# -fsanitize=address,undefined -fno-sanitize-recover=all into build-asan/ (g++, -O1 -g1: CMakeLists.txt),
 # then runs the unit tier and the CLI on the shipped teaching traces under the sanitizers. Any
 # sanitizer report aborts its process, so it fails this script.
 #

@@ -12,6 +12,8 @@
 //       runs what the markers need and fails (exit 1), listing each figure that drifted;
 //   doc_figures --accelsim build/accelsim --root . --update
 //       rewrites the documents in place (scripts/figures.sh).
+//   --reuse-reports DIR: a run of just `--config configs/C --trace traces/T` reads the report and
+//       output that ShippedConfig.LargeTraces kept in DIR, when they are fresh (tests/shipped_reports.h).
 // The pseudo-run `ctest` (with --build-dir) counts the build's tests per tier label.
 // Host-time figures (seconds of this machine) are measured by hand and carry no marker.
 #include <sys/wait.h>
@@ -33,6 +35,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/shipped_reports.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -74,9 +78,10 @@ std::string shell_quote(const std::string& s) {
 
 class Runs {
 public:
-    Runs(fs::path accelsim, fs::path root, fs::path build, fs::path scratch, std::map<std::string, RunSpec> specs)
+    Runs(fs::path accelsim, fs::path root, fs::path build, fs::path scratch, fs::path kept_reports,
+         std::map<std::string, RunSpec> specs)
         : accelsim_(std::move(accelsim)), root_(std::move(root)), build_(std::move(build)),
-          scratch_(std::move(scratch)), specs_(std::move(specs)) {
+          scratch_(std::move(scratch)), kept_reports_(std::move(kept_reports)), specs_(std::move(specs)) {
         specs_.emplace(kTestCounts, RunSpec{{}, {}, {}, "integration"});
     }
 
@@ -97,6 +102,13 @@ public:
         const fs::path dir = scratch_ / name;
         fs::create_directories(dir);
         if (name == kTestCounts) return results_.emplace(name, RunResult{count_tests(dir), ""}).first->second;
+        if (const auto kept = kept_run(s)) {
+            std::cerr << "doc_figures: " << name << " from " << kept.report.string() << "\n";
+            RunResult r;
+            r.report = json::parse(read_text(kept.report));
+            r.stdout_text = read_text(kept.standard_output);
+            return results_.emplace(name, std::move(r)).first->second;
+        }
         std::string cmd = "cd " + shell_quote(root_.string()) + " && ";
         std::vector<std::string> args = s.args;
         if (!s.trace_generator.empty()) {
@@ -128,6 +140,18 @@ public:
     }
 
 private:
+    // The fresh report LargeTraces kept of this run, if it is a plain `--config configs/C --trace
+    // traces/T` run.
+    accelsim_shipped::KeptRun kept_run(const RunSpec& s) const {
+        if (kept_reports_.empty() || !s.trace_generator.empty() || !s.trace_text.empty() || s.args.size() != 4 ||
+            s.args[0] != "--config" || s.args[2] != "--trace")
+            return {};
+        const fs::path config(s.args[1]), trace(s.args[3]);
+        if (config.parent_path() != "configs" || trace.parent_path() != "traces") return {};
+        return accelsim_shipped::find_fresh(kept_reports_, root_, accelsim_, config.filename().string(),
+                                            trace.filename().string());
+    }
+
     json count_tests(const fs::path& dir) const {
         if (build_.empty()) throw Failure("the ctest figures need --build-dir");
         const fs::path listing = dir / "tests.json";
@@ -148,7 +172,7 @@ private:
         return counts;
     }
 
-    fs::path accelsim_, root_, build_, scratch_;
+    fs::path accelsim_, root_, build_, scratch_, kept_reports_;
     std::map<std::string, RunSpec> specs_;
     std::map<std::string, RunResult> results_;
 };
@@ -426,15 +450,15 @@ std::map<std::string, RunSpec> read_specs(const fs::path& file) {
 }
 
 int usage() {
-    std::cerr << "usage: doc_figures --accelsim PATH --root DIR [--build-dir DIR] (--check | --update)"
-                 " [--tier integration|slow]...\n";
+    std::cerr << "usage: doc_figures --accelsim PATH --root DIR [--build-dir DIR] [--reuse-reports DIR]"
+                 " (--check | --update) [--tier integration|slow]...\n";
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    fs::path accelsim, root, build;
+    fs::path accelsim, root, build, kept_reports;
     bool check = false, update = false;
     std::set<std::string> tiers;
     for (int i = 1; i < argc; ++i) {
@@ -443,6 +467,7 @@ int main(int argc, char** argv) {
         else if (a == "--root" && i + 1 < argc) root = fs::absolute(argv[++i]);
         else if (a == "--build-dir" && i + 1 < argc) build = fs::absolute(argv[++i]);
         else if (a == "--tier" && i + 1 < argc) tiers.insert(argv[++i]);
+        else if (a == "--reuse-reports" && i + 1 < argc) kept_reports = fs::absolute(argv[++i]);
         else if (a == "--check") check = true;
         else if (a == "--update") update = true;
         else return usage();
@@ -452,7 +477,7 @@ int main(int argc, char** argv) {
     try {
         const fs::path scratch = fs::temp_directory_path() / ("accelsim_doc_figures_" + std::to_string(getpid()));
         fs::remove_all(scratch);
-        Runs runs(accelsim, root, build, scratch, read_specs(root / "docs" / "figures.json"));
+        Runs runs(accelsim, root, build, scratch, kept_reports, read_specs(root / "docs" / "figures.json"));
         std::vector<fs::path> docs = {root / "README.md"};
         for (const auto& e : fs::recursive_directory_iterator(root / "docs"))
             if (e.path().extension() == ".md") docs.push_back(e.path());
