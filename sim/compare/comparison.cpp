@@ -57,9 +57,11 @@ OpOnDesign op_on_design(const DesignInput& d, const json& op, const std::string&
     OpOnDesign c;
     c.cycles = number<std::uint64_t>(d, op, "cycles", where);
     c.seconds = static_cast<double>(c.cycles) / clock_hz;
-    c.flops = number<std::int64_t>(d, op, "flops", where);
-    c.achieved_tflops = tflops(static_cast<double>(c.flops), c.seconds);
-    c.share_of_peak = share(c.achieved_tflops, peak_tflops);
+    if (!field(d, op, "flops", where).is_null()) {
+        c.flops = number<std::int64_t>(d, op, "flops", where);
+        c.achieved_tflops = tflops(static_cast<double>(*c.flops), c.seconds);
+        c.share_of_peak = share(*c.achieved_tflops, peak_tflops);
+    }
     c.utilization = optional_number(op, "utilization");
     if (op.contains("occupancy")) c.occupancy_achieved = optional_number(op.at("occupancy"), "achieved");
     c.bound = text(d, op, "bound", where);
@@ -209,9 +211,9 @@ json to_json(const Comparison& comparison) {
         for (const OpOnDesign& c : row.per_design) {
             json p = {{"cycles", c.cycles},
                       {"seconds", c.seconds},
-                      {"flops", c.flops},
-                      {"achieved_tflops", c.achieved_tflops},
-                      {"share_of_peak", c.share_of_peak},
+                      {"flops", c.flops ? json(*c.flops) : json(nullptr)},
+                      {"achieved_tflops", optional_json(c.achieved_tflops)},
+                      {"share_of_peak", optional_json(c.share_of_peak)},
                       {"bound", c.bound},
                       {"utilization", optional_json(c.utilization)},
                       {"model", c.model}};
@@ -263,7 +265,7 @@ void write_compare_csv(std::ostream& out, const Comparison& comparison) {
             const std::string speedup = c.seconds > 0 ? exact(first_seconds / c.seconds) : std::string();
             out << i << "," << csv_field(row.name) << "," << row.kind << "," << di << ","
                 << csv_field(s.label) << "," << csv_field(s.config_file) << "," << s.kind << ","
-                << csv_field(c.model) << "," << c.cycles << "," << exact(c.seconds) << "," << c.flops << ","
+                << csv_field(c.model) << "," << c.cycles << "," << exact(c.seconds) << "," << (c.flops ? std::to_string(*c.flops) : std::string()) << ","
                 << exact(c.achieved_tflops) << "," << exact(c.share_of_peak) << "," << exact(c.utilization)
                 << "," << exact(c.occupancy_achieved) << "," << c.bound << "," << speedup << "\n";
         }
@@ -322,8 +324,8 @@ constexpr std::size_t kLeadColumns = 3;  // #, op, kind
 constexpr std::size_t kColumnsPerDesign = 7;
 
 std::vector<std::string> op_cells(const OpOnDesign& c) {
-    return {with_commas(c.cycles), fixed(c.seconds * 1e6, 2), fixed(c.achieved_tflops, 2),
-            percent(c.share_of_peak), use_text(c), c.bound, c.model};
+    return {with_commas(c.cycles), fixed(c.seconds * 1e6, 2), c.achieved_tflops ? fixed(*c.achieved_tflops, 2) : "-",
+            c.share_of_peak ? percent(*c.share_of_peak) : "-", use_text(c), c.bound, c.model};
 }
 
 }  // namespace

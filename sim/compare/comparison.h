@@ -28,9 +28,10 @@ struct DesignInput {
 struct OpOnDesign {
     std::uint64_t cycles = 0;
     double seconds = 0;          // cycles / the design's clock
-    std::int64_t flops = 0;
-    double achieved_tflops = 0;  // flops / seconds / 1e12 (0 for a zero-cycle op)
-    double share_of_peak = 0;    // achieved / the design's peak (0 when the design has no peak)
+    // Unknown (the report's null) for a `kernel` op: its assembled code says nothing of FLOPs.
+    std::optional<std::int64_t> flops;
+    std::optional<double> achieved_tflops;  // flops / seconds / 1e12 (0 for a zero-cycle op)
+    std::optional<double> share_of_peak;    // achieved / the design's peak (0 when the design has no peak)
     std::optional<double> utilization;         // as the report gives it
     std::optional<double> occupancy_achieved;  // simt ops whose report has occupancy
     std::string bound, model;

@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +127,53 @@ TEST(CompareCli, SameInputsGiveByteIdenticalJsonAndCsv) {
     EXPECT_TRUE(c["designs"][2]["cost_per_million_inferences_usd"].is_null());
     EXPECT_EQ(c["designs"][2]["cost_note"], "config has no cost_per_hour_usd");
     EXPECT_EQ(c["designs"][2]["energy_note"], "config has no tdp_w");
+}
+
+// A `kernel` op's report has no FLOP count (its assembled code says nothing of FLOPs: "flops" is
+// null): compare keeps it unknown (null in JSON, empty in CSV, "-" in the table) instead of
+// refusing the report; the library ops beside it keep their figures.
+TEST(CompareCli, KernelOpsWithoutFlopsCompareAsUnknown) {
+    const fs::path dir = scratch_dir();
+    const Result r = run("compare --trace tests/cli/data/gpu_mixed.trace --config configs/a100.json "
+                         "--config configs/simt_1sm.json --json '" + (dir / "c.json").string() + "' --csv '" +
+                         (dir / "c.csv").string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json c = json::parse(slurp(dir / "c.json"));
+    ASSERT_EQ(c["ops"].size(), 8u);
+    for (std::size_t i = 0; i < 8; ++i) {
+        const bool kernel = c["ops"][i]["kind"] == "kernel";
+        EXPECT_EQ(kernel, i >= 5) << i;
+        for (const json& p : c["ops"][i]["per_design"]) {
+            EXPECT_EQ(p["flops"].is_null(), kernel) << i;
+            EXPECT_EQ(p["achieved_tflops"].is_null(), kernel) << i;
+            EXPECT_EQ(p["share_of_peak"].is_null(), kernel) << i;
+        }
+    }
+    // matmul m=512 n=256 k=256: 2 x 512 x 256 x 256 FLOPs, over the op's own seconds.
+    for (const json& p : c["ops"][0]["per_design"]) {
+        EXPECT_EQ(p["flops"].get<std::int64_t>(), 2LL * 512 * 256 * 256);
+        const double tflops = 2.0 * 512 * 256 * 256 / p["seconds"].get<double>() / 1e12;
+        EXPECT_NEAR(p["achieved_tflops"].get<double>(), tflops, 1e-12 * tflops);
+    }
+    // CSV: op 5 (saxpy) on design 0 has an empty flops field (the 11th column).
+    std::istringstream csv(slurp(dir / "c.csv"));
+    std::string line;
+    std::getline(csv, line);
+    while (std::getline(csv, line) && line.rfind("5,saxpy,kernel,0,", 0) != 0) {
+    }
+    ASSERT_EQ(line.rfind("5,saxpy,kernel,0,", 0), 0u) << slurp(dir / "c.csv");
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    ASSERT_GT(cells.size(), 12u);
+    EXPECT_EQ(cells[10], "");
+    EXPECT_EQ(cells[11], "");
+    // The table shows "-" for the unknown TFLOP/s of the saxpy row.
+    bool saxpy_row_has_dash = false;
+    std::istringstream table(r.out);
+    for (std::string t; std::getline(table, t);)
+        if (contains(t, "saxpy") && contains(t, " - ")) saxpy_row_has_dash = true;
+    EXPECT_TRUE(saxpy_row_has_dash) << r.out;
 }
 
 TEST(CompareCli, OneConfigPrintsOneColumn) {
