@@ -6,6 +6,16 @@
 
 namespace accelsim::gpu {
 
+namespace {
+// std::llround for x >= 0, inline (the library call is on every sector's way in and out):
+// truncation is the floor here, and x - floor(x) is exact (Sterbenz), so halves round up as
+// llround rounds them, away from zero.
+std::int64_t round_nonnegative(double x) {
+    const auto whole = static_cast<std::int64_t>(x);
+    return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+}
+}  // namespace
+
 HierarchyMemoryPort::HierarchyMemoryPort(const memory::MemoryHierarchyParams& params, bool blocking)
     : hierarchy_(params), cycle_ps_(1e12 / params.clock_hz) {
     if (!(params.clock_hz > 0)) throw std::invalid_argument("hierarchy port: clock_hz must be > 0");
@@ -17,7 +27,7 @@ HierarchyMemoryPort::HierarchyMemoryPort(const memory::MemoryHierarchyParams& pa
 }
 
 memory::Picoseconds HierarchyMemoryPort::to_ps(std::uint64_t cycle) const {
-    return static_cast<memory::Picoseconds>(std::llround(static_cast<double>(cycle) * cycle_ps_));
+    return static_cast<memory::Picoseconds>(round_nonnegative(static_cast<double>(cycle) * cycle_ps_));
 }
 
 std::uint64_t HierarchyMemoryPort::to_cycle(memory::Picoseconds done, std::uint64_t cycle) const {
@@ -51,7 +61,7 @@ void HierarchyMemoryPort::collect(std::vector<simt::SectorAnswer>& answers) {
     std::vector<memory::QueuedCompletion>& done = hierarchy_.queued_completions();
     for (const memory::QueuedCompletion& c : done) {
         const auto sm = static_cast<int>((c.tag & kTagSmBits) >> kTagSmShift);
-        const auto cycle = static_cast<std::uint64_t>(std::llround(static_cast<double>(c.issued) / cycle_ps_));
+        const auto cycle = static_cast<std::uint64_t>(round_nonnegative(static_cast<double>(c.issued) / cycle_ps_));
         answers.push_back({sm, c.tag & ~kTagSmBits, to_cycle(c.done, cycle)});
     }
     done.clear();
@@ -69,6 +79,8 @@ void HierarchyMemoryPort::advance(std::uint64_t end, std::vector<simt::SectorAns
     }
     submitted_.resize(kept);
     sort_due();
+    // Most steps complete nothing: look at the list here instead of calling collect() each time.
+    const std::vector<memory::QueuedCompletion>& completions = hierarchy_.queued_completions();
     std::size_t next = 0;
     for (;;) {
         const memory::Picoseconds request = next < due_.size() ? due_[next].at : ~memory::Picoseconds{0};
@@ -80,7 +92,7 @@ void HierarchyMemoryPort::advance(std::uint64_t end, std::vector<simt::SectorAns
             hierarchy_.queued_issue(s.sm(), s.sector, kSectorBytes, s.write, s.at, s.tag);
         } else {
             hierarchy_.queued_step();
-            collect(answers);
+            if (!completions.empty()) collect(answers);
         }
     }
 }

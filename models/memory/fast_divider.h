@@ -3,7 +3,8 @@
 // hot path: a shift for powers of two, otherwise a multiply by floor(2^64 / d) + 1 and the high
 // half of the 128-bit product. That product is exact for every n <= floor((2^64 - 1) / d):
 // with m = 2^64/d + e (0 < e < 1) and n = q d + r, n m / 2^64 = q + r/d + n e / 2^64, and
-// n e < 2^64 / d keeps the fraction below 1. Larger n fall back to the divide instruction.
+// n e < 2^64 / d keeps the fraction below 1. Larger n take two such steps (base 2^32) when d is
+// below 2^16, else the divide instruction.
 #include <cstdint>
 #include <stdexcept>
 
@@ -26,12 +27,21 @@ public:
     std::uint64_t div(std::uint64_t n) const {
         if (shift_ >= 0) return n >> shift_;
         if (n <= limit_) return static_cast<std::uint64_t>((static_cast<U128>(n) * magic_) >> 64);
+        if (d_ < kSmallDivisor) {
+            // Long division in base 2^32 (hashed addresses are this large): both steps' dividends
+            // stay within limit_, since (d - 1) 2^32 + 2^32 - 1 < d 2^32 <= (2^64 - 1) / d for d < 2^16.
+            const std::uint64_t high = n >> 32;
+            const std::uint64_t high_q = static_cast<std::uint64_t>((static_cast<U128>(high) * magic_) >> 64);
+            const std::uint64_t rest = (high - high_q * d_) << 32 | (n & 0xFFFFFFFFu);
+            return high_q << 32 | static_cast<std::uint64_t>((static_cast<U128>(rest) * magic_) >> 64);
+        }
         return n / d_;
     }
     std::uint64_t mod(std::uint64_t n) const { return n - div(n) * d_; }
 
 private:
     __extension__ typedef unsigned __int128 U128;
+    static constexpr std::uint64_t kSmallDivisor = std::uint64_t{1} << 16;
     std::uint64_t d_, magic_ = 0, limit_ = 0;
     int shift_ = -1;
 };

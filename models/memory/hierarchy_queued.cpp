@@ -173,7 +173,10 @@ struct MemoryHierarchy::QueuedState {
     bool arrive(const Transfer& piece, Picoseconds at) {
         auto& fifo = slice_lookups[static_cast<std::size_t>(piece.slice)];
         const bool head = fifo.empty();
-        if (head) lookup_heads.push(SliceHead{at, seq, piece.slice});
+        if (head) {
+            lookup_heads.push(SliceHead{at, seq, piece.slice});
+            next_event = std::min(next_event, at);
+        }
         else if (fifo.back().at > at) throw std::logic_error("memory hierarchy: crossbar delivered out of order");
         fifo.push_back(Lookup{at, seq++, piece.address, piece.tag, piece.issued, piece.bytes, piece.slot, piece.write});
         return head;
@@ -232,8 +235,9 @@ struct MemoryHierarchy::QueuedState {
         return on_the_way.empty() ? kNever : on_the_way.top().at;
     }
     Picoseconds controller_latency = 0, hit = 0;
-    // queued_next_event()'s answer, valid until the next issue or step: a driver asks for it and
-    // then steps, and the step need not find it again.
+    // queued_next_event()'s answer, valid until the next step: a driver asks for it and then
+    // steps, and the step need not find it again. An issue only adds heap entries, so it keeps
+    // the answer valid by lowering it to each entry it pushes (arrive, transfer_heads).
     Picoseconds next_event = 0;
     bool next_event_known = false;
     FastDivider burst_div;
@@ -265,7 +269,6 @@ void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::ui
     QueuedState& q = queued();
     if (requester < 0 || requester >= params_.requesters)
         throw std::invalid_argument("memory hierarchy: requester out of range");
-    q.next_event_known = false;
     bytes = std::max<std::uint32_t>(bytes, 1);
     ++q.in_flight;
     const std::uint64_t line = line_div_.divisor();
@@ -292,6 +295,7 @@ void MemoryHierarchy::queued_issue(int requester, std::uint64_t address, std::ui
                 continue;
             }
             q.transfer_heads.push(RequesterHead{start.time, q.seq++, requester});
+            q.next_event = std::min(q.next_event, start.time);
         }
         waiting.push_back(piece);
     }
