@@ -207,25 +207,31 @@ void write_advice_table(std::ostream& out, const Advice& a) {
     out << "advice: ranked by " << to_string(a.rank_by);
     if (a.latency_bound_s) out << ", latency bound " << sig3(*a.latency_bound_s * 1e3) << " ms per batch";
     out << " (energy is an upper bound: TDP for the whole run)\n";
-    std::size_t chip_w = 4;
-    for (const ChipAdvice& c : a.chips) chip_w = std::max(chip_w, c.chip.size());
+    // Columns as wide as their widest entry (chip names; dtypes such as fp8_e4m3).
+    std::size_t chip_w = 4, dtype_w = 5;
+    for (const ChipAdvice& c : a.chips) {
+        chip_w = std::max(chip_w, c.chip.size());
+        if (c.best) dtype_w = std::max(dtype_w, c.best->dtype.size());
+    }
+    const int dw = static_cast<int>(dtype_w);
     char line[512];
-    std::snprintf(line, sizeof line, "%4s  %-*s  %5s  %5s  %11s  %13s  %12s  %10s  %-8s\n", "rank",
-                  static_cast<int>(chip_w), "chip", "batch", "dtype", "latency(ms)", "inferences/s", "$/M inf",
+    std::snprintf(line, sizeof line, "%4s  %-*s  %5s  %*s  %11s  %13s  %12s  %10s  %-8s\n", "rank",
+                  static_cast<int>(chip_w), "chip", "batch", dw, "dtype", "latency(ms)", "inferences/s", "$/M inf",
                   "J/inf", "bound");
     out << line;
     std::size_t rank = 0;
     for (const ChipAdvice& c : a.chips) {
         if (c.best) {
             const AdvicePoint& p = *c.best;
-            std::snprintf(line, sizeof line, "%4zu  %-*s  %5lld  %5s  %11s  %13s  %12s  %10s  %-8s\n", ++rank,
-                          static_cast<int>(chip_w), c.chip.c_str(), static_cast<long long>(p.batch), p.dtype.c_str(),
+            std::snprintf(line, sizeof line, "%4zu  %-*s  %5lld  %*s  %11s  %13s  %12s  %10s  %-8s\n", ++rank,
+                          static_cast<int>(chip_w), c.chip.c_str(), static_cast<long long>(p.batch), dw,
+                          p.dtype.c_str(),
                           sig3(p.seconds * 1e3).c_str(), sig3(p.throughput()).c_str(),
                           optional_text(p.cost_per_million_usd()).c_str(),
                           optional_text(p.energy_per_inference_j()).c_str(), p.dominant_bound().c_str());
         } else {
-            std::snprintf(line, sizeof line, "%4s  %-*s  %5s  %5s  %11s  %13s  %12s  %10s  %-8s\n", "-",
-                          static_cast<int>(chip_w), c.chip.c_str(), "-", "-", "-", "-", "-", "-", "-");
+            std::snprintf(line, sizeof line, "%4s  %-*s  %5s  %*s  %11s  %13s  %12s  %10s  %-8s\n", "-",
+                          static_cast<int>(chip_w), c.chip.c_str(), "-", dw, "-", "-", "-", "-", "-", "-");
         }
         out << line;
         out << "      " << std::string(chip_w, ' ') << "  why: " << c.why << "\n";

@@ -2,6 +2,9 @@
 // runs of the same chips.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/advise/advice.h"
@@ -62,6 +65,27 @@ TEST(Advice, UnderALatencyBoundEachChipsCheapestBatchIsChosenAndChipsRankByCost)
     EXPECT_EQ(a.chips[0].why,
               "HBM-bound at batch 4 (70% of cycles): 8.00 MB of HBM traffic per inference; a larger batch shares "
               "each weight read; batch 16 takes 6.00 ms, over the 5.00 ms bound");
+}
+
+// A dtype name longer than the header ("fp8_e4m3") widens its column: every row's cells end where
+// the header's do.
+TEST(Advice, TableColumnsFitTheLongestDtype) {
+    const Advice a = advise({point("h100", 1, 1, 3.6, 700, "fp8_e4m3"), point("a100", 1, 2, 1.8, 400, "fp16")},
+                            RankBy::cost, std::nullopt);
+    std::ostringstream out;
+    write_advice_table(out, a);
+    std::istringstream lines(out.str());
+    std::string title, header, first, why, second;
+    std::getline(lines, title);
+    std::getline(lines, header);
+    std::getline(lines, first);
+    std::getline(lines, why);
+    std::getline(lines, second);
+    // "rank  chip  batch  " is 4 + 2 + 4 + 2 + 5 + 2 = 19 characters; the dtype column is 8 wide.
+    EXPECT_EQ(header.substr(19, 8), "   dtype") << out.str();
+    EXPECT_EQ(first.substr(19, 8), "fp8_e4m3") << out.str();
+    EXPECT_EQ(second.substr(19, 8), "    fp16") << out.str();
+    EXPECT_EQ(header.find("latency(ms)"), 19u + 8 + 2 + 0) << out.str();
 }
 
 TEST(Advice, AHostLinkBoundChipSaysHowManyParametersStream) {
