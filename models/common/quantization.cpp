@@ -57,12 +57,14 @@ void QuantizationError::pool(const QuantizationError& op) {
     worst_op_relative_rms = std::max(worst_op_relative_rms, op.ops > 0 ? op.worst_op_relative_rms : op.relative_rms());
 }
 
-QuantizationError quantization_error(DType t, const std::vector<double>& y_q, const std::vector<float>& reference) {
-    if (y_q.size() != reference.size())
+QuantizationError quantization_error(DType t, const std::vector<double>& outputs, const std::vector<float>& reference,
+                                     double output_scale) {
+    if (outputs.size() != reference.size())
         throw std::logic_error("quantization_error: output and reference sizes differ");
     QuantizationError e;
     e.dtype = t;
-    for (std::size_t i = 0; i < y_q.size(); ++i) e.add(y_q[i], static_cast<double>(reference[i]));
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+        e.add(outputs[i] * output_scale, static_cast<double>(reference[i]));
     return e;
 }
 

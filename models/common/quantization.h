@@ -64,8 +64,10 @@ struct QuantizationError {
     void pool(const QuantizationError& op);
 };
 
-// Compares outputs y_q (already dequantized) with the reference, value by value.
-QuantizationError quantization_error(DType t, const std::vector<double>& y_q, const std::vector<float>& reference);
+// Compares the outputs, dequantized by output_scale (int8: scale_a scale_b; 1 for outputs already
+// in real units), with the reference, value by value.
+QuantizationError quantization_error(DType t, const std::vector<double>& outputs, const std::vector<float>& reference,
+                                     double output_scale = 1);
 
 // Eigen's fp32 GEMM, batch by batch: a [batch][m][k] times b [batch][k][n] -> [batch][m][n].
 std::vector<float> fp32_reference_gemm(const GemmShape& g, const std::vector<float>& a, const std::vector<float>& b);

@@ -1428,9 +1428,9 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
                     const auto address = static_cast<std::uint32_t>(c + ((p * g.m + i) * np + j) * 4);
                     const double value = dtype == DType::int8 ? static_cast<double>(static_cast<std::int32_t>(mem.load32(address)))
                                                               : static_cast<double>(mem.load_f32(address));
-                    got[static_cast<std::size_t>((p * g.m + i) * g.n + j)] = value * output_scale;
+                    got[static_cast<std::size_t>((p * g.m + i) * g.n + j)] = value;
                 }
-        return quantization_error(dtype, got, reference);
+        return quantization_error(dtype, got, reference, output_scale);
     };
     if (fp8) {
         // The datapath check: Eigen's fp32 GEMM of the same rounded values.

@@ -122,8 +122,9 @@ GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     GemmData d;
     if (is_quantized(dtype)) {
-        d.output_scale = fill_quantized(d.a, d.a_fp32, g.batch * g.m * g.k, dtype, rng) *
-                         fill_quantized(d.b, d.b_fp32, g.batch * g.k * g.n, dtype, rng);
+        // A then B from the stream (two statements: the operands of * have no evaluation order).
+        const double scale_a = fill_quantized(d.a, d.a_fp32, g.batch * g.m * g.k, dtype, rng);
+        d.output_scale = scale_a * fill_quantized(d.b, d.b_fp32, g.batch * g.k * g.n, dtype, rng);
         return d;
     }
     fill_random(d.a, g.batch * g.m * g.k, dtype, rng);
@@ -149,11 +150,6 @@ NumericsReference gemm_reference(const GemmShape& g, DType dtype, const GemmData
                 a.cast<double>() * w.cast<double>();
         else
             Eigen::Map<RowMajorF>(ref.fp32.data() + b * g.m * g.n, g.m, g.n).noalias() = a * w;
-    }
-    if (!data.a_fp32.empty()) {
-        ref.unquantized_fp32 = fp32_reference_gemm(g, data.a_fp32, data.b_fp32);
-        ref.output_scale = data.output_scale;
-        ref.dtype = dtype;
     }
     return ref;
 }
@@ -185,37 +181,21 @@ NumericsCheck compare_all(const std::vector<double>& c, const std::vector<Want>&
 }  // namespace
 
 NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref) {
-    NumericsCheck check = !ref.fp64.empty() ? compare_all(c, ref.fp64, ref.tolerance, ref.floor)
-                                            : compare_all(c, ref.fp32, ref.tolerance, ref.floor);
-    if (!ref.unquantized_fp32.empty())
-        check.quantization = quantization_error_of(ref.dtype, c, ref.output_scale, ref.unquantized_fp32);
-    return check;
+    if (!ref.fp64.empty()) return compare_all(c, ref.fp64, ref.tolerance, ref.floor);
+    return compare_all(c, ref.fp32, ref.tolerance, ref.floor);
 }
 
-QuantizationError quantization_error_of(DType dtype, const std::vector<double>& c, double output_scale,
-                                        const std::vector<float>& unquantized) {
-    if (c.size() != unquantized.size()) throw std::logic_error("tpu numerics: output and reference sizes differ");
-    QuantizationError e;
-    e.dtype = dtype;
-    for (std::size_t i = 0; i < c.size(); ++i) e.add(c[i] * output_scale, static_cast<double>(unquantized[i]));
-    return e;
-}
-
+// An int8/fp8 op's operands were quantized from the fp32 stream of the same seed (fill_quantized),
+// so the fp32 op of that seed holds exactly the values before quantization.
 std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);  // random_gemm_data's stream: A's fp32 values, then B's
-    std::vector<float> a, b;
-    fill_random(a, g.batch * g.m * g.k, DType::fp32, rng);
-    fill_random(b, g.batch * g.k * g.n, DType::fp32, rng);
-    return fp32_reference_gemm(g, a, b);
+    const GemmData d = random_gemm_data(g, DType::fp32, seed);
+    return fp32_reference_gemm(g, d.a, d.b);
 }
 
 std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);  // random_conv_data's stream: the input's fp32 values, then the filter's
-    ConvData d;
-    fill_random(d.input, s.n * s.h * s.w * s.c, DType::fp32, rng);
-    fill_random(d.filter, s.k * s.r * s.s * (s.c / s.groups), DType::fp32, rng);
-    // Eigen's fp32 GEMM of the im2col lowering (it only moves values: the fp32 convolution).
-    const GemmData lowered = lower_conv_to_gemm(s, d);
+    // Eigen's fp32 GEMM of the im2col lowering (the lowering only moves values, so this is the
+    // fp32 convolution, summed in Eigen's order).
+    const GemmData lowered = lower_conv_to_gemm(s, random_conv_data(s, DType::fp32, seed));
     return fp32_reference_gemm(s.as_gemm(), lowered.a, lowered.b);
 }
 
@@ -227,8 +207,9 @@ ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed)
     std::mt19937_64 rng(seed);
     ConvData d;
     if (is_quantized(dtype)) {
-        d.output_scale = fill_quantized(d.input, d.input_fp32, s.n * s.h * s.w * s.c, dtype, rng) *
-                         fill_quantized(d.filter, d.filter_fp32, s.k * s.r * s.s * (s.c / s.groups), dtype, rng);
+        const double scale_input = fill_quantized(d.input, d.input_fp32, s.n * s.h * s.w * s.c, dtype, rng);
+        d.output_scale =
+            scale_input * fill_quantized(d.filter, d.filter_fp32, s.k * s.r * s.s * (s.c / s.groups), dtype, rng);
         return d;
     }
     fill_random(d.input, s.n * s.h * s.w * s.c, dtype, rng);
@@ -299,17 +280,6 @@ NumericsReference conv_reference(const Conv2dShape& s, DType dtype, const ConvDa
                     const std::int64_t m = (n * oh + y) * ow + x;
                     ref.fp64[static_cast<std::size_t>((grp * g.m + m) * g.n + (k - grp * kg))] = sum;
                 }
-    if (!data.input_fp32.empty()) {
-        // The unquantized convolution as Eigen's fp32 GEMM of its im2col lowering (the lowering
-        // only moves values, so this is the fp32 convolution, summed in Eigen's order).
-        ConvData unquantized;
-        unquantized.input = data.input_fp32;
-        unquantized.filter = data.filter_fp32;
-        const GemmData lowered = lower_conv_to_gemm(s, unquantized);
-        ref.unquantized_fp32 = fp32_reference_gemm(g, lowered.a, lowered.b);
-        ref.output_scale = data.output_scale;
-        ref.dtype = dtype;
-    }
     return ref;
 }
 

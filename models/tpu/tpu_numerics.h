@@ -55,17 +55,8 @@ struct NumericsReference {
     std::vector<float> fp32;   // Eigen's fp32 GEMM (floats; int8 up to K = 1024), or empty
     std::vector<double> fp64;  // int8 beyond K = 1024 and the direct convolution, or empty
     double tolerance = 0, floor = 0;
-    // int8 and fp8: Eigen's fp32 GEMM of the unquantized operands, the scale that dequantizes the
-    // datapath's outputs, and the op's dtype; compare_with_reference then measures the
-    // quantization error too. Empty otherwise.
-    std::vector<float> unquantized_fp32;
-    double output_scale = 1;
-    DType dtype = DType::fp32;
 };
 NumericsCheck compare_with_reference(const std::vector<double>& c, const NumericsReference& ref);
-// The quantization error of outputs c (the datapath's, before dequantizing) against `unquantized`.
-QuantizationError quantization_error_of(DType dtype, const std::vector<double>& c, double output_scale,
-                                        const std::vector<float>& unquantized);
 // Eigen's fp32 GEMM of the values random_gemm_data / random_conv_data quantized for `seed`, drawn
 // again from the same stream (so --validate need not hold them while the op runs); a convolution's
 // laid out as its GEMM output [group][m][j].

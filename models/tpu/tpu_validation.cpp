@@ -134,7 +134,7 @@ NumericsCheck GemmValidation::check(const std::vector<double>& c) {
         const std::vector<float> unquantized = op_.kind == OpKind::conv2d
                                                    ? unquantized_conv_reference(op_.conv, seed_)
                                                    : unquantized_gemm_reference(op_.as_gemm(), seed_);
-        result.quantization = quantization_error_of(op_.dtype, c, output_scale_, unquantized);
+        result.quantization = quantization_error(op_.dtype, c, unquantized, output_scale_);
     }
     return result;
 }
