@@ -109,10 +109,46 @@ OpReport GpuChip::run(const Op& op, const Op* next) {
         r.model = "fused";
         r.fused_into = planned_ops_[groups_[static_cast<std::size_t>(group)].ops.front()].name;
     } else {
-        r = group >= 0 ? run_fused(groups_[static_cast<std::size_t>(group)])
-            : op.kind == OpKind::kernel ? run_kernel(op)
-                                        : run_lowered(op);
-        ++ops_run_;
+        // What this op's simulation depends on besides the chip (repeated_ops.h). Kernel ops are
+        // always run: their programs and arguments are the user's.
+        std::optional<OpStart> start;
+        if (options_.reuse_repeated_ops && !options_.validate && !record_activity_ && op.kind != OpKind::kernel) {
+            start.emplace();
+            if (group >= 0) {
+                const FusionGroup& g = groups_[static_cast<std::size_t>(group)];
+                start->shape.push_back(static_cast<char>(g.kind));
+                for (const std::size_t i : g.ops) append_op_shape_key(start->shape, planned_ops_[i]);
+            } else {
+                append_op_shape_key(start->shape, op);
+            }
+            start->l2 = carry_shared_ ? carry_shared_ : std::make_shared<const L2Lines>(l2_carry_);
+            start->previous_output = carry_output_;
+        }
+        if (const OpOutcome* seen = start ? repeated_ops_.find(*start) : nullptr) {
+            r = seen->report;
+            r.op = op;
+            if (group >= 0) {
+                r.fused_ops.clear();
+                const FusionGroup& g = groups_[static_cast<std::size_t>(group)];
+                for (std::size_t i = 1; i < g.ops.size(); ++i) r.fused_ops.push_back(planned_ops_[g.ops[i]].name);
+            }
+            last_ = seen->kernel;
+            l2_carry_ = *seen->l2;
+            carry_shared_ = seen->l2;
+            carry_output_ = seen->output;
+            warm_lines_ = seen->warm_lines;
+            warm_input_lines_ = seen->warm_input_lines;
+            op_starting_ = false;
+        } else {
+            r = group >= 0 ? run_fused(groups_[static_cast<std::size_t>(group)])
+                : op.kind == OpKind::kernel ? run_kernel(op)
+                                            : run_lowered(op);
+            if (start) {
+                carry_shared_ = std::make_shared<const L2Lines>(l2_carry_);
+                repeated_ops_.keep(*start, OpOutcome{r, last_, carry_shared_, carry_output_, warm_lines_,
+                                                     warm_input_lines_});
+            }
+        }
     }
     if (!params_.cold_l2_per_op && params_.memory && params_.memory->l2 && r.fused_into.empty()) {
         r.stats.push_back(stat_value(stat::l2_warm_lines, static_cast<double>(warm_lines_)));
@@ -154,7 +190,10 @@ std::pair<std::uint64_t, std::uint64_t> GpuChip::warm_l2(simt::GlobalMemoryPort&
         const auto line_bytes = static_cast<std::uint64_t>(params_.memory->l2->line_bytes);
         const simt::GlobalMemory::Allocation* input =
             memory.allocations().empty() ? nullptr : &memory.allocations().front();
-        const std::uint64_t unread = (1 + ops_run_ % 255) << 32;
+        // One tag for every such line, whichever op left it: an op's start then depends on what
+        // the L2 holds, not on the op's place in the trace (buffers lie below 4 GiB).
+        const std::uint64_t unread = std::uint64_t{1} << 32;
+        carry_shared_.reset();
         for (auto& line : l2_carry_) {
             const std::uint64_t address = line.line_address * line_bytes;
             const std::uint64_t offset = carry_output_ ? address - carry_output_->address : ~std::uint64_t{0};
@@ -174,6 +213,7 @@ std::pair<std::uint64_t, std::uint64_t> GpuChip::warm_l2(simt::GlobalMemoryPort&
 void GpuChip::keep_l2(const simt::GlobalMemoryPort& port, const simt::GlobalMemory& memory) {
     const auto& hierarchy = dynamic_cast<const HierarchyMemoryPort&>(port);
     l2_carry_ = hierarchy.l2_lines();
+    carry_shared_.reset();
     // The buffer the launch wrote is the op's output (a split-K sum writes only C).
     const auto written = hierarchy.first_write();
     const simt::GlobalMemory::Allocation* output = written ? allocation_holding(memory, *written) : nullptr;
@@ -185,6 +225,7 @@ std::uint64_t GpuChip::flush_l2() {
     std::uint64_t dirty = 0;
     for (const auto& line : l2_carry_) dirty += static_cast<std::uint64_t>(__builtin_popcount(line.dirty)) * sector_bytes;
     l2_carry_.clear();
+    carry_shared_.reset();
     carry_output_.reset();
     return dirty;
 }

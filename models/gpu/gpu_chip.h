@@ -27,6 +27,7 @@
 #include "models/common/chip_model.h"
 #include "models/gpu/fusion.h"
 #include "models/gpu/gpu_params.h"
+#include "models/gpu/repeated_ops.h"
 #include "models/gpu/lowering.h"
 #include "models/gpu/hierarchy_port.h"
 #include "models/memory/memory_hierarchy.h"
@@ -68,6 +69,10 @@ struct GpuChipOptions {
     // elaborated when the chip is built) instead of simt::launch's plain C++ loop; identical
     // results. SystemC elaborates once per process: at most one such chip per process (the CLI's).
     bool systemc = false;
+    // An op identical to one run before (same shape, same L2 contents at its start) takes that
+    // run's outcome instead of simulating again (repeated_ops.h): the same result by construction,
+    // and a test proves it. Off with --validate and timelines (they need the run itself).
+    bool reuse_repeated_ops = true;
 };
 
 class GpuChip final : public ChipModel {
@@ -94,6 +99,8 @@ public:
     const GpuChipParams& params() const { return params_; }
     // The simt::launch result behind the last launch (tests compare it with direct launches).
     const simt::KernelStats& last_kernel_stats() const { return last_; }
+    // Ops that took an earlier identical op's outcome instead of simulating (reuse_repeated_ops).
+    std::size_t reused_ops() const { return repeated_ops_.hits(); }
 
 private:
     OpReport run_kernel(const Op& op);
@@ -131,8 +138,10 @@ private:
     // buffer that launch wrote (the op's output); whether the next launch starts a new op.
     std::vector<memory::L2Cache::ResidentLine> l2_carry_;
     std::optional<simt::GlobalMemory::Allocation> carry_output_;
+    // l2_carry_ as a shared list, while it is the one an op of repeated_ops_ left (else null).
+    std::shared_ptr<const L2Lines> carry_shared_;
+    RepeatedOpCache repeated_ops_;
     bool op_starting_ = true;
-    std::uint64_t ops_run_ = 0;  // tags lines nobody will read again with an address of their own
     std::uint64_t warm_lines_ = 0, warm_input_lines_ = 0;  // of the op's first launch
     std::map<std::string, simt::Kernel> kernels_;  // assembled once per file
     // The fusion plan: the trace's ops, their groups, each op's group (or none), the next op's index.

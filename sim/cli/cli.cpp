@@ -150,6 +150,8 @@ int run_simulation(int argc, char* argv[]) {
          "MACs one op may check against Eigen with --validate (default 1e12)")
         ("no-systemc", "run the chip's units with the plain C++ scheduler instead of SystemC processes (identical "
                        "results; for checking the two against each other)")
+        ("no-op-reuse", "simulate every GPU op, also one identical to an op already run on the same L2 contents "
+                        "(identical results; for checking)")
         ("progress", "show the progress line (op i of N, elapsed, time left) even when stderr is not a terminal")
         ("quiet,q", "do not print the table (nor the progress line)");
     po::variables_map vm;
@@ -179,6 +181,7 @@ int run_simulation(int argc, char* argv[]) {
     run_options.limits.max_stepped_pe_cycles = positive_limit("max-pe-cycles", limits.max_stepped_pe_cycles);
     run_options.limits.validate_max_macs = positive_limit("validate-max-macs", limits.validate_max_macs);
     run_options.systemc = vm.count("no-systemc") == 0;  // this process runs exactly one simulation
+    run_options.reuse_repeated_ops = vm.count("no-op-reuse") == 0;
 
     // Outputs are opened before the run so a bad path fails fast; they replace their files only
     // once complete.

@@ -33,7 +33,7 @@ std::unique_ptr<ChipModel> make_systolic_chip(const ChipConfig& config, const Ru
 std::unique_ptr<ChipModel> make_simt_chip(const ChipConfig& config, const RunOptions& options) {
     const gpu::GpuChipParams params = gpu_params_from_config(config);
     try {
-        return std::make_unique<gpu::GpuChip>(params, gpu::GpuChipOptions{options.validate, options.systemc});
+        return std::make_unique<gpu::GpuChip>(params, gpu::GpuChipOptions{options.validate, options.systemc, options.reuse_repeated_ops});
     } catch (const std::invalid_argument& e) {
         throw InputError(config_where(config) + ": " + e.what());
     }

@@ -34,6 +34,10 @@ struct RunOptions {
     // many chips in one process use the plain C++ schedulers, which tests prove give identical
     // results.
     bool systemc = false;
+    // A GPU op identical to one already run (same shape, same L2 contents at its start) takes that
+    // run's outcome instead of simulating again: identical results (tested), a model's repeated
+    // layers simulated once (docs/gpu.md "Repeated ops"). False: every op simulated.
+    bool reuse_repeated_ops = true;
     // Called before each op runs with its index, the trace's op count, the op and the share of the
     // run's estimated work done before it (each op weighted by its roofline cycles on this chip,
     // which the host time of a cycle-level run follows): the CLI's progress line

@@ -30,21 +30,7 @@ const std::string kSource = ACCELSIM_SOURCE_DIR;
 const std::string kKernels = kSource + "/models/simt/kernels/";
 
 ChipConfig config(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    return load_config(kSource + "/configs/" + name + ".json", overrides);
-}
-
-// Writes a trace of the given op lines (kernel files given by name in models/simt/kernels/) into a
-// fresh folder for this test and returns its path.
-std::string write_trace(const std::vector<std::string>& lines) {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const fs::path dir = fs::path(::testing::TempDir()) / (std::string("accelsim_gpu_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const fs::path path = dir / "t.trace";
-    std::ofstream f(path);
-    f << "# accelsim-trace 1\n";
-    for (const auto& l : lines) f << l << "\n";
-    return path.string();
+    return test::shipped_config(name, overrides);
 }
 
 std::string kernel_line(const std::string& name, const std::string& file, const std::string& rest) {
@@ -53,6 +39,7 @@ std::string kernel_line(const std::string& name, const std::string& file, const 
 
 using test::run;
 using test::stat;
+using test::write_trace;
 
 TEST(GpuChip, KernelOpGivesTheCyclesOfADirectLaunchWithTheSamePort) {
     const ChipConfig chip = config("simt_1sm");

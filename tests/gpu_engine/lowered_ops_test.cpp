@@ -23,23 +23,12 @@ namespace {
 const std::string kSource = ACCELSIM_SOURCE_DIR;
 
 ChipConfig config(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    return load_config(kSource + "/configs/" + name + ".json", overrides);
-}
-
-std::string write_trace(const std::vector<std::string>& lines) {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const fs::path dir = fs::path(::testing::TempDir()) / (std::string("accelsim_lowered_") + info->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const fs::path path = dir / "t.trace";
-    std::ofstream f(path);
-    f << "# accelsim-trace 1\n";
-    for (const auto& l : lines) f << l << "\n";
-    return path.string();
+    return test::shipped_config(name, overrides);
 }
 
 using test::run;
 using test::stat;
+using test::write_trace;
 
 // Outputs each op writes (what --validate must at least compare).
 std::int64_t outputs(const Op& op) {
