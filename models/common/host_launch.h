@@ -42,6 +42,10 @@ struct HostParams {
     double program_us = -1;       // CPU time to launch the whole program once (a graph launch)
     double submit_us = -1;        // a launch reaching an idle device: issue done to kernel start
     double sync_us = -1;          // the last kernel done to the host seeing it (synchronize returns)
+    // The host link (PCIe, USB) and whether the run copies its input over it before the first op
+    // and its output back after the last (docs/host.md "Host-link transfers").
+    bool io = false;
+    double link_gb_per_s = 0;     // per direction, 10^9 bytes/s; 0: the config gives no link
 };
 
 const ParamTable<HostParams>& host_param_table();
@@ -73,6 +77,8 @@ public:
     Placement place(std::uint64_t device_cycles, bool library_call);
     // The host seeing the last op finish, after its end.
     std::uint64_t sync_cycles() const { return sync_; }
+    // Device cycles of a copy of `bytes` over the host link at `gb_per_s` (rounded up).
+    static std::uint64_t transfer_cycles(std::int64_t bytes, double gb_per_s, double clock_hz);
     std::uint64_t device_end() const { return device_end_; }
 
 private:

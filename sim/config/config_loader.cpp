@@ -399,6 +399,10 @@ void check_consistency(const ChipConfig& c, const Loader& loader, const std::str
                                     std::to_string(sm.shared_memory_bytes) +
                                     " (shared memory is carved out of the unified L1)");
     }
+    if (c.host.io && c.host.link_gb_per_s <= 0)
+        fail({"host.io", "host.link_gb_per_s"},
+             "host.io copies the input and output over the host link, but host.link_gb_per_s is 0 (the config gives "
+             "no link): set it, e.g. --set host.link_gb_per_s=31.5 for PCIe Gen4 x16");
     const memory::L2Params& l2 = c.l2;
     const std::int64_t set_bytes = static_cast<std::int64_t>(l2.slices) * l2.ways * l2.line_bytes;
     if (l2.size_bytes % set_bytes != 0)

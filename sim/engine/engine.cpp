@@ -106,6 +106,29 @@ void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, 
     }
 }
 
+namespace {
+
+// A copy over the host link (host.io): a row of its own, bound by the link's bandwidth. `op` is the
+// op whose tensor crosses (its dtype; `bytes` of it).
+OpReport host_transfer(const char* name, const Op& op, std::int64_t bytes, const ChipConfig& config) {
+    OpReport r;
+    r.op.kind = OpKind::copy;
+    r.op.name = name;
+    r.op.dtype = op.dtype;
+    r.op.elements = bytes / std::max<std::int64_t>(1, bytes_of(op.dtype));
+    r.op.file = op.file;
+    r.op.line = op.line;
+    r.model = "host_link";
+    r.cycles = HostPipeline::transfer_cycles(bytes, config.host.link_gb_per_s, config.clock_hz());
+    r.bytes["host_link"] = bytes;
+    r.roofline.bytes["host_link"] = bytes;
+    r.roofline.cycles["host_link"] = static_cast<double>(bytes) * config.clock_hz() / (config.host.link_gb_per_s * 1e9);
+    choose_bound(r.roofline);
+    return r;
+}
+
+}  // namespace
+
 RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options, const OpReportSink& on_op) {
     RunReport report;
@@ -125,6 +148,24 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     HostPipeline host(HostCosts::of(config.host, config.kind == "simt"), config.clock_hz());
     if (!on_op) report.ops.reserve(ops.size());
     const std::vector<double> work_before = options.progress ? work_before_each_op(chip, ops) : std::vector<double>{};
+    // Places a row on the device after the ones before (an op run inside an earlier op's kernel
+    // has no time of its own), and hands it on.
+    const bool io = config.host.io && !ops.empty();
+    auto emit = [&](OpReport r, bool last, bool library_call) {
+        if (!r.fused_into.empty()) {
+            r.start_cycle = host.device_end();
+        } else {
+            // Vendor-library ops (cuBLAS/cuDNN GEMMs and convolutions) pay the library's host path.
+            const HostPipeline::Placement placed = host.place(r.cycles, library_call);
+            r.start_cycle = placed.start_cycle;
+            r.host_cycles = placed.host_cycles;
+        }
+        r.end_cycle = r.start_cycle + r.cycles;
+        if (last) r.sync_cycles = host.sync_cycles();
+        if (on_op) on_op(r);
+        else report.ops.push_back(std::move(r));
+    };
+    if (io) emit(host_transfer("host_to_device", ops.front(), ops.front().input_bytes(), config), false, false);
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
         const Op* next = i + 1 < ops.size() ? &ops[i + 1] : nullptr;
@@ -142,17 +183,6 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
                 << "', below its " << r.roofline.bound << " bound of " << r.roofline.bound_cycles;
             throw std::runtime_error(msg.str());
         }
-        if (!r.fused_into.empty()) {
-            // Run inside an earlier op's kernel: nothing to launch, no time of its own.
-            r.start_cycle = host.device_end();
-        } else {
-            // Vendor-library ops (cuBLAS/cuDNN GEMMs and convolutions) pay the library's host path.
-            const HostPipeline::Placement placed = host.place(r.cycles, is_gemm_like(op.kind));
-            r.start_cycle = placed.start_cycle;
-            r.host_cycles = placed.host_cycles;
-        }
-        r.end_cycle = r.start_cycle + r.cycles;
-        if (i + 1 == ops.size()) r.sync_cycles = host.sync_cycles();
         if (r.numerics && report.numerics) {
             NumericsSummary& total = *report.numerics;
             total.checked += r.numerics->checked;
@@ -165,9 +195,9 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
                 total.quantization->pool(*r.numerics->quantization);
             }
         }
-        if (on_op) on_op(r);
-        else report.ops.push_back(std::move(r));
+        emit(std::move(r), !io && i + 1 == ops.size(), is_gemm_like(op.kind));
     }
+    if (io) emit(host_transfer("device_to_host", ops.back(), ops.back().output_bytes(), config), true, false);
     return report;
 }
 

@@ -686,6 +686,28 @@ TEST_F(ConfigFiles, SetIsValidatedTogetherWithTheFile) {
         0u);
 }
 
+TEST_F(ConfigFiles, HostIoWithoutALinkBlamesBothKeys) {
+    const std::string path = write("a.json", R"({ "kind": "simt", "clock_mhz": 1000 })");
+    EXPECT_EQ(error_of(path, {"host.io=true"}),
+              "--set host.io: host.io copies the input and output over the host link, but host.link_gb_per_s is 0 "
+              "(the config gives no link): set it, e.g. --set host.link_gb_per_s=31.5 for PCIe Gen4 x16");
+    EXPECT_TRUE(load_config(path, {"host.io=true", "host.link_gb_per_s=31.5"}).host.io);
+}
+
+// The shipped links are PCIe x16 at PCI-SIG's signalling rates with 128b/130b coding, or USB 3.0's
+// 5 Gb/s with 8b/10b: GB/s per direction, worked out here from the rates, not read from the configs.
+TEST(ShippedHostLinks, EqualTheirInterfacesRates) {
+    const double gen3 = 8.0 * 16 * 128 / 130 / 8, gen4 = 16.0 * 16 * 128 / 130 / 8, gen5 = 32.0 * 16 * 128 / 130 / 8;
+    const std::map<std::string, double> expected = {
+        {"a100", gen4}, {"a100_40gb", gen4}, {"a10g", gen4},  {"l4", gen4},     {"rtx4090", gen4},
+        {"h100", gen5}, {"mi300x", gen5},    {"v100", gen3},  {"t4", gen3},     {"k80", gen3},
+        {"tpu_v1", gen3}, {"coral_edgetpu", 5.0 * 8 / 10 / 8}, {"b200", 0.0}, {"jetson_orin", 0.0}, {"tpu_v4", 0.0}};
+    for (const auto& [name, gb_per_s] : expected) {
+        SCOPED_TRACE(name);
+        EXPECT_NEAR(load_config(kConfigDir + name + ".json").host.link_gb_per_s, gb_per_s, 0.001 * gb_per_s);
+    }
+}
+
 // ---------- every key reaches its own field ----------
 
 // Every typed field, read back by hand under the key path that should fill it (written
@@ -740,6 +762,8 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"host.program_us", num(c.host.program_us)},
         {"host.submit_us", num(c.host.submit_us)},
         {"host.sync_us", num(c.host.sync_us)},
+        {"host.io", c.host.io ? "true" : "false"},
+        {"host.link_gb_per_s", num(c.host.link_gb_per_s)},
         {"gpu.sms", num(c.gpu.sms)},
         {"gpu.launch_overhead_cycles", num(c.gpu.launch_overhead_cycles)},
         {"gpu.cold_l2_per_op", num(c.gpu.cold_l2_per_op)},
@@ -837,14 +861,16 @@ TEST_F(ConfigFiles, EveryKeyFillsExactlyItsOwnField) {
     const std::string systolic = write("systolic.json", kMinimalSystolic);
     const std::string simt =
         write("simt.json",
-              R"({ "kind": "simt", "clock_mhz": 1000, "sm": { "shared_memory_bytes": 65536 } })");
+              R"({ "kind": "simt", "clock_mhz": 1000, "sm": { "shared_memory_bytes": 65536 },
+                   "host": { "link_gb_per_s": 8 } })");  // a link, so host.io can be switched on
     const ChipConfig base_systolic = load_config(systolic), base_simt = load_config(simt);
     std::size_t keys_checked = 0;
     for (const KeySpec& key : config_schema()) {
         if (!key.apply || key.is_object() || key.path == "kind") continue;
         SCOPED_TRACE(key.path);
         const std::string top = key.path.substr(0, key.path.find('.'));
-        const bool is_simt = top == "gpu" || top == "sm" || key.only_for == std::optional<std::string>("simt");
+        const bool is_simt =
+            top == "gpu" || top == "sm" || top == "host" || key.only_for == std::optional<std::string>("simt");
         const ChipConfig& base = is_simt ? base_simt : base_systolic;
         const auto before = fields_of(base);
         ASSERT_TRUE(before.count(key.path)) << "the test's field list lacks " << key.path;

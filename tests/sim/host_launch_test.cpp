@@ -137,3 +137,59 @@ TEST(HostLaunch, NoneIsDeviceTimeOnly) {
     EXPECT_EQ(r.total_cycles(), 1000u);
     EXPECT_EQ(r.host_cycles(), 0u);
 }
+
+// Host-link transfers (host.io): the first op's input crosses before it, the last op's output after
+// it, each a row of its own at the link's bandwidth, placed in the pipeline like an op.
+TEST(HostIo, InputAndOutputCrossTheLinkAsRowsOfTheirOwn) {
+    HostParams host = explicit_costs(HostLaunch::eager, 5, 3, 0, 4, 2);
+    host.io = true;
+    host.link_gb_per_s = 2;  // 2 bytes per ns: 2 bytes per cycle at 1000 MHz
+    const ChipConfig config = config_with(host);
+    FixedCyclesChip chip({1500, 700});
+    Op gemm = op_of(OpKind::matmul);
+    gemm.dtype = DType::fp16;
+    gemm.gemm = {1, 100, 64, 30};  // A: 100 x 30 fp16 = 6000 bytes in
+    Op act = op_of(OpKind::relu);
+    act.dtype = DType::fp16;
+    act.elements = 6400;  // 12800 bytes out
+    const RunReport r = run_trace(chip, config, "t", {gemm, act}, RunOptions{});
+    ASSERT_EQ(r.ops.size(), 4u);
+    const OpReport& in = r.ops[0];
+    const OpReport& out = r.ops[3];
+    EXPECT_EQ(in.op.name, "host_to_device");
+    EXPECT_EQ(in.model, "host_link");
+    EXPECT_EQ(in.bytes.at("host_link"), 6000);
+    EXPECT_EQ(in.cycles, 3000u);  // 6000 B at 2 B/cycle
+    EXPECT_EQ(in.roofline.bound, "host_link");
+    EXPECT_DOUBLE_EQ(in.roofline.bound_cycles, 3000.0);
+    // The copy is issued like an op without a library call: ready 5 us, on the device at 9 us.
+    EXPECT_EQ(in.start_cycle, 9000u);
+    // The GEMM: ready 5 + 5 + 3 = 13 us, arrives 17 us, the device free at 12 us: starts 17 us.
+    EXPECT_EQ(r.ops[1].start_cycle, 17000u);
+    EXPECT_EQ(r.ops[1].sync_cycles, 0u);
+    // relu: ready 18 us, arrives 22 us, the device free at 18.5 us: 22 to 22.7 us.
+    EXPECT_EQ(r.ops[2].end_cycle, 22700u);
+    EXPECT_EQ(r.ops[2].sync_cycles, 0u);
+    // The output: ready 23 us, arrives 27 us; 12800 B take 6400 cycles; seen 2 us later.
+    EXPECT_EQ(out.op.name, "device_to_host");
+    EXPECT_EQ(out.bytes.at("host_link"), 12800);
+    EXPECT_EQ(out.start_cycle, 27000u);
+    EXPECT_EQ(out.end_cycle, 33400u);
+    EXPECT_EQ(out.sync_cycles, 2000u);
+    EXPECT_EQ(r.total_cycles(), 35400u);
+}
+
+TEST(HostIo, OffLeavesTheOpsAlone) {
+    HostParams host = explicit_costs(HostLaunch::eager, 5, 3, 0, 4, 2);
+    host.link_gb_per_s = 2;  // a link, but no copies asked for
+    FixedCyclesChip chip({1500});
+    const RunReport r = run_trace(chip, config_with(host), "t", {op_of(OpKind::matmul)}, RunOptions{});
+    ASSERT_EQ(r.ops.size(), 1u);
+    EXPECT_EQ(r.total_cycles(), 15500u);  // OneEagerOpPaysDispatchSubmitAndSync's figure
+}
+
+TEST(HostIo, TransferCyclesRoundUp) {
+    // 1 GB/s at 1410 MHz: 1.41 cycles per byte; 100 bytes = 141 cycles, 101 bytes = 142.41 -> 143.
+    EXPECT_EQ(HostPipeline::transfer_cycles(100, 1.0, 1410e6), 141u);
+    EXPECT_EQ(HostPipeline::transfer_cycles(101, 1.0, 1410e6), 143u);
+}
