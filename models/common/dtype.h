@@ -11,6 +11,8 @@
 
 #include <Eigen/Core>
 
+#include "models/common/enum_names.h"
+
 namespace accelsim {
 
 enum class DType : std::uint8_t { int8, fp16, bf16, fp32, int32, fp8_e4m3, fp8_e5m2 };
@@ -92,12 +94,26 @@ constexpr bool is_fp8(DType t) { return t == DType::fp8_e4m3 || t == DType::fp8_
 // infinity, e4m3, which has none, NaN). A value rounds beyond the range when it is at least
 // max + half an ulp, ties to even deciding the midpoint (e4m3: 464 rounds to 448; e5m2: 61440
 // rounds up to 65536, so overflows).
+//
+// AMD CDNA3 (MI300) encodes the same two formats as FNUZ ("finite, no negative zero"; LLVM's
+// Float8E4M3FNUZ / Float8E5M2FNUZ, AMD's "FP8" and "BF8" of the CDNA3 ISA): bias 8 (e4m3) and 16
+// (e5m2), no infinities, no negative zero, and one NaN, 0x80 (the negative-zero pattern); every
+// other pattern is finite. e4m3: max 240, min normal 2^-7, min subnormal 2^-10; e5m2: max 57344,
+// min normal 2^-15, min subnormal 2^-17. A result that rounds to zero is +0; beyond the range,
+// saturate gives the signed max, non-saturating NaN (no infinity to give).
 enum class Fp8Overflow : std::uint8_t { saturate, non_saturating };
-std::uint8_t fp8_encode(float value, DType format, Fp8Overflow overflow = Fp8Overflow::saturate);
-float fp8_decode(std::uint8_t bits, DType format);
+enum class Fp8Encoding : std::uint8_t { ocp, fnuz };
+inline constexpr EnumNames<Fp8Encoding, 2> kFp8EncodingNames = {{{Fp8Encoding::ocp, "ocp"}, {Fp8Encoding::fnuz, "fnuz"}}};
+std::uint8_t fp8_encode(float value, DType format, Fp8Overflow overflow = Fp8Overflow::saturate,
+                        Fp8Encoding encoding = Fp8Encoding::ocp);
+float fp8_decode(std::uint8_t bits, DType format, Fp8Encoding encoding = Fp8Encoding::ocp);
 // The nearest fp8 value (saturating), as fp32: what an fp8 operand holds.
-inline float fp8_round(float value, DType format) { return fp8_decode(fp8_encode(value, format), format); }
-// Largest finite magnitude: 448 (e4m3), 57344 (e5m2).
-constexpr float fp8_max(DType format) { return format == DType::fp8_e4m3 ? 448.0f : 57344.0f; }
+inline float fp8_round(float value, DType format, Fp8Encoding encoding = Fp8Encoding::ocp) {
+    return fp8_decode(fp8_encode(value, format, Fp8Overflow::saturate, encoding), format, encoding);
+}
+// Largest finite magnitude: 448 (e4m3), 57344 (e5m2); FNUZ e4m3 240.
+constexpr float fp8_max(DType format, Fp8Encoding encoding = Fp8Encoding::ocp) {
+    return format == DType::fp8_e4m3 ? (encoding == Fp8Encoding::fnuz ? 240.0f : 448.0f) : 57344.0f;
+}
 
 }  // namespace accelsim

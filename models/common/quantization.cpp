@@ -6,12 +6,14 @@
 
 namespace accelsim {
 
-std::string quantization_scheme(DType t) {
+std::string quantization_scheme(DType t, Fp8Encoding encoding) {
     if (t == DType::int8)
         return "int8 symmetric per-tensor: scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127], int32 "
                "accumulation, output dequantized by scale_a*scale_b";
     if (is_fp8(t))
         return std::string(to_string(t)) +
+               (encoding == Fp8Encoding::fnuz ? (t == DType::fp8_e4m3 ? " FNUZ (bias 8, max 240)" : " FNUZ (bias 16)")
+                                              : "") +
                ": inputs rounded to nearest even (saturating), fp32 accumulation, fp32 output, no scaling";
     throw std::logic_error("quantization_scheme: " + std::string(to_string(t)) + " is not a quantized dtype");
 }
@@ -28,7 +30,7 @@ void quantize_int8(const float* x, std::size_t n, float scale, float* q) {
     for (std::size_t i = 0; i < n; ++i) q[i] = std::clamp(std::nearbyint(x[i] / scale), -127.0f, 127.0f);
 }
 
-QuantizedOperand quantize_operand(const std::vector<float>& x, DType t) {
+QuantizedOperand quantize_operand(const std::vector<float>& x, DType t, Fp8Encoding encoding) {
     QuantizedOperand out;
     out.values.resize(x.size());
     if (t == DType::int8) {
@@ -36,7 +38,7 @@ QuantizedOperand quantize_operand(const std::vector<float>& x, DType t) {
         quantize_int8(x.data(), x.size(), scale, out.values.data());
         out.scale = scale;
     } else if (is_fp8(t)) {
-        for (std::size_t i = 0; i < x.size(); ++i) out.values[i] = fp8_round(x[i], t);
+        for (std::size_t i = 0; i < x.size(); ++i) out.values[i] = fp8_round(x[i], t, encoding);
     } else {
         throw std::logic_error("quantize_operand: " + std::string(to_string(t)) + " is not a quantized dtype");
     }
@@ -58,11 +60,12 @@ void QuantizationError::pool(const QuantizationError& op) {
 }
 
 QuantizationError quantization_error(DType t, const std::vector<double>& outputs, const std::vector<float>& reference,
-                                     double output_scale) {
+                                     double output_scale, Fp8Encoding encoding) {
     if (outputs.size() != reference.size())
         throw std::logic_error("quantization_error: output and reference sizes differ");
     QuantizationError e;
     e.dtype = t;
+    e.encoding = encoding;
     for (std::size_t i = 0; i < outputs.size(); ++i)
         e.add(outputs[i] * output_scale, static_cast<double>(reference[i]));
     return e;

@@ -26,7 +26,7 @@ namespace accelsim {
 constexpr bool is_quantized(DType t) { return t == DType::int8 || is_fp8(t); }
 
 // One line naming the scheme (the JSON's "scheme").
-std::string quantization_scheme(DType t);
+std::string quantization_scheme(DType t, Fp8Encoding encoding = Fp8Encoding::ocp);
 
 // int8: the per-tensor scale of n values (max|x| / 127; 1 when every value is 0).
 float int8_symmetric_scale(const float* x, std::size_t n);
@@ -38,11 +38,13 @@ struct QuantizedOperand {
     std::vector<float> values;  // int8 integers or fp8 values, as floats
     double scale = 1;           // int8: s; fp8: 1
 };
-QuantizedOperand quantize_operand(const std::vector<float>& x, DType t);
+// fp8: rounded in `encoding` (the chip's: OCP, or FNUZ on CDNA3).
+QuantizedOperand quantize_operand(const std::vector<float>& x, DType t, Fp8Encoding encoding = Fp8Encoding::ocp);
 
 // The error of a quantized op's outputs against the fp32 reference, or of several ops pooled.
 struct QuantizationError {
     DType dtype = DType::int8;  // of the op (pooled: unused)
+    Fp8Encoding encoding = Fp8Encoding::ocp;  // fp8: the chip's encoding (mi300x: FNUZ)
     std::int64_t values = 0;
     double max_abs = 0;
     double sum_squared_error = 0, sum_squared_reference = 0;
@@ -67,7 +69,7 @@ struct QuantizationError {
 // Compares the outputs, dequantized by output_scale (int8: scale_a scale_b; 1 for outputs already
 // in real units), with the reference, value by value.
 QuantizationError quantization_error(DType t, const std::vector<double>& outputs, const std::vector<float>& reference,
-                                     double output_scale = 1);
+                                     double output_scale = 1, Fp8Encoding encoding = Fp8Encoding::ocp);
 
 // Eigen's fp32 GEMM, batch by batch: a [batch][m][k] times b [batch][k][n] -> [batch][m][n].
 std::vector<float> fp32_reference_gemm(const GemmShape& g, const std::vector<float>& a, const std::vector<float>& b);

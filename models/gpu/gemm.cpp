@@ -1398,12 +1398,13 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     {
         std::vector<float> a32, b32;
         draw_unquantized(target.seed, a32, b32);
-        qa = quantize_operand(a32, dtype);
-        qb = quantize_operand(b32, dtype);
+        qa = quantize_operand(a32, dtype, target.sm.fp8_encoding);
+        qb = quantize_operand(b32, dtype, target.sm.fp8_encoding);
     }
     std::uint8_t* data = memory.data();
-    auto byte_of = [dtype](float q) {
-        return dtype == DType::int8 ? static_cast<std::uint8_t>(static_cast<std::int8_t>(q)) : fp8_encode(q, dtype);
+    auto byte_of = [dtype, encoding = target.sm.fp8_encoding](float q) {
+        return dtype == DType::int8 ? static_cast<std::uint8_t>(static_cast<std::int8_t>(q))
+                                    : fp8_encode(q, dtype, Fp8Overflow::saturate, encoding);
     };
     for (std::int64_t p = 0; p < g.batch; ++p)
         for (std::int64_t i = 0; i < g.m; ++i)
@@ -1417,7 +1418,8 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     // against Eigen's fp32 GEMM of the unquantized values, drawn again after the launch rather
     // than held through it.
     const double output_scale = qa.scale * qb.scale;
-    auto quantization = [g, np, c, dtype, output_scale, seed = target.seed, draw_unquantized](const simt::GlobalMemory& mem) {
+    auto quantization = [g, np, c, dtype, output_scale, seed = target.seed, encoding = target.sm.fp8_encoding,
+                         draw_unquantized](const simt::GlobalMemory& mem) {
         std::vector<float> a32, b32;
         draw_unquantized(seed, a32, b32);
         const std::vector<float> reference = fp32_reference_gemm(g, a32, b32);
@@ -1430,7 +1432,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
                                                               : static_cast<double>(mem.load_f32(address));
                     got[static_cast<std::size_t>((p * g.m + i) * g.n + j)] = value;
                 }
-        return quantization_error(dtype, got, reference, output_scale);
+        return quantization_error(dtype, got, reference, output_scale, encoding);
     };
     if (fp8) {
         // The datapath check: Eigen's fp32 GEMM of the same rounded values.

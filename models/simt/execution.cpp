@@ -621,9 +621,9 @@ void WarpExecutor::execute_mma_k32(const Instruction& in, Warp& w) {
         const DType format = type == MmaType::e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2;
         float fa[16][32], fb[32][8];
         for (int row = 0; row < 16; ++row)
-            for (int k = 0; k < 32; ++k) fa[row][k] = fp8_decode(a[row][k], format);
+            for (int k = 0; k < 32; ++k) fa[row][k] = fp8_decode(a[row][k], format, fp8_encoding_);
         for (int k = 0; k < 32; ++k)
-            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_decode(b[k][col], format);
+            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_decode(b[k][col], format, fp8_encoding_);
         for (int row = 0; row < 16; ++row)
             for (int col = 0; col < 8; ++col) {
                 float acc = as_float(c[row][col]);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "models/common/dtype.h"
 #include "models/simt/isa.h"
 
 namespace accelsim::simt {
@@ -149,6 +150,8 @@ public:
     // cp.async.bulk.tensor's bytes are left for the caller to complete when they arrive.
     void set_timed(bool timed) { timed_ = timed; }
     void set_cycle(std::uint64_t cycle) { cycle_ = cycle; }
+    // How fp8 mma operands are read (the SM's sm.fp8_encoding; OCP unless set).
+    void set_fp8_encoding(Fp8Encoding encoding) { fp8_encoding_ = encoding; }
     // Clusters (Kernel::cluster > 1): the resident blocks by id, so that a block can reach its
     // cluster peers' shared memory (nullptr: not resident).
     void set_resident(std::uint32_t block_id, Block* block);
@@ -173,6 +176,7 @@ private:
                                  const Block& block) const;
     bool timed_ = false;
     std::uint64_t cycle_ = 0;
+    Fp8Encoding fp8_encoding_ = Fp8Encoding::ocp;
     std::vector<Block*> resident_;  // by block id, cluster kernels only
     Block& cluster_peer(const Instruction& in, const Warp& w, std::uint32_t rank) const;
 

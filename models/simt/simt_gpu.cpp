@@ -273,6 +273,7 @@ GridLaunch::GridLaunch(const Kernel& kernel, Dim dims, const std::vector<std::ui
       port(port_in ? port_in : own_memory.get()),
       executor(kernel, memory, dims, args, options_in.skip_fp_payload),
       dispatcher(dims.grid, kernel.cluster) {
+    executor.set_fp8_encoding(params.sm.fp8_encoding);
     for (int i = 0; i < params.sms; ++i) {
         owned.push_back(std::make_unique<SmCore>(params.sm, i, executor, *port));
         if (options.record_resident_warps) owned.back()->record_resident_warps();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/dtype.h"
 #include "models/simt/execution.h"
 #include "models/simt/l1_cache.h"
 #include "models/simt/memory_access.h"
@@ -33,6 +34,7 @@ struct SmParams {
     OccupancyLimits limits;            // resident warps, blocks, registers, shared memory
     int sub_partitions = 4;            // each with one warp scheduler issuing <= 1 instruction per cycle
     std::string warp_scheduler = "gto";  // lrr | gto | two_level
+    Fp8Encoding fp8_encoding = Fp8Encoding::ocp;  // fp8 mma operands (dtype.h)
     int two_level_active_warps = 4;    // active-set size per sub-partition (two_level)
     // Per sub-partition (A100-like: 16 INT32 and 16 FP32 lanes, 4 SFU lanes per sub-partition, a
     // 256-MAC/cycle fp16 tensor core, so m16n8k16 = 2048 MACs every 8 cycles).

@@ -15,6 +15,10 @@ const ParamTable<SmSpec>& sm_param_table() {
                      "Warp schedulers per SM (each issues one warp instruction per cycle).")
             .choice("warp_scheduler", &SmSpec::warp_scheduler, warp_scheduler_names(),
                     "Warp scheduling policy: loose round robin, greedy-then-oldest, two-level.")
+            .choice("fp8_encoding", &SmSpec::fp8_encoding, kFp8EncodingNames,
+                    "How the tensor cores read fp8 bytes: `ocp` (OCP 8-bit formats, NVIDIA: e4m3 bias 7, max 448) "
+                    "or `fnuz` (AMD CDNA3: bias 8 and 16, no infinities or negative zero, NaN 0x80; e4m3 max "
+                    "240). docs/trace-format.md \"fp8\".")
             .integer("wave_size", &SmSpec::wave_size, 32, 64,
                      "Threads per warp (wavefront) in the occupancy rules: 32 (NVIDIA) or 64 (AMD CDNA; the core "
                      "runs a wave as two 32-lane warps on one scheduler).")
@@ -79,6 +83,7 @@ SmParams sm_params_from(const SmSpec& sm) {
     p.limits = occupancy_limits_from(sm);
     p.sub_partitions = std::max(1, sm.schedulers);
     p.warp_scheduler = sm.warp_scheduler;
+    p.fp8_encoding = sm.fp8_encoding;
     p.smem_banks = sm.smem_banks;
     p.smem_bank_bytes = sm.smem_bank_bytes;
     p.l1.bytes = sm.l1_bytes;  // 0 = no L1

@@ -34,6 +34,7 @@ struct SmSpec {
     int int_lanes = 64;
     int sfu_lanes = 16;
     DTypeRates tensor_macs_per_cycle;  // dense tensor-core MACs per SM per cycle; fp32 = TF32
+    Fp8Encoding fp8_encoding = Fp8Encoding::ocp;  // how the matrix units read fp8 bytes (dtype.h)
 };
 
 // The config's `sm` section.

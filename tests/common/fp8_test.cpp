@@ -120,6 +120,64 @@ TEST(Fp8, OverflowSaturatesOrNot) {
             EXPECT_TRUE(std::isnan(fp8_decode(fp8_encode(NAN, format, mode), format)));
 }
 
+// AMD CDNA3's FNUZ encodings (LLVM's Float8E4M3FNUZ / Float8E5M2FNUZ): bias 8 and 16, no
+// infinities, no negative zero, 0x80 the only NaN; every other code finite.
+TEST(Fp8Fnuz, E4m3DecodesEveryValueClass) {
+    constexpr Fp8Encoding F = Fp8Encoding::fnuz;
+    EXPECT_EQ(fp8_decode(0x40, E4M3, F), 1.0f);              // 0.1000.000 = 2^(8-8)
+    EXPECT_EQ(fp8_decode(0xC0, E4M3, F), -1.0f);
+    EXPECT_EQ(fp8_decode(0x38, E4M3, F), 0.5f);              // OCP's 1.0 is half of it here
+    EXPECT_EQ(fp8_decode(0x08, E4M3, F), 0x1p-7f);           // min normal
+    EXPECT_EQ(fp8_decode(0x01, E4M3, F), 0x1p-10f);          // min subnormal: 2^(1-8-3)
+    EXPECT_EQ(fp8_decode(0x7F, E4M3, F), 240.0f);            // max: 1.111 x 2^(15-8); not a NaN here
+    EXPECT_EQ(fp8_decode(0xFF, E4M3, F), -240.0f);
+    EXPECT_TRUE(std::isnan(fp8_decode(0x80, E4M3, F)));      // the negative-zero pattern is the NaN
+    int nans = 0;
+    for (int code = 0; code < 256; ++code)
+        nans += std::isnan(fp8_decode(static_cast<std::uint8_t>(code), E4M3, F));
+    EXPECT_EQ(nans, 1);
+}
+
+TEST(Fp8Fnuz, E5m2DecodesEveryValueClass) {
+    constexpr Fp8Encoding F = Fp8Encoding::fnuz;
+    EXPECT_EQ(fp8_decode(0x40, E5M2, F), 1.0f);              // 0.10000.00 = 2^(16-16)
+    EXPECT_EQ(fp8_decode(0x04, E5M2, F), 0x1p-15f);          // min normal
+    EXPECT_EQ(fp8_decode(0x01, E5M2, F), 0x1p-17f);          // min subnormal
+    EXPECT_EQ(fp8_decode(0x7F, E5M2, F), 57344.0f);          // max: 1.11 x 2^(31-16)
+    EXPECT_EQ(fp8_decode(0x7C, E5M2, F), 32768.0f);          // OCP's infinity is a normal here
+    int nans = 0, infinities = 0;
+    for (int code = 0; code < 256; ++code) {
+        const float v = fp8_decode(static_cast<std::uint8_t>(code), E5M2, F);
+        nans += std::isnan(v);
+        infinities += std::isinf(v);
+    }
+    EXPECT_EQ(nans, 1);
+    EXPECT_EQ(infinities, 0);
+}
+
+TEST(Fp8Fnuz, EncodingRoundsSaturatesAndHasNoNegativeZero) {
+    constexpr Fp8Encoding F = Fp8Encoding::fnuz;
+    for (const DType format : {E4M3, E5M2})
+        for (int code = 0; code < 256; ++code) {
+            const auto bits = static_cast<std::uint8_t>(code);
+            const float v = fp8_decode(bits, format, F);
+            if (std::isnan(v)) continue;
+            EXPECT_EQ(fp8_encode(v, format, Fp8Overflow::non_saturating, F), bits) << to_string(format) << " " << code;
+        }
+    EXPECT_EQ(fp8_encode(-0.0f, E4M3, Fp8Overflow::saturate, Fp8Encoding::fnuz), 0x00);
+    EXPECT_EQ(fp8_encode(-0x1p-12f, E4M3, Fp8Overflow::saturate, Fp8Encoding::fnuz), 0x00);  // underflows to +0
+    // 1 + 1/16 lies halfway between 1 and 1.125 (ulp 1/8 at 2^0): ties to even, 1.0 = 0x40.
+    EXPECT_EQ(fp8_encode(1.0625f, E4M3, Fp8Overflow::saturate, Fp8Encoding::fnuz), 0x40);
+    // 300 is beyond the range (from 240 + half an ulp = 248 on): saturate gives 240, else the NaN.
+    EXPECT_EQ(fp8_encode(300.0f, E4M3, Fp8Overflow::saturate, Fp8Encoding::fnuz), 0x7F);
+    EXPECT_EQ(fp8_encode(-300.0f, E4M3, Fp8Overflow::saturate, Fp8Encoding::fnuz), 0xFF);
+    EXPECT_EQ(fp8_encode(300.0f, E4M3, Fp8Overflow::non_saturating, Fp8Encoding::fnuz), 0x80);
+    EXPECT_EQ(fp8_encode(INFINITY, E5M2, Fp8Overflow::non_saturating, Fp8Encoding::fnuz), 0x80);
+    EXPECT_EQ(fp8_encode(NAN, E5M2, Fp8Overflow::saturate, Fp8Encoding::fnuz), 0x80);
+    EXPECT_EQ(fp8_round(400.0f, E4M3, Fp8Encoding::fnuz), 240.0f);
+    EXPECT_EQ(fp8_round(400.0f, E4M3), 384.0f);  // OCP: the tie between 384 and 416 goes to 384's even mantissa
+}
+
 TEST(Fp8, DtypesParseAndTakeOneByte) {
     EXPECT_EQ(parse_operand_dtype("fp8_e4m3"), E4M3);
     EXPECT_EQ(parse_operand_dtype("fp8_e5m2"), E5M2);

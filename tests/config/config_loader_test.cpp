@@ -776,6 +776,7 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"sm.max_warps", num(c.sm.max_warps)},
         {"sm.max_threads", num(c.sm.max_threads)},
         {"sm.max_blocks", num(c.sm.max_blocks)},
+        {"sm.fp8_encoding", std::string(name_of(kFp8EncodingNames, c.sm.fp8_encoding))},
         {"sm.wave_size", num(c.sm.wave_size)},
         {"sm.max_blocks_single_warp", num(c.sm.max_blocks_single_warp)},
         {"sm.registers", num(c.sm.registers)},

@@ -4,6 +4,7 @@
 // full ones; and the same schedule as the int8 kernel at an equal rate.
 #include <gtest/gtest.h>
 
+#include "models/common/quantization.h"
 #include "models/gpu/gemm.h"
 #include "models/gpu/gpu_stats.h"
 #include "models/simt/simt_gpu.h"
@@ -74,6 +75,38 @@ TEST(Fp8Gemm, EveryTileMatchesEigenOnOddSizes) {
                 }
             }
     EXPECT_GE(tiles, 10);  // every tile of the table fits in at least one variant, for both formats
+}
+
+TEST(Fp8Gemm, FnuzOperandsOnACdna3SmMatchEigenOnTheFnuzRoundedInputs) {
+    // sm.fp8_encoding = fnuz (mi300x): the inputs are rounded to FNUZ and stored as FNUZ bytes, and
+    // the mma reads them as FNUZ. Read as OCP bytes they would be twice their value (bias 7
+    // against 8; e5m2: 15 against 16), so the check against Eigen on the FNUZ-rounded inputs fails
+    // unless both sides use the same encoding.
+    for (const DType dtype : kFormats) {
+        simt::SimtParams params = h100_like(2);
+        params.sm.fp8_encoding = Fp8Encoding::fnuz;
+        LoweringTarget target;
+        target.sms = 2;
+        target.sm = params.sm;
+        target.seed = 7;
+        target.real_data = true;
+        target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
+        const Op op = gemm_op(OpKind::matmul, 1, 130, 70, 200, dtype);
+        const Fp8Run fnuz = test::run_single_launch_gemm(op, params, target, false);
+        EXPECT_EQ(fnuz.numerics.checked, 130 * 70);
+        EXPECT_TRUE(fnuz.numerics.passed) << to_string(dtype) << " max abs err " << fnuz.numerics.max_abs_err;
+        ASSERT_TRUE(fnuz.numerics.quantization.has_value());
+        EXPECT_EQ(fnuz.numerics.quantization->encoding, Fp8Encoding::fnuz);  // the report names it
+        EXPECT_EQ(quantization_scheme(dtype, Fp8Encoding::fnuz).rfind(std::string(to_string(dtype)) + " FNUZ (bias ", 0), 0u);
+        // The same seeded values rounded to OCP: normals have the same 3 (2) mantissa bits in both
+        // encodings (only values below OCP's smallest normal round differently), so the error
+        // against fp32 is of the same size.
+        const Fp8Run ocp = run(op, 2, true, false);
+        ASSERT_TRUE(ocp.numerics.quantization.has_value());
+        EXPECT_NEAR(fnuz.numerics.quantization->relative_rms(), ocp.numerics.quantization->relative_rms(),
+                    0.2 * ocp.numerics.quantization->relative_rms());
+        EXPECT_EQ(fnuz.stats.cycles, ocp.stats.cycles);  // the encoding changes values, not timing
+    }
 }
 
 TEST(Fp8Gemm, BatchedLongKAndRuleChosenTilesMatchEigen) {
