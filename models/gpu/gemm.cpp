@@ -1268,33 +1268,61 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
 }
 
 // The Hopper path (gemm_hopper.h): exact tiles only, so the operands need no padding beyond K'
-// and N' (multiples of 64).
+// and N' (multiples of 64). splits > 1: split-K (choose_hopper_splits), the parts of K as the
+// partials kernel's batch entries and splitk_sum_kernel as a second launch.
 LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
-                                const LoweringTarget& target, const HopperTileChoice& choice) {
+                                const LoweringTarget& target, const HopperTileChoice& choice, int splits) {
     const HopperTile& tile = choice.tile;
     const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
     const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory);
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const std::int64_t eb = buf.element_bytes;
     const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
+    const bool split = splits > 1;
+    if (split && (g.batch != 1 || (buf.lda / HopperTile::bk) % splits != 0))
+        throw LoweringError("Hopper split-K needs batch 1 and K / 64 divisible by " + std::to_string(splits));
+    // Split-K: part p is batch entry p, its A k_part columns on, its B k_part rows down, its C the
+    // p-th fp32 plane of the workspace.
+    const std::int64_t k_part = buf.lda / splits, plane = buf.m * buf.ldc * 4;
+    std::uint32_t workspace = 0;
+    if (split) {
+        if (buf.bytes + splits * plane > kMaxBufferBytes)
+            throw LoweringError("split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
+        workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
+    }
+    const std::int64_t tiles = choice.blocks * splits;
+    if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
+    // Persistent: one block per resident slot (a whole number of clusters), as choose_hopper_tile.
+    const std::int64_t slots = static_cast<std::int64_t>(target.sms / tile.cluster) * tile.cluster * choice.blocks_per_sm;
+    const std::int64_t grid = std::min(tiles, slots);
     LoweredKernel out;
-    out.kernel = hopper_gemm_kernel(tile, type);
-    if (choice.blocks > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
-    const int group_rows = choose_hopper_group_rows(g, tile, choice.grid, target.l2_bytes);
-    out.dims = {static_cast<std::uint32_t>(choice.grid), static_cast<std::uint32_t>(tile.threads())};
-    out.args = {buf.a, buf.b, buf.c, u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * eb),
-                u(buf.m * buf.lda * eb), u(buf.lda * buf.ldb * eb), u(buf.m * buf.ldc * eb),
-                u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(choice.blocks),
-                u(buf.lda / HopperTile::bk)};
+    out.kernel = hopper_gemm_kernel(tile, type, split);
+    const int group_rows = choose_hopper_group_rows({g.batch, g.m, g.n, k_part}, tile, grid, target.l2_bytes);
+    out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
+    const std::int64_t c_element = split ? 4 : eb;
+    out.args = {buf.a, buf.b, split ? workspace : buf.c, u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * c_element),
+                u(split ? k_part * eb : buf.m * buf.lda * eb), u(split ? k_part * buf.ldb * eb : buf.lda * buf.ldb * eb),
+                u(buf.m * buf.ldc * c_element),
+                u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
+                u(k_part / HopperTile::bk)};
+    if (split) {
+        LoweredLaunch sum;
+        sum.kernel = splitk_sum_kernel(splits, type);
+        const std::int64_t pairs = buf.m * buf.ldc / 2;
+        sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
+        sum.args = {u(pairs), workspace, u(plane), buf.c};
+        out.then.push_back(std::move(sum));
+    }
     GemmTileChoice waves;  // waves of tiles, as a non-persistent grid would run them
-    waves.blocks = choice.blocks;
+    waves.blocks = tiles;
     waves.blocks_per_sm = choice.blocks_per_sm;
     set_waves(waves, target.sms);
     out.stats.push_back(stat_value(stat::tile_m, tile.bm));
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
     out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
-    out.stats.push_back(stat_value(stat::splits, 1));
+    out.stats.push_back(stat_value(stat::splits, splits));
+    // The S fp32 partials' sum is rounded once to the dtype, like the one-part kernel: the same check.
     finish_tensor_lowering(out, waves, tile.threads(), op, buf, memory, target);
     return out;
 }
@@ -1514,6 +1542,16 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     return int8 ? lower_byte_gemm(g, op.dtype, memory, target, choice) : lower_tensor_gemm(op, g, memory, target, choice);
 }
 
+LoweredKernel lower_hopper_gemm_with_splits(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target, int splits) {
+    const GemmShape g = gemm_shape_of(op);
+    if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !hopper_gemm_target(target.sm))
+        throw LoweringError("lower_hopper_gemm_with_splits: 16-bit GEMMs on an sm_90 target");
+    const HopperTileChoice hopper =
+        choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle, target.l2_bytes_per_cycle);
+    if (hopper.blocks == 0) throw LoweringError("lower_hopper_gemm_with_splits: the shape does not tile");
+    return lower_hopper_gemm(op, g, memory, target, hopper, std::max(1, splits));
+}
+
 LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, simt::GlobalMemory& memory,
                                   const LoweringTarget& target, const GemmTile* tile_override, int splits_override) {
     const GemmShape g = gemm_shape_of(op);
@@ -1562,7 +1600,7 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
     if (hopper_gemm_target(target.sm)) {
         const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
                                                                 target.l2_bytes_per_cycle);
-        if (hopper.blocks > 0) return lower_hopper_gemm(op, g, memory, target, hopper);
+        if (hopper.blocks > 0) return lower_hopper_gemm(op, g, memory, target, hopper, choose_hopper_splits(g, hopper, target));
     }
     GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm);
     choice.splits = choose_gemm_splits(g, choice, target.sms, target);

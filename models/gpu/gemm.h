@@ -147,6 +147,11 @@ const simt::Kernel* gemm_epilogue_kernel(const GemmTile& tile, simt::MmaType typ
 LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
                                    const GemmTile& tile, int splits = 1);
 
+// lower_gemm on the Hopper path (sm_90 target, a shape that tiles) with the split-K parts forced
+// (tests); the tile as the rule picks it.
+LoweredKernel lower_hopper_gemm_with_splits(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
+                                            int splits);
+
 // 16-bit operand values (fp16 or bf16 bits) to and from fp32, shared by the GEMM and conv lowerings.
 float gemm_operand_to_float(std::uint16_t bits, DType dtype);
 std::uint16_t gemm_operand_bits(float f, DType dtype);

@@ -44,7 +44,7 @@ bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile) {
            (shape.m / tile.bm) % tile.cluster == 0;
 }
 
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials) {
     const int BM = tile.bm, BN = tile.bn, BK = HopperTile::bk, S = tile.stages;
     const int CW = tile.consumer_warps();
     const int a_bytes = BM * BK * 2, stage = tile.stage_bytes();
@@ -105,7 +105,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + "\n";
+    std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
@@ -203,14 +203,20 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     a("and " + r(tmp) + ", " + r(lane) + ", 3");
     a("shl " + r(tmp) + ", " + r(tmp) + ", 1");
     a("add " + r(tmp) + ", " + r(tmp) + ", " + r(col0));           // column
-    a("shl " + r(tmp) + ", " + r(tmp) + ", 1");
+    a("shl " + r(tmp) + ", " + r(tmp) + ", " + (partials ? "2" : "1"));  // bytes: fp32 partials or 16-bit C
     a("mad " + r(ta) + ", " + r(batch) + ", c_batch, C");
     a("add " + r(ta) + ", " + r(ta) + ", " + r(tmp));
     a("mad " + r(ta) + ", " + r(y) + ", ldc, " + r(ta));            // &C[row][column]
     a("shl " + r(tb) + ", ldc, 3");
     a("add " + r(tb) + ", " + r(ta) + ", " + r(tb));                // 8 rows down
     const std::string pack = std::string("cvt.") + dtype + "x2.f32 ";
-    for (int j = 0; j < BN / 8; ++j) {
+    for (int j = 0; j < BN / 8 && partials; ++j) {
+        // Split-K: the accumulator pairs as they are (fp32), for the sum launch to add.
+        const int d = acc + 4 * j;
+        a("st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
+        a("st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
+    }
+    for (int j = 0; j < BN / 8 && !partials; ++j) {
         const int d = acc + 4 * j;
         a(pack + r(pk0) + ", " + r(d) + ", " + r(d + 1));
         a("st.global [" + r(ta) + "+" + n(16 * j) + "], " + r(pk0));
@@ -257,33 +263,49 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type) {
     return src + a.text();
 }
 
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type) {
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_gemm_" + tile.name() + (type == simt::MmaType::f16 ? "_f16" : "_bf16");
+    const std::string key = "hopper_gemm_" + tile.name() + (type == simt::MmaType::f16 ? "_f16" : "_bf16") +
+                            (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
-    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_gemm_source(tile, type), "<gpu library>/" + key));
+    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_gemm_source(tile, type, partials), "<gpu library>/" + key));
     return k.get();
 }
+
+namespace {
+
+// One m16n8k16 (2048 MACs) per tensor initiation interval per sub-partition.
+double hopper_macs_per_cycle(const simt::SmParams& sm) {
+    return 2048.0 * sm.sub_partitions / std::max(1, sm.tensor.initiation_interval);
+}
+
+// How much slower than the tensor cores' full rate `blocks` blocks of `tile` run (the tile rule's
+// slowdown, gemm_hopper.h): max(1, demand / port, busy SMs x demand / L2).
+double hopper_slowdown(const HopperTile& tile, std::int64_t blocks, int sms, const simt::SmParams& sm,
+                       double port_bytes_per_cycle, double l2_bytes_per_cycle) {
+    const double demand = 2.0 * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
+                          (static_cast<double>(tile.bm) * tile.bn) * hopper_macs_per_cycle(sm);
+    double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
+    const double busy_sms = static_cast<double>(std::min<std::int64_t>(blocks, sms));
+    if (l2_bytes_per_cycle > 0) slowdown = std::max(slowdown, busy_sms * demand / l2_bytes_per_cycle);
+    return slowdown;
+}
+
+}  // namespace
 
 HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
                                     double l2_bytes_per_cycle) {
     HopperTileChoice best;
     double best_estimate = 0;
-    // One m16n8k16 (2048 MACs) per tensor initiation interval per sub-partition.
-    const double macs_per_cycle = 2048.0 * sm.sub_partitions / std::max(1, sm.tensor.initiation_interval);
     for (const HopperTile& tile : hopper_gemm_tiles()) {
         if (!hopper_gemm_fits(shape, tile) || tile.cluster > sms) continue;
         const simt::Kernel* k = hopper_gemm_kernel(tile, simt::MmaType::f16);
         const int per_sm = simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
         if (per_sm == 0) continue;
         const std::int64_t blocks = shape.batch * (shape.m / tile.bm) * (shape.n / tile.bn);
-        const double demand = 2.0 * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
-                              (static_cast<double>(tile.bm) * tile.bn) * macs_per_cycle;
-        double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
-        const double busy_sms = static_cast<double>(std::min<std::int64_t>(blocks, sms));
-        if (l2_bytes_per_cycle > 0) slowdown = std::max(slowdown, busy_sms * demand / l2_bytes_per_cycle);
+        const double slowdown = hopper_slowdown(tile, blocks, sms, sm, port_bytes_per_cycle, l2_bytes_per_cycle);
         const std::int64_t per_sm_blocks = (blocks + std::max(1, sms) - 1) / std::max(1, sms);
         const double estimate = static_cast<double>(per_sm_blocks) * tile.bm * tile.bn * slowdown;
         if (best.blocks == 0 || estimate < best_estimate) {
@@ -292,6 +314,40 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
             const std::int64_t slots = static_cast<std::int64_t>(sms / tile.cluster) * tile.cluster * per_sm;
             best.grid = std::min(blocks, slots);
             best_estimate = estimate;
+        }
+    }
+    return best;
+}
+
+double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& choice, int parts, const LoweringTarget& target) {
+    const HopperTile& tile = choice.tile;
+    const std::int64_t blocks = choice.blocks * parts;
+    const int sms = std::max(1, target.sms);
+    const double kblock_cycles = static_cast<double>(tile.bm) * tile.bn * HopperTile::bk / hopper_macs_per_cycle(target.sm) *
+                                 hopper_slowdown(tile, blocks, sms, target.sm, target.sm_port_bytes_per_cycle,
+                                                 target.l2_bytes_per_cycle);
+    const double per_sm_blocks = static_cast<double>((blocks + sms - 1) / sms);
+    const double loop = per_sm_blocks * static_cast<double>(shape.k / HopperTile::bk / parts) * kblock_cycles;
+    if (parts == 1) return loop;
+    const double plane = static_cast<double>(shape.m) * static_cast<double>(shape.n) * 4.0;
+    return loop + target.launch_overhead_cycles + kSplitkSumLatencyCycles + parts * plane / target.hbm_bytes_per_cycle;
+}
+
+int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target) {
+    if (shape.batch != 1 || choice.blocks == 0 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0))
+        return 1;
+    const std::int64_t kblocks = shape.k / HopperTile::bk;
+    const std::int64_t slots = static_cast<std::int64_t>(target.sms / choice.tile.cluster) * choice.tile.cluster *
+                               choice.blocks_per_sm;
+    int best = 1;
+    double best_time = hopper_split_estimate(shape, choice, 1, target);
+    for (const int parts : {2, 3, 4, 6, 8}) {
+        if (kblocks % parts != 0 || kblocks / parts < kHopperMinKblocksPerPart) continue;
+        if (choice.blocks * parts > slots) continue;  // every part-tile resident at once: one pass
+        const double t = hopper_split_estimate(shape, choice, parts, target);
+        if (t < best_time) {
+            best_time = t;
+            best = parts;
         }
     }
     return best;

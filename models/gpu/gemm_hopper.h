@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "models/common/op.h"
+#include "models/gpu/lowering.h"
 #include "models/simt/isa.h"
 #include "models/simt/sm_core.h"
 
@@ -74,6 +75,20 @@ struct HopperTileChoice {
 HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
                                     double l2_bytes_per_cycle = 0);
 
+// Split-K on the Hopper path (docs/gpu.md, "Hopper GEMMs"): a batch-1 GEMM whose tiles leave SMs
+// idle is cut into S in {2, 3, 4, 6, 8} parts of K, each a batch entry of the partials kernel, and
+// splitk_sum_kernel (gemm.h) adds the S fp32 planes and packs C in a second launch. Candidates:
+// K / 64 divisible by S with at least kHopperMinKblocksPerPart k-blocks per part, and tiles x S
+// blocks all resident at once (SMs x blocks per SM). The estimate, smallest wins (S = 1 on ties):
+//   T(S) = ceil(tiles S / SMs) x K / (64 S) x (BM BN 64 / MACs per cycle) x slowdown(tiles S)
+//          + (S > 1: launch overhead + kSplitkSumLatencyCycles + S M N 4 / HBM bytes per cycle)
+// with slowdown the tile rule's (choose_hopper_tile) for tiles S busy blocks: splitting shortens
+// each part's K loop but loads the L2 with more SMs at once. 1 when the target gives no launch
+// overhead or HBM bandwidth.
+inline constexpr std::int64_t kHopperMinKblocksPerPart = 4;
+double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& choice, int parts, const LoweringTarget& target);
+int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target);
+
 // The tile scheduler's swizzle (CUTLASS's PersistentTileSchedulerSm90 walks groups of 1, 2, 4 or 8
 // cluster rows column by column): tile rows per group, a power of two times the cluster height up
 // to 8 of them and at most the tile rows. The `blocks_in_flight` tiles of a wave touch
@@ -84,7 +99,10 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
 int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
                              std::int64_t l2_bytes);
 
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type);
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type);
+// partials: the split-K variant, whose batch entries are the parts of K and whose epilogue stores
+// the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
+// of fp32) for splitk_sum_kernel (gemm.h) to add and pack.
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false);
 
 }  // namespace accelsim::gpu

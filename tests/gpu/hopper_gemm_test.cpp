@@ -208,5 +208,140 @@ TEST(HopperGemm, TileRuleWeighsTheL2Bandwidth) {
     EXPECT_EQ(big.grid, 132);
 }
 
+// h100.json's split-K costs: 132 SMs, 64 B/cycle ports, 80 x 64 B/cycle of L2, 3,000 cycles per
+// launch, HBM 3.35e12 B/s at 1575 MHz, rounded to 2,127 B/cycle.
+LoweringTarget h100_split_target(int sms = 132) {
+    LoweringTarget target;
+    target.sms = sms;
+    target.sm = h100_like(sms).sm;
+    target.sm_port_bytes_per_cycle = 64;
+    target.l2_bytes_per_cycle = 5120;
+    target.launch_overhead_cycles = 3000;
+    target.hbm_bytes_per_cycle = 2127;
+    return target;
+}
+
+TEST(HopperGemm, SplitKRule) {
+    const LoweringTarget target = h100_split_target();
+    auto choose = [&](const GemmShape& g) {
+        const HopperTileChoice c = choose_hopper_tile(g, target.sms, target.sm, 64, 5120);
+        return std::make_pair(c, choose_hopper_splits(g, c, target));
+    };
+    // BERT-base FFN2, 128 x 768 x 3072: 64x64 tiles (128 B/cycle each, x 2 over the port), 24 of
+    // them, 3 per SM, 48 k-blocks of 64 x 64 x 64 / 2048 = 128 tensor cycles. A plane is
+    // 128 x 768 x 4 = 393,216 B, 184.9 cycles of HBM.
+    //   T(1) = 48 x 128 x 2 = 12,288
+    //   T(2) = 24 x 128 x 2 (48 busy SMs x 128 / 5120 = 1.2 < 2) + 3000 + 1000 + 2 x 184.9 = 10,513.7
+    //   T(3) = 16 x 256 (72 SMs: 1.8) + 4000 + 554.6 = 8,650.6
+    //   T(4) = 12 x 128 x 2.4 (96 SMs x 128 / 5120) + 4000 + 739.5 = 8,425.9, the smallest
+    //   T(6) = ceil(144 / 132) = 2 x 8 x 128 x 3.3 (132 SMs) + 4000 + 1,109.3 = 11,867.7
+    //   T(8) = 2 x 6 x 128 x 3.3 + 4000 + 1,479.0 = 10,547.8
+    const auto [ffn2, ffn2_parts] = choose({1, 128, 768, 3072});
+    EXPECT_EQ(ffn2.tile.name(), "64x64x64_s4");
+    EXPECT_EQ(ffn2.blocks, 24);
+    EXPECT_EQ(ffn2.blocks_per_sm, 3);
+    const double plane_cycles = 393216.0 / 2127;
+    const GemmShape ffn2_shape{1, 128, 768, 3072};
+    EXPECT_NEAR(hopper_split_estimate(ffn2_shape, ffn2, 1, target), 12288, 1e-6);
+    EXPECT_NEAR(hopper_split_estimate(ffn2_shape, ffn2, 2, target), 6144 + 4000 + 2 * plane_cycles, 1e-6);
+    EXPECT_NEAR(hopper_split_estimate(ffn2_shape, ffn2, 3, target), 4096 + 4000 + 3 * plane_cycles, 1e-6);
+    EXPECT_NEAR(hopper_split_estimate(ffn2_shape, ffn2, 4, target), 3686.4 + 4000 + 4 * plane_cycles, 1e-6);
+    EXPECT_NEAR(hopper_split_estimate(ffn2_shape, ffn2, 6, target), 2 * 8 * 128 * 3.3 + 4000 + 6 * plane_cycles, 1e-6);
+    EXPECT_NEAR(hopper_split_estimate(ffn2_shape, ffn2, 8, target), 2 * 6 * 128 * 3.3 + 4000 + 8 * plane_cycles, 1e-6);
+    EXPECT_EQ(ffn2_parts, 4);
+    // One 64x64 tile, K = 4096 (64 k-blocks; 3 and 6 do not divide 64): T(1) = 64 x 256 = 16,384,
+    // T(2) = 8,192 + 4000 + 15.4, T(4) = 4,096 + 4000 + 30.8, T(8) = 2,048 + 4000 + 61.6, the smallest
+    // (a plane of 64 x 64 x 4 = 16,384 B is 7.7 cycles of HBM).
+    EXPECT_EQ(choose({1, 64, 64, 4096}).second, 8);
+    // BERT's attention projection, 128 x 768 x 768: 12 k-blocks, T(1) = 12 x 256 = 3,072 against
+    // T(2) = 1,536 + 4000 + 369.7 and T(3) = 1,024 + 4000 + 554.6 (S = 4 leaves 3 k-blocks a part,
+    // fewer than kHopperMinKblocksPerPart): the launch of the sum costs more than the split saves.
+    EXPECT_EQ(choose({1, 128, 768, 768}).second, 1);
+    // 1024^3: 64 tiles of 128x128 (64 B/cycle, 2 per SM), 16 k-blocks of 512 tensor cycles:
+    // T(1) = 8,192 (64 SMs x 64 / 5120 = 0.8 < 1); T(2) = 8 x 512 x 1.6 + 4000 + 2 x 4 MiB / 2127
+    // = 14,497.9; T(4) = ceil(256 / 132) = 2 x 4 x 512 x 1.65 (132 SMs) + 4000 + 4 x 1,972 = 18,646;
+    // 3, 6 do not divide 16 and 8 parts would have 2 k-blocks.
+    const auto [k1024, k1024_parts] = choose({1, 1024, 1024, 1024});
+    EXPECT_EQ(k1024.tile.name(), "128x128x64_s3");
+    EXPECT_EQ(k1024_parts, 1);
+    // 2048^3 .. 8192^3: 128 to 2048 cluster tiles, 1 per SM: two parts no longer fit the 132 slots.
+    for (const std::int64_t n : {2048, 4096, 8192}) EXPECT_EQ(choose({1, n, n, n}).second, 1) << n;
+    // Batched GEMMs (the parts are the kernel's batch entries) and targets without launch costs.
+    EXPECT_EQ(choose({2, 128, 768, 3072}).second, 1);
+    LoweringTarget free_launches = target;
+    free_launches.launch_overhead_cycles = 0;
+    EXPECT_EQ(choose_hopper_splits(ffn2_shape, ffn2, free_launches), 1);
+}
+
+// Lowers with `splits` parts and runs the GEMM launch and then the sum launch on the same memory.
+struct HopperSplitRun {
+    simt::KernelStats gemm, sum;
+    LoweringNumerics numerics;
+    std::string kernel;
+    simt::Dim sum_dims;
+};
+HopperSplitRun run_split(const Op& op, const LoweringTarget& base, int splits, bool real) {
+    LoweringTarget target = base;
+    target.seed = 5;
+    target.real_data = real;
+    simt::GlobalMemory memory;
+    const LoweredKernel lk = lower_hopper_gemm_with_splits(op, memory, target, splits);
+    const simt::SimtParams params = h100_like(target.sms);
+    simt::FixedLatencyMemory port(300), sum_port(300);
+    HopperSplitRun r;
+    r.kernel = lk.kernel->name;
+    r.gemm = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {!real});
+    EXPECT_EQ(lk.then.size(), splits > 1 ? 1u : 0u);
+    for (const LoweredLaunch& next : lk.then) {
+        r.sum = simt::launch(*next.kernel, next.dims, next.args, memory, params, &sum_port, {!real});
+        r.sum_dims = next.dims;
+    }
+    if (lk.check) r.numerics = lk.check(memory);
+    return r;
+}
+
+TEST(HopperGemm, SplitKMatchesEigen) {
+    // Parts of 4 to 6 k-blocks on each tile the rule picks here: 64x64 (3 parts on 1 SM: one
+    // persistent block runs them all), 64x128, 128x128, and the cluster of 2 (512 x 256 on 2 SMs,
+    // 40 B/cycle ports: 8 part-tiles on one cluster), against Eigen; the fp32 partials' sum is
+    // rounded once.
+    const struct { std::int64_t m, n, k; int sms, splits; double port; const char* kernel; } cases[] = {
+        {64, 64, 64 * 12, 1, 3, 64, "hopper_gemm_64x64x64_s4"},
+        {128, 128, 64 * 8, 2, 2, 64, "hopper_gemm_64x128x64_s4"},
+        {256, 128, 64 * 16, 1, 4, 64, "hopper_gemm_128x128x64_s3"},
+        {512, 256, 64 * 8, 2, 2, 40, "hopper_gemm_128x256x64_s4_c2"},
+    };
+    for (const auto& c : cases)
+        for (DType dt : {DType::bf16, DType::fp16}) {
+            LoweringTarget target = h100_split_target(c.sms);
+            target.sm_port_bytes_per_cycle = c.port;
+            target.l2_bytes_per_cycle = 0;
+            const HopperSplitRun r = run_split(gemm_op(1, c.m, c.n, c.k, dt), target, c.splits, true);
+            EXPECT_EQ(r.kernel, std::string(c.kernel) + (dt == DType::bf16 ? "_bf16" : "_f16") + "_partials");
+            EXPECT_EQ(r.numerics.checked, c.m * c.n);
+            EXPECT_TRUE(r.numerics.passed) << r.kernel << " max abs err " << r.numerics.max_abs_err;
+            // The parts together do the GEMM's MACs, no more (counted in m16n8k16s of 2048 MACs).
+            EXPECT_EQ(static_cast<std::int64_t>(r.gemm.mma_issued) * 2048, c.m * c.n * c.k);
+        }
+    // The partials kernels are timing-skippable like the plain ones.
+    for (const HopperTile& t : hopper_gemm_tiles())
+        EXPECT_TRUE(hopper_gemm_kernel(t, simt::MmaType::bf16, true)->fp_payload_skippable) << t.name();
+}
+
+TEST(HopperGemm, SplitKSumLaunchInstructions) {
+    // The sum launch of BERT-base FFN2's 4 parts on h100: 128 x 768 / 2 = 49,152 output pairs,
+    // 192 blocks of 256 threads (within 132 SMs' slots), one pair per thread. Per thread
+    // (splitk_sum_kernel): 5 set-up instructions; per pair setp, exit guard, shl, add, S loads
+    // with S - 1 address adds, 2 (S - 1) fadds, cvt, shl, add, st, add, bra; then setp and exit:
+    // 5 + (5 + 2 (S - 1)) + 2 (S - 1) + 6 + 2 = 14 + 4 S per thread, 30 at S = 4, so
+    // 1,536 warps x 30 = 46,080 warp instructions.
+    const HopperSplitRun r = run_split(gemm_op(1, 128, 768, 3072, DType::bf16), h100_split_target(), 4, false);
+    EXPECT_EQ(r.sum_dims.grid * r.sum_dims.block, 49152u);
+    EXPECT_EQ(r.sum.issued, 1536u * 30);
+    // Its loads: 4 planes of 393,216 B and C's 196,608 B written. Each warp's loads issue back to
+    // back and its store follows the last load's return: at least one 300-cycle round trip.
+    EXPECT_GT(r.sum.cycles, 300u);
+}
+
 }  // namespace
 }  // namespace accelsim::gpu
