@@ -132,6 +132,13 @@ inline constexpr int kGemmGroupRows = 8;
 //   tiles_per_batch
 std::string gemm_fp32_source();
 const simt::Kernel* gemm_fp32_kernel();
+// Its implicit-GEMM conv2d variant (conv.h): A gathered from the NHWC fp32 input (one im2col
+// address per element and slice), B = the weights as K x N ([R][S][C/groups][K/groups] per group).
+// Params: those of the GEMM kernel (lda unused, a_batch: bytes between groups' channels), then H,
+// W, Cg (channels per group), S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix
+// (bytes per input pixel), image (bytes per input image), zero (address of a zero word).
+std::string conv_fp32_source();
+const simt::Kernel* conv_fp32_kernel();
 inline constexpr int kFp32TileM = 64, kFp32TileN = 64, kFp32TileK = 8;
 
 // The tensor-core GEMM with a fused epilogue (fp16, bf16). Split-K as the unfused GEMM would
