@@ -212,13 +212,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_int8_conv(const 
         std::vector<double> got;
         for_each_direct_conv(l, q.x, q.w, [&](std::int64_t index, double ref, double) {
             const std::uint32_t value = memory.load32(static_cast<std::uint32_t>(l.out + index * l.out_eb));
-            const auto want = static_cast<std::uint32_t>(static_cast<std::int64_t>(ref));
-            const double err = std::fabs(static_cast<double>(static_cast<std::int32_t>(value)) -
-                                         static_cast<double>(static_cast<std::int32_t>(want)));
-            out.max_abs_err = std::max(out.max_abs_err, err);
-            if (want != 0) out.max_rel_err = std::max(out.max_rel_err, err / std::fabs(static_cast<double>(static_cast<std::int32_t>(want))));
-            if (value != want) out.passed = false;
-            ++out.checked;
+            check_int32_output(out, value, static_cast<std::uint32_t>(static_cast<std::int64_t>(ref)));
             got.push_back(static_cast<double>(static_cast<std::int32_t>(value)));
         });
         const ConvValues unquantized = draw_conv_values(l.s, seed);

@@ -60,6 +60,35 @@ std::string type_suffix(simt::MmaType type) {
     return "";
 }
 
+// The conv kernels' im2col arithmetic (the tensor-core variant per 16-byte chunk, the FFMA one per
+// element). The origin of output pixel `m` (a register, clobbered): its image's base address
+// (img = image * (m / OHW) + base) and its window's corner (ih0, iw0) = (oh * stride - pad,
+// ow * stride - pad).
+void im2col_pixel_origin(Asm& a, int m, int img, int ih0, int iw0, int base) {
+    a("div " + r(img) + ", " + r(m) + ", OHW");
+    a("rem " + r(m) + ", " + r(m) + ", OHW");
+    a("div " + r(ih0) + ", " + r(m) + ", OW");
+    a("rem " + r(iw0) + ", " + r(m) + ", OW");
+    a("mul " + r(ih0) + ", " + r(ih0) + ", stride_h");
+    a("sub " + r(ih0) + ", " + r(ih0) + ", pad_h");
+    a("mul " + r(iw0) + ", " + r(iw0) + ", stride_w");
+    a("sub " + r(iw0) + ", " + r(iw0) + ", pad_w");
+    a("mad " + r(img) + ", " + r(img) + ", image, " + r(base));
+}
+// The address `ad` of the tap (r dil_h, s dil_w) = (rr, ss) of a pixel's window, byte `c0` of its
+// input pixel; a tap in the padding gets the zero area's address instead.
+void im2col_address(Asm& a, int ad, int ih, int iw, int img, int ih0, int iw0, int rr, int ss, int c0) {
+    a("add " + r(ih) + ", " + r(ih0) + ", " + r(rr));
+    a("add " + r(iw) + ", " + r(iw0) + ", " + r(ss));
+    a("mad " + r(ad) + ", " + r(ih) + ", W, " + r(iw));
+    a("mad " + r(ad) + ", " + r(ad) + ", pix, " + r(img));
+    a("add " + r(ad) + ", " + r(ad) + ", " + r(c0));
+    a("setp.lt.u32 p4, " + r(ih) + ", H");  // negative rows wrap to large unsigned
+    a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+    a("setp.lt.u32 p4, " + r(iw) + ", W");
+    a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+}
+
 constexpr int kSliceWordsPad = 4;  // A rows in shared memory: BK/2 words + 4 (pitch = 4 mod 8 words)
 constexpr int kBRowPad = 8;        // B k-pair rows: BN + 8 words (pitch = 8 mod 32 words)
 
@@ -337,15 +366,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
             const int img = gA + 3 * i, ih0 = img + 1, iw0 = img + 2;
             a("add " + r(y) + ", " + r(x) + ", " + n(i * rows_per_round));
             a("min " + r(y) + ", " + r(y) + ", Mlast");
-            a("div " + r(img) + ", " + r(y) + ", OHW");
-            a("rem " + r(y) + ", " + r(y) + ", OHW");
-            a("div " + r(ih0) + ", " + r(y) + ", OW");
-            a("rem " + r(iw0) + ", " + r(y) + ", OW");
-            a("mul " + r(ih0) + ", " + r(ih0) + ", stride_h");
-            a("sub " + r(ih0) + ", " + r(ih0) + ", pad_h");
-            a("mul " + r(iw0) + ", " + r(iw0) + ", stride_w");
-            a("sub " + r(iw0) + ", " + r(iw0) + ", pad_w");
-            a("mad " + r(img) + ", " + r(img) + ", image, " + r(base));
+            im2col_pixel_origin(a, y, img, ih0, iw0, base);
         }
     }
     if (bt) {
@@ -417,15 +438,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
         a("shl " + r(c0) + ", " + r(c0) + ", 1");
         for (int i = 0; i < ACH; ++i) {
             const int img = gA + 3 * i, ih0 = img + 1, iw0 = img + 2;
-            a("add " + r(ih) + ", " + r(ih0) + ", " + r(rr));
-            a("add " + r(iw) + ", " + r(iw0) + ", " + r(ss));
-            a("mad " + r(ad) + ", " + r(ih) + ", W, " + r(iw));
-            a("mad " + r(ad) + ", " + r(ad) + ", pix, " + r(img));
-            a("add " + r(ad) + ", " + r(ad) + ", " + r(c0));
-            a("setp.lt.u32 p4, " + r(ih) + ", H");   // negative rows wrap to large unsigned
-            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
-            a("setp.lt.u32 p4, " + r(iw) + ", W");
-            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+            im2col_address(a, ad, ih, iw, img, ih0, iw0, rr, ss, c0);
             a(guard + "ld.global.v4 " + r(sa + 4 * i) + ", " + at(ad, 0));
         }
     };
@@ -829,18 +842,10 @@ std::string fp32_source(bool conv) {
         a("add " + r(x) + ", " + r(x) + ", " + r(tm));
         a("sub " + r(kl) + ", " + r(k0) + ", 8");  // k one slice before slice 0
         for (int i = 0; i < 2; ++i) {
-            const int im = img + 3 * i, ih0 = im + 1, iw0 = im + 2;
+            const int im = img + 3 * i;
             a("add " + r(y) + ", " + r(x) + ", " + n(32 * i));
             a("min " + r(y) + ", " + r(y) + ", Mlast");
-            a("div " + r(im) + ", " + r(y) + ", OHW");
-            a("rem " + r(y) + ", " + r(y) + ", OHW");
-            a("div " + r(ih0) + ", " + r(y) + ", OW");
-            a("rem " + r(iw0) + ", " + r(y) + ", OW");
-            a("mul " + r(ih0) + ", " + r(ih0) + ", stride_h");
-            a("sub " + r(ih0) + ", " + r(ih0) + ", pad_h");
-            a("mul " + r(iw0) + ", " + r(iw0) + ", stride_w");
-            a("sub " + r(iw0) + ", " + r(iw0) + ", pad_w");
-            a("mad " + r(im) + ", " + r(im) + ", image, " + r(base));
+            im2col_pixel_origin(a, y, im, im + 1, im + 2, base);
         }
     }
     a("and " + r(x) + ", " + r(tid) + ", 63");             // column
@@ -888,16 +893,8 @@ std::string fp32_source(bool conv) {
         a("mul " + r(ss) + ", " + r(ss) + ", dil_w");
         a("shl " + r(c) + ", " + r(c) + ", 2");
         for (int i = 0; i < 2; ++i) {
-            const int im = img + 3 * i, ih0 = im + 1, iw0 = im + 2;
-            a("add " + r(ih) + ", " + r(ih0) + ", " + r(rr));
-            a("add " + r(iw) + ", " + r(iw0) + ", " + r(ss));
-            a("mad " + r(ad) + ", " + r(ih) + ", W, " + r(iw));
-            a("mad " + r(ad) + ", " + r(ad) + ", pix, " + r(im));
-            a("add " + r(ad) + ", " + r(ad) + ", " + r(c));
-            a("setp.lt.u32 p4, " + r(ih) + ", H");  // negative rows wrap to large unsigned
-            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
-            a("setp.lt.u32 p4, " + r(iw) + ", W");
-            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+            const int im = img + 3 * i;
+            im2col_address(a, ad, ih, iw, im, im + 1, im + 2, rr, ss, c);
             a(guard + "ld.global " + r(st + i) + ", " + at(ad, 0));
         }
     };
@@ -1541,13 +1538,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
                 for (std::int64_t i = 0; i < g.m; ++i)
                     for (std::int64_t j = 0; j < g.n; ++j) {
                         const std::uint32_t got = mem.load32(static_cast<std::uint32_t>(c + ((p * g.m + i) * np + j) * 4));
-                        const auto want = static_cast<std::uint32_t>(static_cast<std::int64_t>(ref(i, j)));
-                        const double err = std::fabs(static_cast<double>(static_cast<std::int32_t>(got)) -
-                                                     static_cast<double>(static_cast<std::int32_t>(want)));
-                        n.max_abs_err = std::max(n.max_abs_err, err);
-                        if (want != 0) n.max_rel_err = std::max(n.max_rel_err, err / std::fabs(static_cast<double>(static_cast<std::int32_t>(want))));
-                        if (got != want) n.passed = false;
-                        ++n.checked;
+                        check_int32_output(n, got, static_cast<std::uint32_t>(static_cast<std::int64_t>(ref(i, j))));
                     }
             }
         };
@@ -1558,6 +1549,19 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     };
     return out;
 }
+
+}  // namespace
+
+void check_int32_output(LoweringNumerics& n, std::uint32_t got, std::uint32_t want) {
+    const double err = std::fabs(static_cast<double>(static_cast<std::int32_t>(got)) -
+                                 static_cast<double>(static_cast<std::int32_t>(want)));
+    n.max_abs_err = std::max(n.max_abs_err, err);
+    if (want != 0) n.max_rel_err = std::max(n.max_rel_err, err / std::fabs(static_cast<double>(static_cast<std::int32_t>(want))));
+    if (got != want) n.passed = false;
+    ++n.checked;
+}
+
+namespace {
 
 GemmShape gemm_shape_of(const Op& op) {
     if (op.kind != OpKind::matmul && op.kind != OpKind::bmm)

@@ -157,6 +157,9 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
 // 16-bit operand values (fp16 or bf16 bits) to and from fp32, shared by the GEMM and conv lowerings.
 float gemm_operand_to_float(std::uint16_t bits, DType dtype);
 std::uint16_t gemm_operand_bits(float f, DType dtype);
+// Counts one int32 output of an int8 GEMM or conv into n: equal to the exact value `want` (both
+// as the mma's wrapping int32 bits), or its error.
+void check_int32_output(LoweringNumerics& n, std::uint32_t got, std::uint32_t want);
 // The largest total of one op's buffers (32-bit global memory).
 inline constexpr std::int64_t kGemmMaxBufferBytes = std::int64_t{1} << 30;
 
