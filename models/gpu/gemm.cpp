@@ -60,6 +60,35 @@ std::string type_suffix(simt::MmaType type) {
     return "";
 }
 
+// The conv kernels' im2col arithmetic (the tensor-core variant per 16-byte chunk, the FFMA one per
+// element). The origin of output pixel `m` (a register, clobbered): its image's base address
+// (img = image * (m / OHW) + base) and its window's corner (ih0, iw0) = (oh * stride - pad,
+// ow * stride - pad).
+void im2col_pixel_origin(Asm& a, int m, int img, int ih0, int iw0, int base) {
+    a("div " + r(img) + ", " + r(m) + ", OHW");
+    a("rem " + r(m) + ", " + r(m) + ", OHW");
+    a("div " + r(ih0) + ", " + r(m) + ", OW");
+    a("rem " + r(iw0) + ", " + r(m) + ", OW");
+    a("mul " + r(ih0) + ", " + r(ih0) + ", stride_h");
+    a("sub " + r(ih0) + ", " + r(ih0) + ", pad_h");
+    a("mul " + r(iw0) + ", " + r(iw0) + ", stride_w");
+    a("sub " + r(iw0) + ", " + r(iw0) + ", pad_w");
+    a("mad " + r(img) + ", " + r(img) + ", image, " + r(base));
+}
+// The address `ad` of the tap (r dil_h, s dil_w) = (rr, ss) of a pixel's window, byte `c0` of its
+// input pixel; a tap in the padding gets the zero area's address instead.
+void im2col_address(Asm& a, int ad, int ih, int iw, int img, int ih0, int iw0, int rr, int ss, int c0) {
+    a("add " + r(ih) + ", " + r(ih0) + ", " + r(rr));
+    a("add " + r(iw) + ", " + r(iw0) + ", " + r(ss));
+    a("mad " + r(ad) + ", " + r(ih) + ", W, " + r(iw));
+    a("mad " + r(ad) + ", " + r(ad) + ", pix, " + r(img));
+    a("add " + r(ad) + ", " + r(ad) + ", " + r(c0));
+    a("setp.lt.u32 p4, " + r(ih) + ", H");  // negative rows wrap to large unsigned
+    a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+    a("setp.lt.u32 p4, " + r(iw) + ", W");
+    a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+}
+
 constexpr int kSliceWordsPad = 4;  // A rows in shared memory: BK/2 words + 4 (pitch = 4 mod 8 words)
 constexpr int kBRowPad = 8;        // B k-pair rows: BN + 8 words (pitch = 8 mod 32 words)
 
@@ -337,15 +366,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
             const int img = gA + 3 * i, ih0 = img + 1, iw0 = img + 2;
             a("add " + r(y) + ", " + r(x) + ", " + n(i * rows_per_round));
             a("min " + r(y) + ", " + r(y) + ", Mlast");
-            a("div " + r(img) + ", " + r(y) + ", OHW");
-            a("rem " + r(y) + ", " + r(y) + ", OHW");
-            a("div " + r(ih0) + ", " + r(y) + ", OW");
-            a("rem " + r(iw0) + ", " + r(y) + ", OW");
-            a("mul " + r(ih0) + ", " + r(ih0) + ", stride_h");
-            a("sub " + r(ih0) + ", " + r(ih0) + ", pad_h");
-            a("mul " + r(iw0) + ", " + r(iw0) + ", stride_w");
-            a("sub " + r(iw0) + ", " + r(iw0) + ", pad_w");
-            a("mad " + r(img) + ", " + r(img) + ", image, " + r(base));
+            im2col_pixel_origin(a, y, img, ih0, iw0, base);
         }
     }
     if (bt) {
@@ -417,15 +438,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
         a("shl " + r(c0) + ", " + r(c0) + ", 1");
         for (int i = 0; i < ACH; ++i) {
             const int img = gA + 3 * i, ih0 = img + 1, iw0 = img + 2;
-            a("add " + r(ih) + ", " + r(ih0) + ", " + r(rr));
-            a("add " + r(iw) + ", " + r(iw0) + ", " + r(ss));
-            a("mad " + r(ad) + ", " + r(ih) + ", W, " + r(iw));
-            a("mad " + r(ad) + ", " + r(ad) + ", pix, " + r(img));
-            a("add " + r(ad) + ", " + r(ad) + ", " + r(c0));
-            a("setp.lt.u32 p4, " + r(ih) + ", H");   // negative rows wrap to large unsigned
-            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
-            a("setp.lt.u32 p4, " + r(iw) + ", W");
-            a("selp " + r(ad) + ", " + r(ad) + ", zero, p4");
+            im2col_address(a, ad, ih, iw, img, ih0, iw0, rr, ss, c0);
             a(guard + "ld.global.v4 " + r(sa + 4 * i) + ", " + at(ad, 0));
         }
     };
@@ -762,7 +775,12 @@ const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const Gemm
 }
 
 
-std::string gemm_fp32_source() {
+namespace {
+// conv: the implicit-GEMM conv2d variant (conv.h): A rows are output pixels and each A element is
+// gathered from the NHWC input at the im2col address of its k = (r, s, c) (computed per slice, as
+// the tensor-core conv does per 16-byte chunk; padding taps read a zero word), B is the weights
+// as a K x N matrix ([R][S][C/groups][K/groups] per group), C the NHWC output.
+std::string fp32_source(bool conv) {
     // 64 x 64 tile, 256 threads as 16 x 16, each thread a 4 x 4 block of C (rows 4 ty.., cols
     // 4 tx..). Slices of BK = 8: A transposed into As[k][m] (pitch 68 words), B into Bs[k][n]
     // (pitch 68); each k step reads one ld.shared.v4 of each (conflict-free: a phase's 8 lanes share
@@ -777,9 +795,13 @@ std::string gemm_fp32_source() {
     const int tp = a.alloc(12);
     const int tid = tp, tx = tp + 1, ty = tp + 2, batch = tp + 3, tm = tp + 4, tn = tp + 5, x = tp + 6,
               y = tp + 7, z = tp + 8, base = tp + 9, k0 = tp + 10, k1 = tp + 11;
-    std::string src = ".kernel gemm_fp32_64x64x8\n"
-                      ".param M, N, K, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_n, "
-                      "tiles_per_batch, slices, kfirst\n";
+    // conv: per A element (rows x and x + 32) its image base, ih0 and iw0, then the thread's k.
+    const int img = conv ? a.alloc(6) : -1, kl = conv ? a.alloc() : -1;
+    std::string src = conv ? ".kernel conv_fp32_64x64x8\n" : ".kernel gemm_fp32_64x64x8\n";
+    src += ".param M, N, K, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_n, "
+           "tiles_per_batch, slices, kfirst";
+    if (conv) src += ", H, W, Cg, S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix, image, zero";
+    src += "\n";
     src += ".reg " + n(a.used()) + "\n.shared " + n(2 * a_bytes) + "\n";
     a.raw(src);
     auto coords = [&]() {
@@ -805,14 +827,27 @@ std::string gemm_fp32_source() {
     a("setp.ge.s32 p1, " + r(k0) + ", 0");
     a("mul " + r(base) + ", " + r(batch) + ", a_batch");
     a("add " + r(base) + ", " + r(base) + ", A");
-    a("shl " + r(y) + ", " + r(k0) + ", 2");
-    a("add " + r(base) + ", " + r(base) + ", " + r(y));
-    a("add " + r(x) + ", " + r(x) + ", " + r(tm));
-    a("min " + r(y) + ", " + r(x) + ", Mlast");
-    a("mad " + r(gA0) + ", " + r(y) + ", lda, " + r(base));
-    a("add " + r(y) + ", " + r(x) + ", 32");
-    a("min " + r(y) + ", " + r(y) + ", Mlast");
-    a("mad " + r(gA1) + ", " + r(y) + ", lda, " + r(base));
+    if (!conv) {
+        a("shl " + r(y) + ", " + r(k0) + ", 2");
+        a("add " + r(base) + ", " + r(base) + ", " + r(y));
+        a("add " + r(x) + ", " + r(x) + ", " + r(tm));
+        a("min " + r(y) + ", " + r(x) + ", Mlast");
+        a("mad " + r(gA0) + ", " + r(y) + ", lda, " + r(base));
+        a("add " + r(y) + ", " + r(x) + ", 32");
+        a("min " + r(y) + ", " + r(y) + ", Mlast");
+        a("mad " + r(gA1) + ", " + r(y) + ", lda, " + r(base));
+    } else {
+        // Output pixel m = (image, oh, ow) of each element: the input window's corner
+        // (oh*stride - pad, ow*stride - pad) and the image's base (base: the group's first channel).
+        a("add " + r(x) + ", " + r(x) + ", " + r(tm));
+        a("sub " + r(kl) + ", " + r(k0) + ", 8");  // k one slice before slice 0
+        for (int i = 0; i < 2; ++i) {
+            const int im = img + 3 * i;
+            a("add " + r(y) + ", " + r(x) + ", " + n(32 * i));
+            a("min " + r(y) + ", " + r(y) + ", Mlast");
+            im2col_pixel_origin(a, y, im, im + 1, im + 2, base);
+        }
+    }
     a("and " + r(x) + ", " + r(tid) + ", 63");             // column
     a("shr " + r(k1) + ", " + r(tid) + ", 6");              // k of element 0 (element 1: +4)
     a("mul " + r(sB) + ", " + r(k1) + ", " + n(P * 4));
@@ -830,8 +865,10 @@ std::string gemm_fp32_source() {
     a("shl " + r(y) + ", ldb, 2");
     a("add " + r(gB1) + ", " + r(gB0) + ", " + r(y));
     for (int i = 0; i < 4; ++i) a("mov " + r(st + i) + ", 0");
-    a("@p1 ld.global " + r(st) + ", " + at(gA0, 0));
-    a("@p1 ld.global " + r(st + 1) + ", " + at(gA1, 0));
+    if (!conv) {
+        a("@p1 ld.global " + r(st) + ", " + at(gA0, 0));
+        a("@p1 ld.global " + r(st + 1) + ", " + at(gA1, 0));
+    }
     a("setp.ge.s32 p2, " + r(k1) + ", 0");
     a("@p2 ld.global " + r(st + 2) + ", " + at(gB0, 0));
     a("add " + r(k1) + ", " + r(k1) + ", 4");
@@ -841,9 +878,32 @@ std::string gemm_fp32_source() {
     a("shl " + r(rB) + ", " + r(tx) + ", 4");
     a("add " + r(rB) + ", " + r(rB) + ", " + n(a_bytes));  // Bs[.][4 tx]
     a("shl " + r(z) + ", ldb, 3");                           // b_slice = 8 rows
+    auto im2col_loads = [&](const std::string& guard) {
+        // The next slice's k of this thread's elements, its (r, s, c), and one gathered word per
+        // element; taps in the padding read the zero word instead. Slice 0's k < 0 decompose as
+        // k = 0 (their loads are predicated off). Temporaries: the set-up's, free from here on.
+        const int rs = tid, c = tx, rr = ty, ss = batch, ih = tm, iw = tn, ad = x;
+        a("add " + r(kl) + ", " + r(kl) + ", 8");
+        a("max " + r(rs) + ", " + r(kl) + ", 0");
+        a("rem " + r(c) + ", " + r(rs) + ", Cg");
+        a("div " + r(rs) + ", " + r(rs) + ", Cg");
+        a("rem " + r(ss) + ", " + r(rs) + ", S");
+        a("div " + r(rr) + ", " + r(rs) + ", S");
+        a("mul " + r(rr) + ", " + r(rr) + ", dil_h");
+        a("mul " + r(ss) + ", " + r(ss) + ", dil_w");
+        a("shl " + r(c) + ", " + r(c) + ", 2");
+        for (int i = 0; i < 2; ++i) {
+            const int im = img + 3 * i;
+            im2col_address(a, ad, ih, iw, im, im + 1, im + 2, rr, ss, c);
+            a(guard + "ld.global " + r(st + i) + ", " + at(ad, 0));
+        }
+    };
+    if (conv) im2col_loads("@p1 ");
     auto advance = [&]() {
-        a("add " + r(gA0) + ", " + r(gA0) + ", 32");
-        a("add " + r(gA1) + ", " + r(gA1) + ", 32");
+        if (!conv) {
+            a("add " + r(gA0) + ", " + r(gA0) + ", 32");
+            a("add " + r(gA1) + ", " + r(gA1) + ", 32");
+        }
         a("add " + r(gB0) + ", " + r(gB0) + ", " + r(z));
         a("add " + r(gB1) + ", " + r(gB1) + ", " + r(z));
     };
@@ -861,8 +921,12 @@ std::string gemm_fp32_source() {
     a.label("loop");
     a("add " + r(j) + ", " + r(j) + ", 1");
     a("setp.lt.s32 p0, " + r(j) + ", slices");
-    a("@p0 ld.global " + r(st) + ", " + at(gA0, 0));
-    a("@p0 ld.global " + r(st + 1) + ", " + at(gA1, 0));
+    if (conv) {
+        im2col_loads("@p0 ");
+    } else {
+        a("@p0 ld.global " + r(st) + ", " + at(gA0, 0));
+        a("@p0 ld.global " + r(st + 1) + ", " + at(gA1, 0));
+    }
     a("@p0 ld.global " + r(st + 2) + ", " + at(gB0, 0));
     a("@p0 ld.global " + r(st + 3) + ", " + at(gB1, 0));
     advance();
@@ -904,8 +968,16 @@ std::string gemm_fp32_source() {
     return a.text();
 }
 
+}  // namespace
+
+std::string gemm_fp32_source() { return fp32_source(false); }
+std::string conv_fp32_source() { return fp32_source(true); }
 const simt::Kernel* gemm_fp32_kernel() {
     static const simt::Kernel k = simt::assemble(gemm_fp32_source(), "<gpu library>/gemm_fp32_64x64x8");
+    return &k;
+}
+const simt::Kernel* conv_fp32_kernel() {
+    static const simt::Kernel k = simt::assemble(conv_fp32_source(), "<gpu library>/conv_fp32_64x64x8");
     return &k;
 }
 
@@ -1496,13 +1568,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
                 for (std::int64_t i = 0; i < g.m; ++i)
                     for (std::int64_t j = 0; j < g.n; ++j) {
                         const std::uint32_t got = mem.load32(static_cast<std::uint32_t>(c + ((p * g.m + i) * np + j) * 4));
-                        const auto want = static_cast<std::uint32_t>(static_cast<std::int64_t>(ref(i, j)));
-                        const double err = std::fabs(static_cast<double>(static_cast<std::int32_t>(got)) -
-                                                     static_cast<double>(static_cast<std::int32_t>(want)));
-                        n.max_abs_err = std::max(n.max_abs_err, err);
-                        if (want != 0) n.max_rel_err = std::max(n.max_rel_err, err / std::fabs(static_cast<double>(static_cast<std::int32_t>(want))));
-                        if (got != want) n.passed = false;
-                        ++n.checked;
+                        check_int32_output(n, got, static_cast<std::uint32_t>(static_cast<std::int64_t>(ref(i, j))));
                     }
             }
         };
@@ -1513,6 +1579,19 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     };
     return out;
 }
+
+}  // namespace
+
+void check_int32_output(LoweringNumerics& n, std::uint32_t got, std::uint32_t want) {
+    const double err = std::fabs(static_cast<double>(static_cast<std::int32_t>(got)) -
+                                 static_cast<double>(static_cast<std::int32_t>(want)));
+    n.max_abs_err = std::max(n.max_abs_err, err);
+    if (want != 0) n.max_rel_err = std::max(n.max_rel_err, err / std::fabs(static_cast<double>(static_cast<std::int32_t>(want))));
+    if (got != want) n.passed = false;
+    ++n.checked;
+}
+
+namespace {
 
 GemmShape gemm_shape_of(const Op& op) {
     if (op.kind != OpKind::matmul && op.kind != OpKind::bmm)

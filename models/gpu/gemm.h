@@ -132,6 +132,13 @@ inline constexpr int kGemmGroupRows = 8;
 //   tiles_per_batch
 std::string gemm_fp32_source();
 const simt::Kernel* gemm_fp32_kernel();
+// Its implicit-GEMM conv2d variant (conv.h): A gathered from the NHWC fp32 input (one im2col
+// address per element and slice), B = the weights as K x N ([R][S][C/groups][K/groups] per group).
+// Params: those of the GEMM kernel (lda unused, a_batch: bytes between groups' channels), then H,
+// W, Cg (channels per group), S, OW, OHW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, pix
+// (bytes per input pixel), image (bytes per input image), zero (address of a zero word).
+std::string conv_fp32_source();
+const simt::Kernel* conv_fp32_kernel();
 inline constexpr int kFp32TileM = 64, kFp32TileN = 64, kFp32TileK = 8;
 
 // The tensor-core GEMM with a fused epilogue (fp16, bf16). Split-K as the unfused GEMM would
@@ -155,6 +162,9 @@ LoweredKernel lower_hopper_gemm_with_splits(const Op& op, simt::GlobalMemory& me
 // 16-bit operand values (fp16 or bf16 bits) to and from fp32, shared by the GEMM and conv lowerings.
 float gemm_operand_to_float(std::uint16_t bits, DType dtype);
 std::uint16_t gemm_operand_bits(float f, DType dtype);
+// Counts one int32 output of an int8 GEMM or conv into n: equal to the exact value `want` (both
+// as the mma's wrapping int32 bits), or its error.
+void check_int32_output(LoweringNumerics& n, std::uint32_t got, std::uint32_t want);
 // The largest total of one op's buffers (32-bit global memory).
 inline constexpr std::int64_t kGemmMaxBufferBytes = std::int64_t{1} << 30;
 

@@ -89,10 +89,10 @@ const StatDef waves{"gpu.waves", U::waves, "blocks per full wave of resident blo
 const StatDef wave_efficiency{"gpu.wave_efficiency", U::ratio, "how full the waves are on average",
                               "gpu.waves / ceil(gpu.waves)"};
 const StatDef fp32_fallback{"gpu.fp32_fallback", U::enumeration,
-                            "1: a 16-bit GEMM ran the FP32 FFMA kernel on fp32 copies (the chip's tensor cores do not run its dtype)"};
+                            "1: a 16-bit GEMM or conv2d ran the FP32 FFMA kernel on fp32 copies (the chip's tensor cores do not run its dtype)"};
 const StatDef gemm_m{"gpu.gemm_m", U::elements, "implicit GEMM M = N*OH*OW"};
 const StatDef gemm_n{"gpu.gemm_n", U::elements, "implicit GEMM N = K/groups"};
-const StatDef gemm_k{"gpu.gemm_k", U::elements, "implicit GEMM K = R*S*C' (C/groups padded to 8)"};
+const StatDef gemm_k{"gpu.gemm_k", U::elements, "implicit GEMM K = R*S*C' (C/groups padded to 8 for fp16 and bf16, 16 for int8, unpadded for fp32)"};
 const StatDef variant{"gpu.variant", U::enumeration, "0: one warp per row (cols <= 1024), 1: one block per row, 2: softmax warp persistent (row in registers), 3: softmax block, row in shared memory, 4: softmax block, three passes over global memory, 5: PyTorch vectorized layernorm (128-thread block per row), 6: PyTorch layernorm moments + forward kernels (512 then 256 threads per row)"};
 const StatDef rows_per_block{"gpu.rows_per_block", U::rows, "rows a block owns per grid-stride trip"};
 const StatDef elements_per_thread_step{"gpu.elements_per_thread_step", U::elements,

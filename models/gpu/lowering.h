@@ -37,8 +37,9 @@ struct LoweringTarget {
     double sm_port_bytes_per_cycle = 0;  // an SM's port to the L2 (0: no bandwidth floor)
     // The chip's dense tensor-core MACs per SM per cycle by operand dtype (the config's
     // sm.tensor_macs_per_cycle; a100's by default). A dtype whose rate is 0 has no tensor-core path:
-    // its 16-bit GEMMs run the FP32 FFMA kernel on fp32 copies of the operands (k80 for every
-    // dtype, v100 for bf16), its convolutions and int8 GEMMs keep their roofline rows (docs/gpu.md).
+    // its 16-bit GEMMs and convolutions run the FP32 FFMA kernels on fp32 copies of the operands
+    // (k80 for every dtype, v100 for bf16), its int8 GEMMs and convolutions keep their roofline
+    // rows (docs/gpu.md).
     DTypeRates tensor_macs_per_sm_cycle{2048, 1024, 1024, 512};
     bool tensor_cores_for(DType dtype) const { return tensor_macs_per_sm_cycle.of(dtype) > 0; }
     std::int64_t l2_bytes = 0;           // the L2's capacity (0: none; the Hopper tile scheduler's swizzle)
@@ -86,7 +87,7 @@ std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, 
 // The families behind lower_op (each in its own file).
 LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);     // matmul, bmm
-LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);   // implicit GEMM
+LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);   // implicit GEMM (conv.h)
 LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
 // pool.cpp: one thread per output word; fp32, or 16-bit with an even channel count (has_pool_kernel).

@@ -1,6 +1,7 @@
-// conv2d as implicit GEMM on the tensor-core kernel, against a direct convolution loop on the host:
-// 1x1, padded 3x3, strided 7x7, dilated, grouped and depthwise shapes, every tile, fp16 and bf16,
-// and timing-only runs against full ones.
+// conv2d as implicit GEMM, against a direct convolution loop on the host: 1x1, padded 3x3, strided
+// 7x7, dilated, grouped and depthwise shapes on the tensor-core kernels (fp16, bf16, int8; every
+// tile) and the FP32 FFMA kernel (fp32, and 16-bit dtypes without tensor cores), timing-only runs
+// against full ones, and hand-worked instruction counts of the int8 and FFMA kernels.
 #include <gtest/gtest.h>
 
 #include "models/gpu/conv.h"
@@ -34,11 +35,13 @@ struct ConvRun {
     LoweringNumerics numerics;
 };
 
-ConvRun run(const Op& op, bool real, const GemmTile* tile = nullptr, bool skip = false) {
+ConvRun run(const Op& op, bool real, const GemmTile* tile = nullptr, bool skip = false,
+            const DTypeRates* tensor_rates = nullptr) {
     simt::SimtParams params;
     params.sms = 2;
     params.sm.limits = *simt::published_limits("sm_80");
     LoweringTarget target;
+    if (tensor_rates) target.tensor_macs_per_sm_cycle = *tensor_rates;
     target.sms = params.sms;
     target.sm = params.sm;
     target.seed = 3;
@@ -72,6 +75,97 @@ TEST(ConvKernels, MatchesDirectConvolution) {
         }
 }
 
+// The shapes of MatchesDirectConvolution, shared by the fp32 and int8 tests.
+std::vector<Conv2dShape> covered_shapes() {
+    return {
+        shape(1, 5, 7, 16, 24, 1, 1, 0),         // 1x1
+        shape(2, 9, 9, 3, 10, 3, 1, 1),          // padded 3x3, C = 3
+        shape(1, 20, 18, 3, 16, 7, 2, 3),        // 7x7, stride 2, pad 3
+        shape(1, 12, 12, 8, 8, 3, 1, 2, 2),      // dilation 2
+        shape(1, 8, 8, 16, 12, 3, 1, 1, 1, 2),   // 2 groups
+        shape(1, 6, 6, 4, 4, 3, 1, 1, 1, 4),     // depthwise
+    };
+}
+
+TEST(ConvKernels, Fp32FfmaMatchesDirectConvolution) {
+    // fp32 runs the FFMA kernel (no mma); the bound is fp32 accumulation of R*S*C/groups taps.
+    for (const Conv2dShape& s : covered_shapes()) {
+        const ConvRun r = run(conv_op(s, DType::fp32), true);
+        EXPECT_EQ(r.numerics.checked, s.n * s.out_h() * s.out_w() * s.k);
+        EXPECT_TRUE(r.numerics.passed) << "c=" << s.c << " k=" << s.k << " r=" << s.r << " groups=" << s.groups
+                                       << " max abs err " << r.numerics.max_abs_err;
+        EXPECT_GT(r.numerics.max_abs_err, 0.0);  // a real fp32 sum, not the reference copied
+        EXPECT_EQ(r.stats.mma_issued, 0u);
+    }
+}
+
+TEST(ConvKernels, Int8MatchesDirectConvolutionExactly) {
+    // int8 on mma.m16n8k32.s8: every int32 output equals the host's integer convolution.
+    for (const Conv2dShape& s : covered_shapes()) {
+        const ConvRun r = run(conv_op(s, DType::int8), true);
+        EXPECT_EQ(r.numerics.checked, s.n * s.out_h() * s.out_w() * s.k);
+        EXPECT_TRUE(r.numerics.passed) << "c=" << s.c << " k=" << s.k << " r=" << s.r << " groups=" << s.groups
+                                       << " max abs err " << r.numerics.max_abs_err;
+        EXPECT_EQ(r.numerics.max_abs_err, 0.0);
+        ASSERT_TRUE(r.numerics.quantization.has_value());
+        // Per-tensor int8 of uniform [-1, 1) values: a few percent relative RMS, not zero.
+        EXPECT_GT(r.numerics.quantization->relative_rms(), 0.0);
+        EXPECT_LT(r.numerics.quantization->relative_rms(), 0.05);
+        EXPECT_GT(r.stats.mma_issued, 0u);
+    }
+}
+
+TEST(ConvKernels, SixteenBitWithoutTensorCoresRunsTheFfmaKernel) {
+    // k80 (no tensor cores) and v100 for bf16: fp16 / bf16 convs run on fp32 copies, as GEMMs do.
+    const DTypeRates none{0, 0, 0, 0};
+    for (DType dt : {DType::fp16, DType::bf16}) {
+        const Op op = conv_op(shape(2, 9, 9, 3, 10, 3, 1, 1), dt);
+        const ConvRun r = run(op, true, nullptr, false, &none);
+        EXPECT_TRUE(r.numerics.passed) << to_string(dt) << " " << r.numerics.max_abs_err;
+        EXPECT_EQ(r.stats.mma_issued, 0u);
+        simt::GlobalMemory memory;
+        LoweringTarget target;
+        target.sm.limits = *simt::published_limits("sm_80");
+        target.tensor_macs_per_sm_cycle = none;
+        const LoweredKernel lk = lower_conv2d(op, memory, target);
+        EXPECT_EQ(lk.kernel, conv_fp32_kernel());
+        bool fallback = false;
+        for (const StatValue& v : lk.stats) fallback |= v.name == "gpu.fp32_fallback" && v.value == 1;
+        EXPECT_TRUE(fallback);
+        EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::int8), memory, target), LoweringError);
+    }
+}
+
+TEST(ConvKernels, Int8MmaCountIsMacsOverTheMmaShape) {
+    // 8x8 image, 64 -> 64 channels, 3x3 pad 1: M = 64 pixels, N = 64, K = 9 x 64 = 576 int8 values
+    // (C = 64 needs no padding). One m16n8k32 does 16 x 8 x 32 = 4096 MACs, so the kernel must
+    // issue exactly 64 x 64 x 576 / 4096 = 576 of them on any tile: with 64x64 tiles one block of
+    // 288 16-bit slots / 32 = 9 slices, each (64/16)(64/8)(32 slots = 64 int8 / 32) = 64 mmas.
+    const Op op = conv_op(shape(1, 8, 8, 64, 64, 3, 1, 1), DType::int8);
+    for (const GemmTile& tile : gemm_tensor_tiles()) {
+        if (tile.bm != 64 && tile.bm != 128) continue;
+        const ConvRun r = run(op, true, &tile);
+        EXPECT_TRUE(r.numerics.passed) << tile.name();
+        const std::uint64_t blocks_m = (64 + tile.bm - 1) / tile.bm, blocks_n = (64 + tile.bn - 1) / tile.bn;
+        // A tile wider than the GEMM computes its clamped rows and columns too.
+        EXPECT_EQ(r.stats.mma_issued, blocks_m * blocks_n * 9 * (tile.bm / 16) * (tile.bn / 8) * 2) << tile.name();
+    }
+    const GemmTile tile64{64, 64, 32, 2, 2, 0.642, 1};
+    EXPECT_EQ(run(op, false, &tile64).stats.mma_issued, 576u);
+}
+
+TEST(ConvKernels, FfmaInstructionsPerSliceAreTheHandCountedLoop) {
+    // 1x1 convs over 8 and 16 channels (M = 64 pixels, N = 64, one 64x64 block of 8 warps): K = 8
+    // is one slice of 8, K = 16 two, so the second issues exactly one more loop trip per warp.
+    // A trip (conv_fp32_source): add, setp; the im2col decomposition add, max, rem, div, rem, div,
+    // mul, mul, shl (9) and per A element add, add, mad, mad, add, setp, selp, setp, selp, ld (2 x
+    // 10); 2 B loads and 2 B pointer adds; 8 k steps of 2 ld.shared.v4 + 16 ffma (144); bar.sync,
+    // 4 st.shared, bar.sync, bra: 2 + 29 + 4 + 144 + 7 = 186 instructions, 128 of them ffma.
+    const ConvRun one = run(conv_op(shape(1, 8, 8, 8, 64, 1, 1, 0), DType::fp32), false);
+    const ConvRun two = run(conv_op(shape(1, 8, 8, 16, 64, 1, 1, 0), DType::fp32), false);
+    EXPECT_EQ(two.stats.issued - one.stats.issued, 8u * 186u);
+}
+
 TEST(ConvKernels, EveryTileAndTimingOnlyRuns) {
     const Op op = conv_op(shape(2, 10, 11, 12, 40, 3, 2, 1), DType::fp16);
     for (const GemmTile& tile : gemm_tensor_tiles()) {
@@ -80,6 +174,17 @@ TEST(ConvKernels, EveryTileAndTimingOnlyRuns) {
         EXPECT_TRUE(full.numerics.passed) << tile.name() << " " << full.numerics.max_abs_err;
         EXPECT_EQ(full.stats.cycles, skipped.stats.cycles) << tile.name();
         EXPECT_EQ(full.stats.global_sectors, skipped.stats.global_sectors) << tile.name();
+    }
+    const Op int8 = conv_op(shape(2, 10, 11, 40, 24, 3, 2, 1), DType::int8);  // C' = 48: a partial first slice
+    for (const GemmTile& tile : gemm_tensor_tiles()) {
+        const ConvRun full = run(int8, true, &tile, false);
+        EXPECT_TRUE(full.numerics.passed) << tile.name() << " " << full.numerics.max_abs_err;
+    }
+    for (DType dt : {DType::fp32, DType::int8}) {
+        const ConvRun full = run(conv_op(shape(2, 10, 11, 12, 40, 3, 2, 1), dt), true);
+        const ConvRun skipped = run(conv_op(shape(2, 10, 11, 12, 40, 3, 2, 1), dt), false, nullptr, true);
+        EXPECT_EQ(full.stats.cycles, skipped.stats.cycles) << to_string(dt);
+        EXPECT_EQ(full.stats.global_sectors, skipped.stats.global_sectors) << to_string(dt);
     }
 }
 
@@ -94,6 +199,15 @@ TEST(ConvKernels, CheckFailsWithoutTheKernelAndRegistersFit) {
     for (const GemmTile& tile : gemm_tensor_tiles()) {
         const simt::Kernel* k = conv_tensor_kernel(tile, simt::MmaType::bf16);
         EXPECT_LE(k->registers, 128) << tile.name();  // 128x128: 2 blocks of 256 threads per SM
+        EXPECT_EQ(conv_tensor_kernel(tile, simt::MmaType::s8)->registers, k->registers) << tile.name();
+    }
+    EXPECT_TRUE(conv_fp32_kernel()->fp_payload_skippable) << conv_fp32_kernel()->fp_dependence;
+    // The FFMA conv holds 7 more registers than the GEMM (two im2col bases and the k counter).
+    EXPECT_EQ(conv_fp32_kernel()->registers, gemm_fp32_kernel()->registers + 7);
+    for (DType dt : {DType::fp32, DType::int8}) {
+        const LoweredKernel bad = lower_conv2d(conv_op(shape(1, 9, 9, 3, 10, 3, 1, 1), dt), memory, target);
+        ASSERT_TRUE(bad.check);
+        EXPECT_FALSE(bad.check(memory).passed) << to_string(dt);
     }
 }
 
@@ -101,8 +215,11 @@ TEST(ConvKernels, UnsupportedInputsAreLoweringErrors) {
     simt::GlobalMemory memory;
     LoweringTarget target;
     target.sm.limits = *simt::published_limits("sm_80");
-    EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::int8), memory, target), LoweringError);
-    EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::fp32), memory, target), LoweringError);
+    EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::int32), memory, target), LoweringError);
+    EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::fp8_e4m3), memory, target), LoweringError);
+    const GemmTile tile = gemm_tensor_tiles()[0];
+    EXPECT_THROW(lower_conv2d_with_tile(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::fp32), memory, target, tile),
+                 LoweringError);
     EXPECT_THROW(lower_conv2d(conv_op(shape(1, 2, 2, 8, 8, 5, 1, 0), DType::fp16), memory, target), LoweringError);
 }
 
