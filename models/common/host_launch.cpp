@@ -32,10 +32,11 @@ const ParamTable<HostParams>& host_param_table() {
                      "host link before the first op, and its output (the last op's) back after the last: two more "
                      "rows, `host_to_device` and `device_to_host` (docs/host.md, \"Host-link transfers\"). Needs "
                      "host.link_gb_per_s.")
-            .number("link_gb_per_s", &HostParams::link_gb_per_s, 0, 1e4,
+            .number("link_gb_per_s", &HostParams::link_gb_per_s, 0.001, 1e4,
                     "The host link's bandwidth per direction in GB/s (10^9 bytes/s): PCIe x16 is 15.75 (Gen3), "
                     "31.5 (Gen4), 63.0 (Gen5) after 128b/130b coding, USB 3.0 0.5 after 8b/10b. 0: the config "
-                    "gives no link (host.io is then refused).");
+                    "gives no link (host.io is then refused).")
+            .or_zero();
         return t;
     }();
     return table;
@@ -112,7 +113,8 @@ std::uint64_t HostPipeline::cycles(double us) const {
 
 std::uint64_t HostPipeline::transfer_cycles(std::int64_t bytes, double gb_per_s, double clock_hz) {
     // bytes x clock first: a whole number of cycles stays whole (no rounding up of 141.00000000000003).
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) * clock_hz / (gb_per_s * 1e9)));
+    const double cycles = std::ceil(static_cast<double>(bytes) * clock_hz / (gb_per_s * 1e9));
+    return cycles < 1.8e19 ? static_cast<std::uint64_t>(cycles) : ~std::uint64_t{0};  // saturate, never UB
 }
 
 HostPipeline::Placement HostPipeline::place(std::uint64_t device_cycles, bool library_call) {
