@@ -837,7 +837,7 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     if (numerics) {
         const auto& n = *numerics;
         out << "numerics: " << (n.passed ? "PASSED" : "FAILED") << ", " << n.checked
-            << " values checked against Eigen, max abs err " << n.max_abs_err << ", max rel err "
+            << " values checked against host references (Eigen for GEMMs), max abs err " << n.max_abs_err << ", max rel err "
             << n.max_rel_err << "\n";
         if (n.quantization) write_quantization(out, *n.quantization);
     }
