@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "sim/advise/advice.h"
+#include "sim/config/config_loader.h"
 #include "sim/input_error.h"
 #include "sim/output/output_file.h"
 #include "sim/sweep/sweep_files.h"
@@ -29,7 +30,7 @@ constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
 const char* kAdviseUsage =
     "usage: accelsim advise --trace MODEL|FILE --configs A,B,... [--batch 1,2,4,...] [--dtype bf16,int8,...]\n"
     "                       [--latency-ms X] [--rank-by cost|throughput|energy|latency] [-j N] [-o DIR]\n"
-    "                       [--json FILE] [--csv FILE]\n"
+    "                       [--json FILE] [--csv FILE] [--host-io]\n"
     "\n"
     "Simulates every chip x batch x dtype (each in its own process, as a sweep; finished points are\n"
     "reused when advise runs again with the same DIR) and ranks the chips: for each, the best batch\n"
@@ -88,6 +89,8 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
         "jobs,j", po::value(&jobs), "points simulated at once (default: cores)")(
         "output,o", po::value(&dir), "folder for the points (default: advise-<trace>)")(
         "json", po::value(&json_path), "write the advice as JSON")("csv", po::value(&csv_path), "write the advice as CSV")(
+        "host-io", "count copying each batch's input to the chip and its output back over the chip's host link "
+                   "(host.io; every config must give host.link_gb_per_s)")(
         "quiet,q", "no progress output");
     po::variables_map vm;
     try {
@@ -121,6 +124,13 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
             if (!trace_options.empty()) throw InputError("advise: --trace-option applies to trace generators only");
         }
         const std::vector<std::string> dtypes = split_commas(dtype_text);
+        const bool host_io = vm.count("host-io") > 0;
+        if (host_io)
+            for (const std::string& c : configs)
+                if (!(load_config(c, {}).host.link_gb_per_s > 0))
+                    throw InputError("advise: --host-io: " + c +
+                                     " gives no host link (host.link_gb_per_s is 0): leave the chip out, or give "
+                                     "its link in a config that extends it (docs/host.md)");
         if (dir.empty()) dir = "advise-" + fs::path(trace).stem().string();
         // Outputs are checked and opened before anything runs.
         std::vector<NamedPath> inputs;
@@ -151,7 +161,8 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
         } else {
             spec["traces"] = json::array({fs::absolute(trace).lexically_normal().string()});
         }
-        if (!dtypes.empty()) spec["axes"] = {{"default_dtype", dtypes}};
+        if (!dtypes.empty()) spec["axes"]["default_dtype"] = dtypes;
+        if (host_io) spec["axes"]["host.io"] = json::array({true});
         fs::create_directories(dir);
         const std::string spec_path = (fs::path(dir) / "advise.json").string();
         write_file_atomically(spec_path, spec.dump(2) + "\n");
@@ -178,7 +189,9 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
                 const std::string& b = sp.trace_params[static_cast<std::size_t>(batch_column - plan.trace_param_names.begin())];
                 if (!b.empty()) p.batch = std::stoll(b);
             }
-            p.dtype = sp.axis_values.empty() ? std::string() : sp.axis_values.front();
+            const auto dtype_axis = std::find(plan.axis_names.begin(), plan.axis_names.end(), "default_dtype");
+            if (dtype_axis != plan.axis_names.end())
+                p.dtype = sp.axis_values[static_cast<std::size_t>(dtype_axis - plan.axis_names.begin())];
             p.ok = row.status == "ok";
             p.failure = row.message;
             if (p.ok) {

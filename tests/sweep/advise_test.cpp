@@ -2,6 +2,7 @@
 // runs of the same chips.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -165,6 +166,37 @@ TEST(AdviseCli, RanksTwoChipsAsTheirSingleRunsAndPricesSay) {
     const Result bad = run("advise --trace traces/tiny_mixed.trace --configs configs/tpu_v4.json --batch 1,2");
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_TRUE(contains(bad.err, "a trace file holds one batch")) << bad.err;
+}
+
+TEST(AdviseCli, HostIoCountsEachChipsCopiesAndRefusesAChipWithoutALink) {
+    // --host-io: every point runs with host.io, so each chip's latency is its single run with the
+    // copies (a100: PCIe Gen4, tpu_v1: PCIe Gen3), longer than without them.
+    using namespace accelsim_test;
+    const fs::path dir = scratch_dir();
+    std::map<std::string, double> with_io, without_io;
+    for (const std::string chip : {"a100", "tpu_v1"})
+        for (const bool io : {true, false}) {
+            const fs::path report = dir / (chip + (io ? "_io" : "") + ".json");
+            const Result r = run("--config configs/" + chip + ".json --trace traces/tiny_mixed.trace --json '" +
+                                 report.string() + "' --quiet" + (io ? " --set host.io=true" : ""));
+            ASSERT_EQ(r.exit_code, 0) << r.err;
+            (io ? with_io : without_io)[chip] = json::parse(slurp(report))["totals"]["seconds"].get<double>() * 1e3;
+        }
+    const fs::path advice = dir / "advice.json";
+    const Result r = run("advise --trace traces/tiny_mixed.trace --configs configs/a100.json,configs/tpu_v1.json "
+                         "--host-io -j 2 -q -o '" + (dir / "points").string() + "' --json '" + advice.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json a = json::parse(slurp(advice));
+    ASSERT_EQ(a["chips"].size(), 2u);
+    for (const json& chip : a["chips"]) {
+        const std::string name = chip["chip"].get<std::string>();
+        SCOPED_TRACE(name);
+        EXPECT_DOUBLE_EQ(chip["latency_ms"].get<double>(), with_io.at(name));
+        EXPECT_GT(with_io.at(name), without_io.at(name));
+    }
+    const Result bad = run("advise --trace traces/tiny_mixed.trace --configs configs/a100.json,configs/tpu_v4.json --host-io");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_TRUE(contains(bad.err, "configs/tpu_v4.json gives no host link")) << bad.err;
 }
 
 }  // namespace
