@@ -99,6 +99,9 @@ public:
     // From now on, attach to each OpReport what the chip's units did (timelines). A chip that
     // cannot record leaves OpReport::activity empty; the timeline then shows the op alone.
     virtual void record_activity() {}
+    // Whether the last run() took an earlier identical op's outcome instead of simulating (a GPU's
+    // repeated ops, models/gpu/repeated_ops.h): the progress line leaves such ops out of the rate.
+    virtual bool last_op_reused() const { return false; }
     // Its stats travel with each op's result (OpReport::stats: name, unit, description, value).
 };
 

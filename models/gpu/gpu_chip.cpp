@@ -96,6 +96,7 @@ void GpuChip::plan(const std::vector<Op>& ops) {
 
 OpReport GpuChip::run(const Op& op, const Op* next) {
     op_starting_ = true;
+    last_op_reused_ = false;
     warm_lines_ = warm_input_lines_ = 0;
     // With a plan, the op's place in it: the first op of a group runs the group's kernel, the others
     // ran in it.
@@ -125,6 +126,7 @@ OpReport GpuChip::run(const Op& op, const Op* next) {
             start->previous_output = carry_output_;
         }
         if (const OpOutcome* seen = start ? repeated_ops_.find(*start) : nullptr) {
+            last_op_reused_ = true;
             r = seen->report;
             r.op = op;
             if (group >= 0) {

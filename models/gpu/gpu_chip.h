@@ -89,6 +89,7 @@ public:
     double matrix_macs_per_cycle(DType dtype) const override;
     MemoryPeaks memory_peaks() const override;
     void record_activity() override { record_activity_ = true; }
+    bool last_op_reused() const override { return last_op_reused_; }
 
     // The global-memory port of one launch: a fresh (cold) HierarchyMemoryPort, or a
     // FixedLatencyMemory of ideal_latency_cycles for ideal memory.
@@ -151,6 +152,7 @@ private:
     std::size_t next_index_ = 0;
     simt::KernelStats last_;
     bool record_activity_ = false;
+    bool last_op_reused_ = false;
     std::unique_ptr<simt::SimtChipModule> sm_threads_;  // with options.systemc
 };
 

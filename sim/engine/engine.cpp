@@ -58,6 +58,16 @@ std::vector<double> work_before_each_op(const ChipModel& chip, const std::vector
 
 }  // namespace
 
+double progress_share(const std::vector<double>& work_before, std::size_t index, double simulated_work) {
+    const double done = work_before[index], total = work_before.back();
+    if (done <= 0 || total <= 0) return 0;
+    // Ops that took an earlier op's outcome cost no host time: the run so far simulated
+    // simulated_work of its done work, and the work left is expected to be simulated in that share.
+    const double simulated_share = simulated_work / done;
+    const double left = simulated_share * (total - done);
+    return simulated_work > 0 ? simulated_work / (simulated_work + left) : done / total;
+}
+
 MatrixPeaks matrix_peaks_of(const ChipModel& chip, DType default_dtype) {
     MatrixPeaks peaks(chip.matrix_macs_per_cycle(default_dtype));
     for (const DType t : kOperandDTypes) peaks.by_dtype[t] = chip.matrix_macs_per_cycle(t);
@@ -148,6 +158,7 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     HostPipeline host(HostCosts::of(config.host, config.kind == "simt"), config.clock_hz());
     if (!on_op) report.ops.reserve(ops.size());
     const std::vector<double> work_before = options.progress ? work_before_each_op(chip, ops) : std::vector<double>{};
+    double simulated_work = 0;  // of the ops before, those the chip simulated (not reused)
     // Places a row on the device after the ones before (an op run inside an earlier op's kernel
     // has no time of its own), and hands it on.
     const bool io = config.host.io && !ops.empty();
@@ -169,13 +180,14 @@ RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
         const Op* next = i + 1 < ops.size() ? &ops[i + 1] : nullptr;
-        if (options.progress) options.progress(i, ops.size(), op, work_before[i] / work_before.back());
+        if (options.progress) options.progress(i, ops.size(), op, progress_share(work_before, i, simulated_work));
         OpReport r;
         try {
             r = chip.run(op, next);
         } catch (const std::invalid_argument& e) {  // the chip cannot run this op: bad input
             throw InputError(e.what());
         }
+        if (options.progress && !chip.last_op_reused()) simulated_work += work_before[i + 1] - work_before[i];
         // A bound is a lower bound: a model that beats it is wrong, not fast.
         if (static_cast<double>(r.cycles) + 1e-9 * r.roofline.bound_cycles < r.roofline.bound_cycles) {
             std::ostringstream msg;

@@ -15,6 +15,12 @@ namespace accelsim {
 
 // Throws InputError naming the op, the estimate and the flag that raises the limit when an op's
 // simulation would exceed options.limits (ChipModel::simulation_cost; MACs checked with validate).
+// The progress line's share of the run done before op `index` (work_before: the estimated work
+// before each op, and the total last), counting only the work the chip simulated so far
+// (simulated_work: ops that reused an earlier op's outcome took no host time) and expecting the
+// work left to be simulated in the same proportion. Without reuse: work_before[index] / total.
+double progress_share(const std::vector<double>& work_before, std::size_t index, double simulated_work);
+
 void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, const RunOptions& options);
 // The chip's matrix-unit peaks for the reports (every operand dtype's and the default one's).
 MatrixPeaks matrix_peaks_of(const ChipModel& chip, DType default_dtype);

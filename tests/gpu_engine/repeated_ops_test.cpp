@@ -25,6 +25,7 @@ std::vector<Op> ops_of(const std::vector<std::string>& lines, const ChipConfig& 
 struct ChipRun {
     std::vector<OpReport> reports;
     std::size_t reused = 0;
+    std::size_t flagged = 0;  // ops after which last_op_reused() said so
 };
 
 // Runs the ops one after another on a fresh chip, as the engine does (plan, then each op with the
@@ -35,9 +36,12 @@ ChipRun run_ops(const ChipConfig& chip, const std::vector<Op>& ops, bool reuse) 
     std::unique_ptr<ChipModel> model = make_chip(chip, options);
     model->plan(ops);
     ChipRun out;
-    for (std::size_t i = 0; i < ops.size(); ++i)
+    for (std::size_t i = 0; i < ops.size(); ++i) {
         out.reports.push_back(model->run(ops[i], i + 1 < ops.size() ? &ops[i + 1] : nullptr));
+        out.flagged += model->last_op_reused() ? 1 : 0;
+    }
     out.reused = dynamic_cast<const gpu::GpuChip&>(*model).reused_ops();
+    EXPECT_EQ(out.flagged, out.reused);
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "sim/engine/engine.h"
 #include "sim/engine/progress.h"
 
 namespace accelsim {
@@ -65,3 +66,16 @@ TEST(ProgressLine, ALogGetsWholeLinesAtMostEveryFiveSeconds) {
 
 }  // namespace
 }  // namespace accelsim
+
+// The share the progress line scales the elapsed time by: the work done over all work, until ops
+// reuse an earlier op's outcome (no host time); then the work the run simulated, with the work left
+// expected to be simulated in the same proportion. Four ops of 10 units each:
+TEST(ProgressShare, ReusedOpsLeaveTheRateAndScaleTheWorkLeft) {
+    const std::vector<double> before = {0, 10, 20, 30, 40};
+    EXPECT_DOUBLE_EQ(accelsim::progress_share(before, 0, 0), 0.0);
+    EXPECT_DOUBLE_EQ(accelsim::progress_share(before, 2, 20), 0.5);  // nothing reused: 20 of 40
+    // Op 2 reused: 20 of 30 simulated (2/3); 10 left, 20/3 of it expected simulated:
+    // 20 / (20 + 20/3) = 0.75, so the time left is a third of the elapsed time, not half.
+    EXPECT_DOUBLE_EQ(accelsim::progress_share(before, 3, 20), 0.75);
+}
+
