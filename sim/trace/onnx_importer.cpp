@@ -118,8 +118,18 @@ std::optional<std::int64_t> numel(const Shape& shape) {
     return n;
 }
 
+// ONNX 1.14's 8-bit float element types (TensorProto.DataType, IR version 9). Debian's ONNX
+// library (1.12) predates them, but elem_type and data_type are int32 fields, so a newer model's
+// values arrive intact. FNUZ (AMD's encodings) map to the same dtypes: how fp8 bytes are read is
+// the chip's (sm.fp8_encoding).
+constexpr int kOnnxFloat8E4M3FN = 17, kOnnxFloat8E4M3FNUZ = 18, kOnnxFloat8E5M2 = 19, kOnnxFloat8E5M2FNUZ = 20;
+
 std::optional<DType> dtype_of(int elem_type) {
     switch (elem_type) {
+        case kOnnxFloat8E4M3FN:
+        case kOnnxFloat8E4M3FNUZ: return DType::fp8_e4m3;
+        case kOnnxFloat8E5M2:
+        case kOnnxFloat8E5M2FNUZ: return DType::fp8_e5m2;
         case onnx::TensorProto_DataType_FLOAT16: return DType::fp16;
         case onnx::TensorProto_DataType_BFLOAT16: return DType::bf16;
         case onnx::TensorProto_DataType_INT8:
@@ -157,6 +167,10 @@ bool is_integer_index_type(int elem_type) {
 int element_width(int elem_type) {
     switch (elem_type) {
         case onnx::TensorProto_DataType_BOOL:
+        case kOnnxFloat8E4M3FN:
+        case kOnnxFloat8E4M3FNUZ:
+        case kOnnxFloat8E5M2:
+        case kOnnxFloat8E5M2FNUZ:
         case onnx::TensorProto_DataType_INT8:
         case onnx::TensorProto_DataType_UINT8: return 1;
         case onnx::TensorProto_DataType_FLOAT16:

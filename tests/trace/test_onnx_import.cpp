@@ -188,6 +188,30 @@ TEST(OnnxImport, Fp16ModelKeepsItsDtype) {
     for (const Op& op : m.ops) EXPECT_EQ(op.dtype, DType::fp16) << op.name;
 }
 
+TEST(OnnxImport, Fp8ModelsKeepTheirFormat) {
+    // ONNX 1.14's FLOAT8E4M3FN = 17, FLOAT8E4M3FNUZ = 18, FLOAT8E5M2 = 19, FLOAT8E5M2FNUZ = 20
+    // (onnx.proto, TensorProto.DataType); Debian's ONNX 1.12 headers have no names for them.
+    const std::pair<std::int32_t, DType> types[] = {
+        {17, DType::fp8_e4m3}, {18, DType::fp8_e4m3}, {19, DType::fp8_e5m2}, {20, DType::fp8_e5m2}};
+    for (const auto& [elem_type, dtype] : types) {
+        SCOPED_TRACE(elem_type);
+        OnnxBuilder b(17, elem_type);
+        b.input("x", {std::int64_t{32}, std::int64_t{64}});
+        b.weight("w", {64, 16});
+        b.node("MatMul", {"x", "w"}, {"y"});
+        b.node("Relu", {"y"}, {"r"});
+        b.output("r");
+        const ImportedModel m =
+            import_onnx(save(b, "fp8_" + std::to_string(elem_type) + ".onnx"), DType::bf16, {});
+        ASSERT_EQ(m.ops.size(), 2u);
+        for (const Op& op : m.ops) EXPECT_EQ(op.dtype, dtype) << op.name;
+        EXPECT_EQ(m.ops[0].gemm.m, 32);
+        EXPECT_EQ(m.ops[0].gemm.n, 16);
+        EXPECT_EQ(m.ops[0].gemm.k, 64);
+        EXPECT_EQ(m.ops[1].elements, 32 * 16);
+    }
+}
+
 // The CNN at batch 1:
 //   c1: 64x64x3 -> 16, 3x3/1 pad 1: out 64x64; MACs 64*64*16*3*9 = 1,769,472
 //   BatchNormalization right after it: folded (no op)
