@@ -29,13 +29,16 @@ std::string ceiling_value_text(const RooflineCeiling& c) { return si_text(c.valu
 std::vector<RooflineCeiling> roofline_ceilings(const ChipModel& chip, const ChipConfig& config) {
     const double hz = config.clock_hz();
     std::vector<RooflineCeiling> ceilings;
-    for (const DType dtype : {DType::int8, DType::fp16, DType::bf16, DType::fp32}) {
+    // fp8: one ceiling when both formats run at one rate (every shipped fp8 chip), else one each.
+    const bool one_fp8_rate = chip.matrix_macs_per_cycle(DType::fp8_e4m3) == chip.matrix_macs_per_cycle(DType::fp8_e5m2);
+    for (const DType dtype : {DType::int8, DType::fp8_e4m3, DType::fp8_e5m2, DType::fp16, DType::bf16, DType::fp32}) {
         const double macs = chip.matrix_macs_per_cycle(dtype);
-        if (macs <= 0) continue;
+        if (macs <= 0 || (one_fp8_rate && dtype == DType::fp8_e5m2)) continue;
         Op gemm;
         gemm.kind = OpKind::matmul;
         gemm.dtype = dtype;
-        ceilings.push_back({chip.compute_unit_for(gemm).name + " " + std::string(to_string(dtype)), 2.0 * macs * hz, false});
+        const std::string name = one_fp8_rate && dtype == DType::fp8_e4m3 ? "fp8" : std::string(to_string(dtype));
+        ceilings.push_back({chip.compute_unit_for(gemm).name + " " + name, 2.0 * macs * hz, false});
     }
     Op elementwise;
     elementwise.kind = OpKind::add;

@@ -59,6 +59,17 @@ TEST(RooflinePlot, A100CeilingsFromTheConfig) {
     EXPECT_TRUE(c.count("hbm") && c.count("l2"));
 }
 
+TEST(RooflinePlot, H100HasOneFp8CeilingAtItsRate) {
+    // configs/h100.json: 132 SMs x 4096 fp8 MACs (both formats) per SM-cycle x 2 FLOP x 1.575 GHz
+    // (its sustained_clock_mhz, the clock the simulation runs at) = 1703.1 TFLOP/s, twice its fp16
+    // ceiling; a100 has no fp8 rate, so no fp8 ceiling.
+    const auto c = ceilings_of("h100.json");
+    EXPECT_NEAR(c.at("tensor fp8"), 132.0 * 4096 * 2 * 1.575e9, 1e3);
+    EXPECT_NEAR(c.at("tensor fp8"), 2 * c.at("tensor fp16"), 1e3);
+    EXPECT_FALSE(c.count("tensor fp8_e4m3") || c.count("tensor fp8_e5m2"));
+    EXPECT_FALSE(ceilings_of("a100.json").count("tensor fp8"));
+}
+
 TEST(RooflinePlot, SvgCarriesTheCeilingsAndOneMarkerPerOp) {
     const fs::path dir = scratch_dir();
     const Result r = run("--config configs/tpu_v4.json --trace traces/tiny_mixed.trace -q --json '" +
