@@ -22,7 +22,7 @@ MxuModule::MxuModule(sc_core::sc_module_name name, const MxuParams& params, cons
     SC_THREAD(run);
 }
 
-void MxuModule::trace(sc_core::sc_trace_file* tf, const VcdWindow& window) {
+void MxuModule::trace_pes(sc_core::sc_trace_file* tf, const VcdWindow& window) {
     window_ = window;
     tracing_ = true;
     const int rows = window.row1 - window.row0 + 1, cols = window.col1 - window.col0 + 1;
@@ -99,7 +99,7 @@ void write_mxu_vcd(const MxuParams& params, const GemmShape& shape, DType dtype,
     MxuModule mxu("mxu", params, shape, dtype, operands);
     sc_core::sc_trace_file* tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     tf->set_time_unit(1, sc_core::SC_NS);
-    mxu.trace(tf, window);
+    mxu.trace_pes(tf, window);
     sc_core::sc_start(sc_core::sc_time(static_cast<double>(window.last_cycle + 1), sc_core::SC_NS));
     sc_core::sc_close_vcd_trace_file(tf);
 }

@@ -35,7 +35,7 @@ public:
 
     // Registers the window's PEs with tf as <module>.pe_r<R>_c<C>_{left,top,psum} plus
     // <module>.cycle; call before sc_start.
-    void trace(sc_core::sc_trace_file* tf, const VcdWindow& window);
+    void trace_pes(sc_core::sc_trace_file* tf, const VcdWindow& window);
 
     bool done() const { return finished_; }
     // Stats and C once done() (the thread calls MxuSteppedArray::finish()).
