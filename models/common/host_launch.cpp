@@ -111,9 +111,13 @@ std::uint64_t HostPipeline::cycles(double us) const {
     return static_cast<std::uint64_t>(std::llround(us * 1e-6 * clock_hz_));
 }
 
-std::uint64_t HostPipeline::transfer_cycles(std::int64_t bytes, double gb_per_s, double clock_hz) {
+double HostPipeline::transfer_cycles_exact(std::int64_t bytes, double gb_per_s, double clock_hz) {
     // bytes x clock first: a whole number of cycles stays whole (no rounding up of 141.00000000000003).
-    const double cycles = std::ceil(static_cast<double>(bytes) * clock_hz / (gb_per_s * 1e9));
+    return static_cast<double>(bytes) * clock_hz / (gb_per_s * 1e9);
+}
+
+std::uint64_t HostPipeline::transfer_cycles(std::int64_t bytes, double gb_per_s, double clock_hz) {
+    const double cycles = std::ceil(transfer_cycles_exact(bytes, gb_per_s, clock_hz));
     return cycles < 1.8e19 ? static_cast<std::uint64_t>(cycles) : ~std::uint64_t{0};  // saturate, never UB
 }
 

@@ -77,7 +77,9 @@ public:
     Placement place(std::uint64_t device_cycles, bool library_call);
     // The host seeing the last op finish, after its end.
     std::uint64_t sync_cycles() const { return sync_; }
-    // Device cycles of a copy of `bytes` over the host link at `gb_per_s` (rounded up).
+    // Device cycles of a copy of `bytes` over the host link at `gb_per_s`: exact (the roofline's
+    // bound) and rounded up (the copy's cycles).
+    static double transfer_cycles_exact(std::int64_t bytes, double gb_per_s, double clock_hz);
     static std::uint64_t transfer_cycles(std::int64_t bytes, double gb_per_s, double clock_hz);
     std::uint64_t device_end() const { return device_end_; }
 

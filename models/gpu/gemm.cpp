@@ -1364,9 +1364,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     }
     const std::int64_t tiles = choice.blocks * splits;
     if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
-    // Persistent: one block per resident slot (a whole number of clusters), as choose_hopper_tile.
-    const std::int64_t slots = static_cast<std::int64_t>(target.sms / tile.cluster) * tile.cluster * choice.blocks_per_sm;
-    const std::int64_t grid = std::min(tiles, slots);
+    const std::int64_t grid = std::min(tiles, choice.slots);  // persistent: one block per resident slot
     LoweredKernel out;
     out.kernel = hopper_gemm_kernel(tile, type, split);
     const int group_rows = choose_hopper_group_rows({g.batch, g.m, g.n, k_part}, tile, grid, target.l2_bytes);

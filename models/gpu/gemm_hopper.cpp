@@ -210,14 +210,13 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     a("shl " + r(tb) + ", ldc, 3");
     a("add " + r(tb) + ", " + r(ta) + ", " + r(tb));                // 8 rows down
     const std::string pack = std::string("cvt.") + dtype + "x2.f32 ";
-    for (int j = 0; j < BN / 8 && partials; ++j) {
-        // Split-K: the accumulator pairs as they are (fp32), for the sum launch to add.
+    for (int j = 0; j < BN / 8; ++j) {
         const int d = acc + 4 * j;
-        a("st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
-        a("st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
-    }
-    for (int j = 0; j < BN / 8 && !partials; ++j) {
-        const int d = acc + 4 * j;
+        if (partials) {  // split-K: the accumulator pairs as they are (fp32), for the sum launch to add
+            a("st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
+            a("st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
+            continue;
+        }
         a(pack + r(pk0) + ", " + r(d) + ", " + r(d + 1));
         a("st.global [" + r(ta) + "+" + n(16 * j) + "], " + r(pk0));
         a(pack + r(pk1) + ", " + r(d + 2) + ", " + r(d + 3));
@@ -311,8 +310,8 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
         if (best.blocks == 0 || estimate < best_estimate) {
             best = {tile, blocks, per_sm};
             // Persistent: one block per resident slot (a whole number of clusters), none idle.
-            const std::int64_t slots = static_cast<std::int64_t>(sms / tile.cluster) * tile.cluster * per_sm;
-            best.grid = std::min(blocks, slots);
+            best.slots = static_cast<std::int64_t>(sms / tile.cluster) * tile.cluster * per_sm;
+            best.grid = std::min(blocks, best.slots);
             best_estimate = estimate;
         }
     }
@@ -337,13 +336,11 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
     if (shape.batch != 1 || choice.blocks == 0 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0))
         return 1;
     const std::int64_t kblocks = shape.k / HopperTile::bk;
-    const std::int64_t slots = static_cast<std::int64_t>(target.sms / choice.tile.cluster) * choice.tile.cluster *
-                               choice.blocks_per_sm;
     int best = 1;
     double best_time = hopper_split_estimate(shape, choice, 1, target);
     for (const int parts : {2, 3, 4, 6, 8}) {
         if (kblocks % parts != 0 || kblocks / parts < kHopperMinKblocksPerPart) continue;
-        if (choice.blocks * parts > slots) continue;  // every part-tile resident at once: one pass
+        if (choice.blocks * parts > choice.slots) continue;  // every part-tile resident at once: one pass
         const double t = hopper_split_estimate(shape, choice, parts, target);
         if (t < best_time) {
             best_time = t;

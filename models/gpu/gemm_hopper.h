@@ -64,7 +64,8 @@ struct HopperTileChoice {
     HopperTile tile;
     std::int64_t blocks = 0;  // output tiles (a non-persistent kernel's blocks)
     int blocks_per_sm = 0;
-    std::int64_t grid = 0;    // persistent blocks: min(tiles, resident slots on the chip)
+    std::int64_t slots = 0;   // resident block slots on the chip: whole clusters x blocks per SM
+    std::int64_t grid = 0;    // persistent blocks: min(tiles, slots)
 };
 // The tile rule: among tiles that fit the shape and an SM, the smallest estimate of the busiest
 // SM's time, ceil(blocks / SMs) x BM x BN x slowdown. demand is the operand bytes per cycle a

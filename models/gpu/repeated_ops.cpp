@@ -92,7 +92,6 @@ void RepeatedOpCache::keep(const OpStart& start, OpOutcome outcome) {
     counted_.insert(start.l2.get());
     counted_.insert(outcome.l2.get());
     entries_by_digest_[digest(start)].push_back(Entry{start, std::move(outcome)});
-    ++entries_;
 }
 
 }  // namespace accelsim::gpu

@@ -60,8 +60,6 @@ public:
     void keep(const OpStart& start, OpOutcome outcome);
 
     std::size_t hits() const { return hits_; }
-    std::size_t entries() const { return entries_; }
-    std::size_t held_bytes() const { return held_bytes_; }
 
 private:
     struct Entry {
@@ -73,7 +71,7 @@ private:
 
     std::unordered_map<std::uint64_t, std::vector<Entry>> entries_by_digest_;
     std::unordered_set<const L2Lines*> counted_;  // line lists whose bytes held_bytes_ includes
-    std::size_t budget_bytes_, held_bytes_ = 0, entries_ = 0, hits_ = 0;
+    std::size_t budget_bytes_, held_bytes_ = 0, hits_ = 0;
 };
 
 }  // namespace accelsim::gpu

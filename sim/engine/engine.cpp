@@ -56,6 +56,26 @@ std::vector<double> work_before_each_op(const ChipModel& chip, const std::vector
     return before;
 }
 
+// A copy over the host link (host.io): a row of its own, bound by the link's bandwidth. `op` is the
+// op whose tensor crosses (its dtype; `bytes` of it).
+OpReport host_transfer(const char* name, const Op& op, std::int64_t bytes, const ChipConfig& config) {
+    OpReport r;
+    r.op.kind = OpKind::copy;
+    r.op.name = name;
+    r.op.dtype = op.dtype;
+    r.op.elements = bytes / std::max<std::int64_t>(1, bytes_of(op.dtype));
+    r.op.file = op.file;
+    r.op.line = op.line;
+    r.model = "host_link";
+    r.cycles = HostPipeline::transfer_cycles(bytes, config.host.link_gb_per_s, config.clock_hz());
+    r.bytes["host_link"] = bytes;
+    r.roofline.bytes["host_link"] = bytes;
+    r.roofline.cycles["host_link"] =
+        HostPipeline::transfer_cycles_exact(bytes, config.host.link_gb_per_s, config.clock_hz());
+    choose_bound(r.roofline);
+    return r;
+}
+
 }  // namespace
 
 double progress_share(const std::vector<double>& work_before, std::size_t index, double simulated_work) {
@@ -115,29 +135,6 @@ void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, 
                              "of host time; mxu.mode=fast gives the same cycles in closed form)");
     }
 }
-
-namespace {
-
-// A copy over the host link (host.io): a row of its own, bound by the link's bandwidth. `op` is the
-// op whose tensor crosses (its dtype; `bytes` of it).
-OpReport host_transfer(const char* name, const Op& op, std::int64_t bytes, const ChipConfig& config) {
-    OpReport r;
-    r.op.kind = OpKind::copy;
-    r.op.name = name;
-    r.op.dtype = op.dtype;
-    r.op.elements = bytes / std::max<std::int64_t>(1, bytes_of(op.dtype));
-    r.op.file = op.file;
-    r.op.line = op.line;
-    r.model = "host_link";
-    r.cycles = HostPipeline::transfer_cycles(bytes, config.host.link_gb_per_s, config.clock_hz());
-    r.bytes["host_link"] = bytes;
-    r.roofline.bytes["host_link"] = bytes;
-    r.roofline.cycles["host_link"] = static_cast<double>(bytes) * config.clock_hz() / (config.host.link_gb_per_s * 1e9);
-    choose_bound(r.roofline);
-    return r;
-}
-
-}  // namespace
 
 RunReport run_trace(ChipModel& chip, const ChipConfig& config, const std::string& trace_path,
                     const std::vector<Op>& ops, const RunOptions& options, const OpReportSink& on_op) {
