@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "models/common/validation_worker.h"
 #include "models/simt/occupancy.h"
 #include "models/gpu/gpu_stats.h"
 
@@ -103,32 +104,56 @@ ConvValues draw_conv_values(const Conv2dShape& s, std::uint64_t seed) {
 
 // Direct convolution on the host of dense values (draw_conv_values' order), fp32 products summed
 // in double: visit(output index in the layout, reference, sum of |x w|) for every output.
+// Every output of the convolution once, in one fixed order: visit(n, y, x, group, k).
+template <class Visit>
+void for_each_conv_output(const ConvLayout& l, Visit visit) {
+    for (std::int64_t n = 0; n < l.s.n; ++n)
+        for (std::int64_t y = 0; y < l.oh; ++y)
+            for (std::int64_t xo = 0; xo < l.ow; ++xo)
+                for (std::int64_t grp = 0; grp < l.s.groups; ++grp)
+                    for (std::int64_t k = 0; k < l.kg; ++k) visit(n, y, xo, grp, k);
+}
+
 template <class Visit>
 void for_each_direct_conv(const ConvLayout& l, const std::vector<float>& x, const std::vector<float>& w, Visit visit) {
     const Conv2dShape& s = l.s;
-    for (std::int64_t n = 0; n < s.n; ++n)
-        for (std::int64_t y = 0; y < l.oh; ++y)
-            for (std::int64_t xo = 0; xo < l.ow; ++xo)
-                for (std::int64_t grp = 0; grp < s.groups; ++grp)
-                    for (std::int64_t k = 0; k < l.kg; ++k) {
-                        double ref = 0, mag = 0;
-                        for (std::int64_t r = 0; r < s.r; ++r) {
-                            const std::int64_t ih = y * s.stride_h - s.pad_h + r * s.dilation_h;
-                            if (ih < 0 || ih >= s.h) continue;
-                            for (std::int64_t q = 0; q < s.s; ++q) {
-                                const std::int64_t iw = xo * s.stride_w - s.pad_w + q * s.dilation_w;
-                                if (iw < 0 || iw >= s.w) continue;
-                                const float* xp = x.data() + ((n * s.h + ih) * s.w + iw) * s.c + grp * l.cg;
-                                const float* wp = w.data() + (((grp * l.kg + k) * s.r + r) * s.s + q) * l.cg;
-                                for (std::int64_t c = 0; c < l.cg; ++c) {
-                                    const double p = static_cast<double>(xp[c]) * wp[c];
-                                    ref += p;
-                                    mag += std::fabs(p);
-                                }
-                            }
-                        }
-                        visit(l.out_index(n, y, xo, grp, k), ref, mag);
-                    }
+    for_each_conv_output(l, [&](std::int64_t n, std::int64_t y, std::int64_t xo, std::int64_t grp, std::int64_t k) {
+        double ref = 0, mag = 0;
+        for (std::int64_t r = 0; r < s.r; ++r) {
+            const std::int64_t ih = y * s.stride_h - s.pad_h + r * s.dilation_h;
+            if (ih < 0 || ih >= s.h) continue;
+            for (std::int64_t q = 0; q < s.s; ++q) {
+                const std::int64_t iw = xo * s.stride_w - s.pad_w + q * s.dilation_w;
+                if (iw < 0 || iw >= s.w) continue;
+                const float* xp = x.data() + ((n * s.h + ih) * s.w + iw) * s.c + grp * l.cg;
+                const float* wp = w.data() + (((grp * l.kg + k) * s.r + r) * s.s + q) * l.cg;
+                for (std::int64_t c = 0; c < l.cg; ++c) {
+                    const double p = static_cast<double>(xp[c]) * wp[c];
+                    ref += p;
+                    mag += std::fabs(p);
+                }
+            }
+        }
+        visit(l.out_index(n, y, xo, grp, k), ref, mag);
+    });
+}
+
+// The direct convolution's value and sum |x||w| of every output, in for_each_conv_output's order:
+// made when the op is lowered, on the validation worker when the target asks (the second core:
+// models/common/validation_worker.h), so that it is ready when the kernel has run.
+struct DirectConvValue {
+    double ref, mag;
+};
+std::shared_future<std::vector<DirectConvValue>> start_direct_conv(const ConvLayout& l, ConvValues v, bool on_worker) {
+    return start_reference(
+               [l, v = std::move(v)] {
+                   std::vector<DirectConvValue> out;
+                   out.reserve(static_cast<std::size_t>(l.s.n * l.oh * l.ow * l.s.groups * l.kg));
+                   for_each_direct_conv(l, v.x, v.w, [&](std::int64_t, double ref, double mag) { out.push_back({ref, mag}); });
+                   return out;
+               },
+               on_worker)
+        .share();
 }
 
 // Writes dense values into the layout (encode: a value's bytes, in_eb of them).
@@ -156,7 +181,7 @@ void store_conv_values(const ConvLayout& l, std::vector<float>& x, std::vector<f
 // K * 2^-24 * sum |x||w| (fp32 accumulation of the K = R*S*C/groups real taps) plus the output's
 // rounding to the dtype (0 for fp32).
 std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_float_conv(const ConvLayout& l, std::uint64_t seed,
-                                                                           simt::GlobalMemory& memory) {
+                                                                           simt::GlobalMemory& memory, bool on_worker) {
     ConvValues v = draw_conv_values(l.s, seed);
     const DType dtype = l.dtype;
     store_conv_values(l, v.x, v.w, [&](std::uint32_t address, float& f) {
@@ -168,11 +193,16 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_float_conv(const
         std::memcpy(memory.data() + address, &h, 2);
         f = gemm_operand_to_float(h, dtype);  // the reference sees the rounded value
     });
-    return [l, v = std::move(v)](const simt::GlobalMemory& memory) {
+    return [l, reference = start_direct_conv(l, std::move(v), on_worker)](const simt::GlobalMemory& memory) {
         const double unit_out = l.dtype == DType::fp16 ? 0x1p-11 : l.dtype == DType::bf16 ? 0x1p-8 : 0.0;
         const double taps = static_cast<double>(l.s.r * l.s.s * l.cg);
         LoweringNumerics out;
-        for_each_direct_conv(l, v.x, v.w, [&](std::int64_t index, double ref, double mag) {
+        const std::vector<DirectConvValue>& values = reference.get();
+        std::size_t next = 0;
+        for_each_conv_output(l, [&](std::int64_t n, std::int64_t y, std::int64_t xo, std::int64_t grp, std::int64_t k) {
+            const std::int64_t index = l.out_index(n, y, xo, grp, k);
+            const double ref = values[next].ref, mag = values[next].mag;
+            ++next;
             const auto address = static_cast<std::uint32_t>(l.out + index * l.out_eb);
             double got;
             if (l.dtype == DType::fp32) {
@@ -289,7 +319,7 @@ LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& me
     push_launch_stats(out, l, target, tile.threads(), blocks);
     if (target.real_data)
         out.check = l.path == ConvPath::tensor_int8 ? fill_int8_conv(l, target.seed, memory)
-                                                    : fill_float_conv(l, target.seed, memory);
+                                                    : fill_float_conv(l, target.seed, memory, target.reference_on_worker);
     return out;
 }
 
@@ -314,7 +344,7 @@ LoweredKernel lower_ffma_conv(const ConvLayout& layout, simt::GlobalMemory& memo
     out.stats.push_back(stat_value(stat::tile_n, kFp32TileN));
     out.stats.push_back(stat_value(stat::tile_k, kFp32TileK));
     push_launch_stats(out, l, target, 256, blocks);
-    if (target.real_data) out.check = fill_float_conv(l, target.seed, memory);
+    if (target.real_data) out.check = fill_float_conv(l, target.seed, memory, target.reference_on_worker);
     return out;
 }
 

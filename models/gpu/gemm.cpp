@@ -12,6 +12,8 @@
 
 #include <Eigen/Core>
 
+#include "models/common/validation_worker.h"
+
 #include "models/gpu/elementwise.h"
 #include "models/gpu/gemm_hopper.h"
 #include "models/simt/occupancy.h"
@@ -1104,31 +1106,55 @@ void fill_gemm(const GemmBuffers& buf, DType dtype, std::uint64_t seed, simt::Gl
                     put(buf.b + static_cast<std::uint32_t>(((p * buf.lda + kk) * buf.ldb + jx) * eb), uniform(rng));
 }
 
-// Eigen's fp32 C = A*B of the stored (rounded) inputs and sum_k |a||b| of every element, batch by
-// batch: visit(p, i, j, reference, magnitude). The checks of the plain and the fused GEMM share it.
-template <class Visit>
-void for_each_gemm_reference(const GemmBuffers& buf, const std::vector<float>& a, const std::vector<float>& b,
-                             Visit visit) {
+// Eigen's fp32 C = A*B of the stored (rounded) inputs and sum_k |a||b| of every element, per batch.
+// Made when the op is lowered, on the validation worker when the target asks (the second core:
+// models/common/validation_worker.h), so that it is ready when the kernel has run.
+struct GemmReference {
     using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    std::vector<Matrix> product, magnitude;  // [batch]: m x n
+};
+
+std::shared_future<GemmReference> start_gemm_reference(const GemmBuffers& buf, std::vector<float> a,
+                                                       std::vector<float> b, bool on_worker) {
+    return start_reference(
+               [buf, a = std::move(a), b = std::move(b)] {
+                   using Matrix = GemmReference::Matrix;
+                   GemmReference r;
+                   for (std::int64_t p = 0; p < buf.batch; ++p) {
+                       const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
+                       const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
+                       r.product.emplace_back(A * B);
+                       r.magnitude.emplace_back(A.cwiseAbs() * B.cwiseAbs());
+                   }
+                   return r;
+               },
+               on_worker)
+        .share();
+}
+
+// visit(p, i, j, reference, magnitude) for every output element: the checks of the plain and the
+// fused GEMM share it.
+template <class Visit>
+void for_each_gemm_reference(const GemmBuffers& buf, const GemmReference& r, Visit visit) {
     for (std::int64_t p = 0; p < buf.batch; ++p) {
-        const Eigen::Map<const Matrix> A(a.data() + p * buf.m * buf.k, buf.m, buf.k);
-        const Eigen::Map<const Matrix> B(b.data() + p * buf.k * buf.n, buf.k, buf.n);
-        const Matrix ref = A * B;
-        const Matrix mag = A.cwiseAbs() * B.cwiseAbs();
+        const auto& ref = r.product[static_cast<std::size_t>(p)];
+        const auto& mag = r.magnitude[static_cast<std::size_t>(p)];
         for (std::int64_t i = 0; i < buf.m; ++i)
             for (std::int64_t jx = 0; jx < buf.n; ++jx) visit(p, i, jx, static_cast<double>(ref(i, jx)), static_cast<double>(mag(i, jx)));
     }
 }
 
 std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const GemmBuffers& buf, DType dtype,
-                                                                       std::vector<float> a, std::vector<float> b) {
+                                                                       std::vector<float> a, std::vector<float> b,
+                                                                       bool on_worker) {
     // Reference: Eigen fp32 GEMM of the same (rounded) inputs. Bound per element: the fp32
     // accumulation of K products in any order, K * 2^-24 * sum_k |a||b|, plus the rounding of the
     // output to the dtype (half an ulp: 2^-11 relative for fp16, 2^-8 for bf16, 0 for fp32).
-    return [buf, dtype, a = std::move(a), b = std::move(b)](const simt::GlobalMemory& memory) {
+    return [buf, dtype, reference = start_gemm_reference(buf, std::move(a), std::move(b), on_worker)](
+               const simt::GlobalMemory& memory) {
         LoweringNumerics out;
         const double unit_out = dtype == DType::fp16 ? 0x1p-11 : dtype == DType::bf16 ? 0x1p-8 : 0.0;
-        for_each_gemm_reference(buf, a, b, [&](std::int64_t p, std::int64_t i, std::int64_t jx, double r, double mag) {
+        for_each_gemm_reference(buf, reference.get(), [&](std::int64_t p, std::int64_t i, std::int64_t jx, double r, double mag) {
                     const auto address = static_cast<std::uint32_t>(
                         buf.c + ((p * buf.m + i) * buf.ldc + jx) * buf.element_bytes);
                     float got;
@@ -1163,7 +1189,7 @@ void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, in
     if (target.real_data) {
         std::vector<float> a, b;
         fill_gemm(buf, op.dtype, target.seed, memory, a, b);
-        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b));
+        out.check = gemm_check(buf, op.dtype, std::move(a), std::move(b), target.reference_on_worker);
     }
 }
 
@@ -1174,13 +1200,13 @@ void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, in
 // and the final rounding to the dtype.
 std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_epilogue_check(
     const GemmBuffers& buf, DType dtype, const GemmEpilogue& epilogue, std::vector<float> a, std::vector<float> b,
-    std::vector<float> bias, std::vector<std::vector<float>> tensors) {
-    return [buf, dtype, epilogue, a = std::move(a), b = std::move(b), bias = std::move(bias),
-            tensors = std::move(tensors)](const simt::GlobalMemory& memory) {
+    std::vector<float> bias, std::vector<std::vector<float>> tensors, bool on_worker) {
+    return [buf, dtype, epilogue, reference = start_gemm_reference(buf, std::move(a), std::move(b), on_worker),
+            bias = std::move(bias), tensors = std::move(tensors)](const simt::GlobalMemory& memory) {
         LoweringNumerics out;
         const Storage storage = storage_of(dtype);
         const double u32 = 0x1p-24, unit_out = unit_roundoff(storage);
-        for_each_gemm_reference(buf, a, b, [&](std::int64_t p, std::int64_t i, std::int64_t jx, double ref, double mag) {
+        for_each_gemm_reference(buf, reference.get(), [&](std::int64_t p, std::int64_t i, std::int64_t jx, double ref, double mag) {
                     double v = ref, err = static_cast<double>(buf.k) * u32 * mag;
                     const std::size_t at_c = static_cast<std::size_t>((p * buf.m + i) * buf.ldc + jx);
                     std::size_t tensor = 0;
@@ -1334,7 +1360,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
         for (std::size_t i = 0; i < tensors.size(); ++i)
             tensor_values.push_back(fill(tensors[i], buf.batch * buf.m * buf.ldc, 101 + static_cast<int>(i)));
         out.check = gemm_epilogue_check(buf, op.dtype, epilogue, std::move(av), std::move(bv), std::move(bias_values),
-                                        std::move(tensor_values));
+                                        std::move(tensor_values), target.reference_on_worker);
     }
     return out;
 }
@@ -1418,7 +1444,7 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
     if (target.real_data) {
         std::vector<float> a, b;
         fill_gemm(buf, DType::fp32, target.seed, memory, a, b);
-        out.check = gemm_check(buf, DType::fp32, std::move(a), std::move(b));
+        out.check = gemm_check(buf, DType::fp32, std::move(a), std::move(b), target.reference_on_worker);
     }
     return out;
 }
@@ -1537,7 +1563,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         // The C layout of gemm_check: M x N' fp32 (element_bytes 4, ldc = N').
         GemmBuffers buf{g.batch, g.m, g.n, g.k, kp, np, np, 4};
         buf.c = c;
-        out.check = [datapath = gemm_check(buf, DType::fp32, std::move(qa.values), std::move(qb.values)),
+        out.check = [datapath = gemm_check(buf, DType::fp32, std::move(qa.values), std::move(qb.values), target.reference_on_worker),
                      quantization = std::move(quantization)](const simt::GlobalMemory& mem) {
             LoweringNumerics n = datapath(mem);
             n.quantization = quantization(mem);

@@ -262,6 +262,7 @@ LoweringTarget GpuChip::lowering_target() const {
     target.sm = params_.simt.sm;
     target.seed = params_.seed;
     target.real_data = options_.validate;
+    target.reference_on_worker = options_.validation_worker;
     target.launch_overhead_cycles = params_.launch_overhead_cycles;
     target.hbm_bytes_per_cycle = params_.hbm_bytes_per_cycle;
     target.sm_port_bytes_per_cycle = params_.sm_port_bytes_per_cycle;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/common/chip_model.h"
+#include "models/common/validation_worker.h"
 #include "models/gpu/fusion.h"
 #include "models/gpu/gpu_params.h"
 #include "models/gpu/repeated_ops.h"
@@ -73,6 +74,9 @@ struct GpuChipOptions {
     // run's outcome instead of simulating again (repeated_ops.h): the same result by construction,
     // and a test proves it. Off with --validate and timelines (they need the run itself).
     bool reuse_repeated_ops = true;
+    // With validate: GEMM references computed on a second thread while the kernels run (the
+    // same outcome; models/common/validation_worker.h). By default when the process may use two CPUs.
+    bool validation_worker = validation_worker_by_default();
 };
 
 class GpuChip final : public ChipModel {

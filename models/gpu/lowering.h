@@ -30,6 +30,9 @@ struct LoweringTarget {
     // true: inputs get seeded random values and `check` is set (--validate). false: buffers stay
     // zero (timing-only runs skip fp payloads, so their values never matter).
     bool real_data = false;
+    // With real_data: GEMM references (Eigen) are computed on the validation worker while the
+    // kernel runs (models/common/validation_worker.h); the outcome is the same either way.
+    bool reference_on_worker = false;
     // What a second launch costs, for lowerings that may split an op (split-K GEMMs): the chip's
     // per-launch overhead and its HBM peak, in SM cycles. 0 overhead and 0 bandwidth: never split.
     int launch_overhead_cycles = 0;

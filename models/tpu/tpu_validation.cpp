@@ -1,75 +1,13 @@
 #include "models/tpu/tpu_validation.h"
 
-#include <sched.h>
-
-#include <condition_variable>
-#include <deque>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
+#include "models/common/validation_worker.h"
 #include "models/tpu/tpu_vector.h"
 
 namespace accelsim::tpu {
-
-namespace {
-
-// One worker thread for the process, started at the first check that asks for it, taking tasks
-// in order. A thread per op (std::async) cost more than it saved on a busy machine: each new
-// thread queued behind the other processes' before its first instruction.
-class ValidationWorker {
-public:
-    ValidationWorker() : thread_([this] { loop(); }) {}
-    ~ValidationWorker() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        wake_.notify_one();
-        thread_.join();
-    }
-    template <class F>
-    auto submit(F f) -> std::future<decltype(f())> {
-        auto task = std::make_shared<std::packaged_task<decltype(f())()>>(std::move(f));
-        auto result = task->get_future();
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            tasks_.emplace_back([task] { (*task)(); });
-        }
-        wake_.notify_one();
-        return result;
-    }
-
-private:
-    void loop() {
-        for (;;) {
-            std::function<void()> task;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
-                if (tasks_.empty()) return;  // stopping, nothing left
-                task = std::move(tasks_.front());
-                tasks_.pop_front();
-            }
-            task();  // a packaged_task: exceptions go to its future
-        }
-    }
-
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<std::function<void()>> tasks_;
-    bool stop_ = false;
-    std::thread thread_;  // last: starts after the members it uses exist
-};
-
-ValidationWorker& worker() {
-    static ValidationWorker instance;
-    return instance;
-}
-
-}  // namespace
 
 GemmValidation::GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_thread)
     : op_(op), seed_(seed), data_ready_(data_promise_.get_future().share()) {
@@ -79,7 +17,7 @@ GemmValidation::GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_
         reference_ = std::async(std::launch::deferred, [this] { return make_reference(); });
         return;
     }
-    reference_ = worker().submit([this] {
+    reference_ = run_on_validation_worker([this] {
         try {
             make_data();
         } catch (...) {
@@ -140,17 +78,7 @@ NumericsCheck GemmValidation::check(const std::vector<double>& c) {
 }
 
 std::future<NumericsCheck> start_vector_check(const Op& op, std::uint64_t seed, bool on_worker_thread) {
-    auto check = [op, seed] { return run_vector_op_checked(op, seed); };
-    if (on_worker_thread) return worker().submit(std::move(check));
-    return std::async(std::launch::deferred, std::move(check));
-}
-
-bool validation_worker_by_default() {
-    // The CPUs this process may run on (taskset, a container's cpuset), not the machine's: a
-    // worker sharing the only CPU with the simulator would just take turns with it.
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) return CPU_COUNT(&allowed) > 1;
-    return std::thread::hardware_concurrency() > 1;
+    return start_reference([op, seed] { return run_vector_op_checked(op, seed); }, on_worker_thread);
 }
 
 }  // namespace accelsim::tpu

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/common/op.h"
+#include "models/common/validation_worker.h"
 #include "models/tpu/tpu_numerics.h"
 
 namespace accelsim::tpu {
@@ -50,8 +51,5 @@ private:
 
 // A vector op's whole check (run_vector_op_checked), inline at get() or on the worker thread.
 std::future<NumericsCheck> start_vector_check(const Op& op, std::uint64_t seed, bool on_worker_thread);
-
-// Whether --validate uses a second thread: when the process may run on more than one CPU.
-bool validation_worker_by_default();
 
 }  // namespace accelsim::tpu
