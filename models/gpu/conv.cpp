@@ -81,7 +81,7 @@ ConvLayout conv_layout(const Op& op, ConvPath path) {
     l.out_bytes = s.n * l.oh * l.ow * s.groups * l.kp * l.out_eb;
     if (l.in_bytes + l.w_bytes + l.out_bytes > kMaxBufferBytes)
         throw LoweringError("tensors of " + std::to_string(l.in_bytes + l.w_bytes + l.out_bytes) +
-                            " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+                            " bytes exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     return l;
 }
 

@@ -1068,7 +1068,7 @@ GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::Globa
     if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
         throw LoweringError("operands of " +
                             std::to_string(a_bytes + b_bytes + c_bytes) +
-                            " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+                            " bytes exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     buf.bytes = a_bytes + b_bytes + c_bytes;
     buf.a = memory.allocate(static_cast<std::size_t>(a_bytes));
     buf.b = memory.allocate(static_cast<std::size_t>(b_bytes));
@@ -1266,7 +1266,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const std::int64_t plane = buf.m * buf.ldc * 4;
     if (splits > 1) {
         if (buf.bytes + splits * plane > kMaxBufferBytes)
-            throw LoweringError("split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
+            throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
     const std::int64_t k_part = buf.lda / splits;
@@ -1315,7 +1315,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     // the bias (N' elements), then each tensor step's operand in C's layout.
     const std::int64_t c_bytes = buf.m * buf.ldc * eb * buf.batch;
     if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kMaxBufferBytes)
-        throw LoweringError("operands exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+        throw LoweringError("operands exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     // With split-K the sum launch applies the epilogue (as cuBLASLt's split-K reduction does).
     std::vector<std::uint32_t>& epilogue_args = split ? out.then.front().args : out.args;
     std::uint32_t bias = 0;
@@ -1385,7 +1385,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     std::uint32_t workspace = 0;
     if (split) {
         if (buf.bytes + splits * plane > kMaxBufferBytes)
-            throw LoweringError("split-K workspace exceeds the GPU kernel library's 1 GiB of 32-bit global memory");
+            throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
     const std::int64_t tiles = choice.blocks * splits;
@@ -1470,7 +1470,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     const std::int64_t a_bytes = g.batch * g.m * kp, b_bytes = g.batch * g.n * kp, c_bytes = g.batch * g.m * np * 4;
     if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
         throw LoweringError("operands of " + std::to_string(a_bytes + b_bytes + c_bytes) +
-                            " bytes exceed the GPU kernel library's 1 GiB of 32-bit global memory");
+                            " bytes exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     const std::uint32_t a = memory.allocate(static_cast<std::size_t>(a_bytes));
     const std::uint32_t b = memory.allocate(static_cast<std::size_t>(b_bytes));
     const std::uint32_t c = memory.allocate(static_cast<std::size_t>(c_bytes));

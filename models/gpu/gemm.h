@@ -165,8 +165,11 @@ std::uint16_t gemm_operand_bits(float f, DType dtype);
 // Counts one int32 output of an int8 GEMM or conv into n: equal to the exact value `want` (both
 // as the mma's wrapping int32 bits), or its error.
 void check_int32_output(LoweringNumerics& n, std::uint32_t got, std::uint32_t want);
-// The largest total of one op's buffers (32-bit global memory).
-inline constexpr std::int64_t kGemmMaxBufferBytes = std::int64_t{1} << 30;
+// The largest total of one GEMM's or convolution's buffers. Global addresses are 32-bit; keeping
+// every address below 2^31 (less 4 KiB for the null page and each allocation's 256-byte alignment)
+// keeps the kernels' address arithmetic and signed 32-bit comparisons valid
+// (GemmAddresses.* in tests/gpu/high_address_test.cpp run kernels on buffers above 2^30).
+inline constexpr std::int64_t kGemmMaxBufferBytes = (std::int64_t{1} << 31) - 4096;
 
 // K and N rounded up to the 8-element row alignment of the operand layout.
 inline std::int64_t gemm_padded(std::int64_t x) { return (x + 7) / 8 * 8; }

@@ -390,10 +390,10 @@ TEST(GemmLowering, StatsErrorsAndLimits) {
     LoweringTarget no_int8 = target;
     no_int8.tensor_macs_per_sm_cycle.int8 = 0;
     EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 64, 64, 64, DType::int8), m2, no_int8), LoweringError);
-    // 3 x 16384^2 x 2 bytes = 1.5 GiB: refused before anything is allocated; int8: A and B 256 MiB
-    // each, C 1 GiB of int32.
-    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 16384, 16384, 16384, DType::fp16), m2, target), LoweringError);
-    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 16384, 16384, 16384, DType::int8), m2, target), LoweringError);
+    // 3 x 20480^2 x 2 bytes = 2.34 GiB, over the 2 GiB limit: refused before anything is allocated;
+    // int8: A and B 400 MiB each, C 1.56 GiB of int32 (the limit by hand: high_address_test.cpp).
+    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 20480, 20480, 20480, DType::fp16), m2, target), LoweringError);
+    EXPECT_THROW(lower_gemm(gemm_op(OpKind::matmul, 1, 20480, 20480, 20480, DType::int8), m2, target), LoweringError);
     EXPECT_EQ(m2.size(), 0u);
 }
 
