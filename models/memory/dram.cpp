@@ -75,6 +75,42 @@ double get_dram_timing(const DramTiming& timing, const std::string& name) {
 //        CWL, tCCD, tWR, tWTR, tRTP are the HBM2 ns values at 0.625 ns [derived].
 //  DDR3  DRAMsim3 configs/DDR3_4Gb_x8_1600.ini, JEDEC JESD79-3F DDR3-1600K (11-11-11).
 //  DDR4  DRAMsim3 configs/DDR4_8Gb_x8_2400.ini, JEDEC JESD79-4 DDR4-2400R (16-16-16).
+//
+// Graphics and mobile memories clock commands on CK and data on a faster WCK, so a preset's tCK
+// is the command clock CK and its data rate fixes the data bits per pin per CK. The model times
+// a burst as BL / data_rate (BL in bits per pin) and, at another data rate, moves tCK at the
+// preset's ratio (dram_params_from): burst-bound cycles (BL, tCCD) stay, core timings keep their
+// ns. Bits per pin per CK: GDDR5 4 (WCK = 2 x CK, data on both WCK edges), GDDR6 8 (WCK = 4 x CK,
+// DDR), GDDR6X 16 (GDDR6's clocks, PAM4 carries 2 bits per symbol), LPDDR5 8 (WCK:CK 4:1, DDR).
+//  GDDR5  DRAMsim3 configs/GDDR5_8Gb_x32.ini: tCK 0.667 ns (CK 1.5 GHz; DRAMsim3 times a GDDR5 burst
+//         as BL/4 cycles, so 4 bits per CK = 6 Gb/s), BL8, CL 24, CWL 7, tRCD = tRCDRD 24, tRP 24,
+//         tRAS 56, tRRD 10/10, tFAW 40, tCCD 2/3, tWR 24, tWTR 10, tRTP 2, tREFI 3800, tRFC 74;
+//         tRC = tRAS + tRP = 80 [derived] (DRAMsim3 computes it so). x32 device, 4 x 4 banks,
+//         128 columns x 32 B = 4 KiB rows, 16384 rows (DRAMsim3 counts a GDDR column as BL x width).
+//  GDDR6  DRAMsim3 configs/GDDR6_8Gb_x16.ini: tCK 0.66 ns (read as 2/3 ns, CK 1.5 GHz = 12 Gb/s:
+//         Micron MT61K256M32 brief, Figure 4, CK f -> data 8f), BL16, CL 24, CWL 16, tRCD = tRCDRD
+//         24, tRP 24, tRAS 54, tRRD 9/9, tFAW 32, tCCD_L 4, tWR 16, tWTR 7, tRTP 3, tRFC 126;
+//         tRC = tRAS + tRP = 78 [derived]; tCCD_S = 2 = BL16 at 8 bits per CK [derived] (DRAMsim3's
+//         3 would hold a stream across bank groups to 2/3 of the pins' rate; Micron's brief gives
+//         tCCDL = 3 or 4 tCK, seamless bursts need tCCDS = the 2-tCK burst); tREFI = 32 ms / 16k
+//         refreshes = 1953.1 ns = 2929 tCK (Micron brief "16k/32ms"; rounded down, so refresh is never
+//         rarer than specified) [derived] (DRAMsim3 has 7.8 us).
+//         Micron brief: 2 channels of 16 bit per device, 16 banks in 4 bank groups, 2 KiB page per
+//         channel, R[13:0] = 16384 rows, 32 B per access.
+//  GDDR6X GDDR6's core in ns (16 banks in 4 groups, 2 KiB page, 32 B access; Micron: GDDR6X
+//         "doubles the data rate without doubling the operating frequency") [derived]. Clocks
+//         [assumption]: GDDR6's WCK = 4 x CK with PAM4 symbols on both WCK edges, so 16 bits per
+//         CK and tCK = 16/21 ns at 21 Gb/s (RTX 3090 Ti / 4090); BL = 16 bits per pin (8 PAM4
+//         symbols, 32 B on x16) = one tCK, so tCCD_S = 1; every other timing is the GDDR6 ns value
+//         rounded up at 16/21 ns [derived] (tREFI rounded down).
+//  LPDDR5 CMU-SAFARI/ramulator2 LPDDR5_6400 timing row (src/dram/impl/LPDDR5.cpp; its tCK_ps
+//         column 1250 = CK 800 MHz, WCK:CK 4:1, 6.4 Gb/s): CL 20, CWL 11, tRCD 15, tRP = nRPpb
+//         15 (the model precharges per bank), tRAS 34, tRRD 4, tFAW 16, tCCD_L = nCCD 4, tWR 28,
+//         tWTR = nWTRL 10, tRTP 4; ramulator2's ns tables: tREFI 3906 ns = 3124 tCK (rounded
+//         down), tRFC = tRFCab 280 ns (16 Gb) = 224 tCK. tRC = tRAS + tRPpb = 49 [derived]
+//         (ramulator2's 30 is below tRAS); tCCD_S = 2 = BL16 at 8 bits per CK [derived]. x16
+//         channel in bank-group mode (JEDEC JESD209-5, above 3200 Mb/s): 4 x 4 banks, 2 KiB page
+//         (ramulator2 LPDDR5_16Gb_x16: 1024 columns x 16 bit), 65536 rows; BL16 = 32 B.
 DramParams dram_preset(const std::string& requested) {
     // Names match case-insensitively ("HBM2e" is HBM2E).
     std::string name = requested;
@@ -101,6 +137,25 @@ DramParams dram_preset(const std::string& requested) {
         p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 64; p.data_rate_gbps = 2.4;
         p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 8192; p.rows_per_bank = 65536;
         p.timing = make_timing(5.0 / 6.0, 8, 16, 12, 16, 16, 39, 55, 4, 6, 26, 4, 6, 18, 9, 9, 9360, 420);
+    } else if (name == "GDDR5") {
+        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 32; p.data_rate_gbps = 6.0;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 4096; p.rows_per_bank = 16384;
+        p.timing = make_timing(2.0 / 3.0, 8, 24, 7, 24, 24, 56, 80, 10, 10, 40, 2, 3, 24, 10, 2, 3800, 74);
+    } else if (name == "GDDR6") {
+        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 16; p.data_rate_gbps = 12.0;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 2048; p.rows_per_bank = 16384;
+        p.timing = make_timing(2.0 / 3.0, 16, 24, 16, 24, 24, 54, 78, 9, 9, 32, 2, 4, 16, 7, 3, 2929, 126);
+    } else if (name == "GDDR6X") {
+        // GDDR6's ns at tCK 16/21 ns: CL 16 ns -> 21, tRCD/tRP 16 -> 21, tRAS 36 -> 48, tRC 52 -> 69,
+        // tRRD 6 -> 8, tFAW 21.33 -> 28, tCCD_L 2.67 -> 4, CWL 10.67 -> 14, tWR 10.67 -> 14,
+        // tWTR 4.67 -> 7, tRTP 2 -> 3, tRFC 84 -> 111; tREFI 1952.7 ns -> 2562 (rounded down).
+        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 16; p.data_rate_gbps = 21.0;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 2048; p.rows_per_bank = 16384;
+        p.timing = make_timing(16.0 / 21.0, 16, 21, 14, 21, 21, 48, 69, 8, 8, 28, 1, 4, 14, 7, 3, 2562, 111);
+    } else if (name == "LPDDR5") {
+        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 16; p.data_rate_gbps = 6.4;
+        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 2048; p.rows_per_bank = 65536;
+        p.timing = make_timing(1.25, 16, 20, 11, 15, 15, 34, 49, 4, 4, 16, 2, 4, 28, 10, 4, 3124, 224);
     } else {
         throw std::invalid_argument("unknown DRAM preset '" + requested + "' (valid: " +
                                     join_names(dram_preset_names()) + ")");
@@ -109,7 +164,7 @@ DramParams dram_preset(const std::string& requested) {
 }
 
 const std::vector<std::string>& dram_preset_names() {
-    static const std::vector<std::string> names{"HBM2", "HBM2E", "HBM3", "DDR3", "DDR4"};
+    static const std::vector<std::string> names{"HBM2", "HBM2E", "HBM3", "DDR3", "DDR4", "GDDR5", "GDDR6", "GDDR6X", "LPDDR5"};
     return names;
 }
 
