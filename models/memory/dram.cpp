@@ -75,41 +75,109 @@ double get_dram_timing(const DramTiming& timing, const std::string& name) {
 //        CWL, tCCD, tWR, tWTR, tRTP are the HBM2 ns values at 0.625 ns [derived].
 //  DDR3  DRAMsim3 configs/DDR3_4Gb_x8_1600.ini, JEDEC JESD79-3F DDR3-1600K (11-11-11).
 //  DDR4  DRAMsim3 configs/DDR4_8Gb_x8_2400.ini, JEDEC JESD79-4 DDR4-2400R (16-16-16).
+//
+// Graphics and mobile memories clock commands on CK and data on a faster WCK, so a preset's tCK
+// is the command clock CK and its data rate fixes the data bits per pin per CK. The model times
+// a burst as BL / data_rate (BL in bits per pin) and, at another data rate, moves tCK at the
+// preset's ratio (dram_params_from): burst-bound cycles (BL, tCCD) stay, core timings keep their
+// ns. Bits per pin per CK: GDDR5 4 (WCK = 2 x CK, data on both WCK edges), GDDR6 8 (WCK = 4 x CK,
+// DDR), GDDR6X 16 (GDDR6's clocks, PAM4 carries 2 bits per symbol), LPDDR5 8 (WCK:CK 4:1, DDR).
+//  GDDR5  DRAMsim3 configs/GDDR5_8Gb_x32.ini: tCK 0.667 ns (CK 1.5 GHz; DRAMsim3 times a GDDR5 burst
+//         as BL/4 cycles, so 4 bits per CK = 6 Gb/s), BL8, CL 24, CWL 7, tRCD = tRCDRD 24, tRP 24,
+//         tRAS 56, tRRD 10/10, tFAW 40, tCCD 2/3, tWR 24, tWTR 10, tRTP 2, tREFI 3800, tRFC 74;
+//         tRC = tRAS + tRP = 80 [derived] (DRAMsim3 computes it so). x32 device, 4 x 4 banks,
+//         128 columns x 32 B = 4 KiB rows, 16384 rows (DRAMsim3 counts a GDDR column as BL x width).
+//  GDDR6  DRAMsim3 configs/GDDR6_8Gb_x16.ini: tCK 0.66 ns (read as 2/3 ns, CK 1.5 GHz = 12 Gb/s:
+//         Micron MT61K256M32 brief, Figure 4, CK f -> data 8f), BL16, CL 24, CWL 16, tRCD = tRCDRD
+//         24, tRP 24, tRAS 54, tRRD 9/9, tFAW 32, tCCD_L 4, tWR 16, tWTR 7, tRTP 3, tRFC 126;
+//         tRC = tRAS + tRP = 78 [derived]; tCCD_S = 2 = BL16 at 8 bits per CK [derived] (DRAMsim3's
+//         3 would hold a stream across bank groups to 2/3 of the pins' rate; Micron's brief gives
+//         tCCDL = 3 or 4 tCK, seamless bursts need tCCDS = the 2-tCK burst); tREFI = 32 ms / 16k
+//         refreshes = 1953.1 ns = 2929 tCK (Micron brief "16k/32ms"; rounded down, so refresh is never
+//         rarer than specified) [derived] (DRAMsim3 has 7.8 us).
+//         Micron brief: 2 channels of 16 bit per device, 16 banks in 4 bank groups, 2 KiB page per
+//         channel, R[13:0] = 16384 rows, 32 B per access.
+//  GDDR6X GDDR6's core in ns (16 banks in 4 groups, 2 KiB page, 32 B access; Micron: GDDR6X
+//         "doubles the data rate without doubling the operating frequency") [derived]. Clocks
+//         [assumption]: GDDR6's WCK = 4 x CK with PAM4 symbols on both WCK edges, so 16 bits per
+//         CK and tCK = 16/21 ns at 21 Gb/s (RTX 3090 Ti / 4090); BL = 16 bits per pin (8 PAM4
+//         symbols, 32 B on x16) = one tCK, so tCCD_S = 1; every other timing is the GDDR6 ns value
+//         rounded up at 16/21 ns [derived] (tREFI rounded down).
+//  LPDDR5 CMU-SAFARI/ramulator2 LPDDR5_6400 timing row (src/dram/impl/LPDDR5.cpp; its tCK_ps
+//         column 1250 = CK 800 MHz, WCK:CK 4:1, 6.4 Gb/s): CL 20, CWL 11, tRCD 15, tRP = nRPpb
+//         15 (the model precharges per bank), tRAS 34, tRRD 4, tFAW 16, tCCD_L = nCCD 4, tWR 28,
+//         tWTR = nWTRL 10, tRTP 4; ramulator2's ns tables: tREFI 3906 ns = 3124 tCK (rounded
+//         down), tRFC = tRFCab 280 ns (16 Gb) = 224 tCK. tRC = tRAS + tRPpb = 49 [derived]
+//         (ramulator2's 30 is below tRAS); tCCD_S = 2 = BL16 at 8 bits per CK [derived]. x16
+//         channel in bank-group mode (JEDEC JESD209-5, above 3200 Mb/s): 4 x 4 banks, 2 KiB page
+//         (ramulator2 LPDDR5_16Gb_x16: 1024 columns x 16 bit), 65536 rows; BL16 = 32 B.
+namespace {
+
+// One preset: organisation of one channel (or stack) and its timing (sources above).
+struct PresetRow {
+    const char* name;
+    int channels, pseudo_channels, bus_width_bits;
+    double data_rate_gbps;
+    int bank_groups, banks_per_group;
+    std::int64_t row_bytes, rows_per_bank;
+    DramTiming timing;
+};
+
+const std::vector<PresetRow>& preset_rows() {
+    //   name       ch  pc  bits  Gb/s  groups banks row B  rows
+    //              tCK, BL, CL, CWL, tRCD, tRP, tRAS, tRC, tRRD_S/L, tFAW, tCCD_S/L, tWR, tWTR, tRTP, tREFI, tRFC
+    static const std::vector<PresetRow> rows{
+        {"HBM2", 8, 1, 128, 2.0, 4, 4, 1024, 32768,
+         make_timing(1.0, 4, 14, 4, 14, 14, 34, 48, 4, 6, 30, 1, 2, 16, 8, 6, 3900, 260)},
+        {"HBM2E", 8, 2, 128, 3.2, 4, 4, 1024, 16384,
+         make_timing(0.625, 4, 23, 7, 23, 23, 55, 77, 7, 10, 48, 2, 4, 26, 13, 10, 6240, 416)},
+        {"HBM3", 16, 2, 64, 6.4, 4, 4, 1024, 32768,
+         make_timing(0.625, 8, 20, 12, 31, 26, 45, 72, 4, 5, 24, 2, 4, 26, 13, 10, 6240, 416)},
+        {"DDR3", 1, 1, 64, 1.6, 1, 8, 8192, 65536,
+         make_timing(1.25, 8, 11, 8, 11, 11, 28, 39, 5, 5, 24, 4, 4, 12, 6, 6, 6240, 208)},
+        {"DDR4", 1, 1, 64, 2.4, 4, 4, 8192, 65536,
+         make_timing(5.0 / 6.0, 8, 16, 12, 16, 16, 39, 55, 4, 6, 26, 4, 6, 18, 9, 9, 9360, 420)},
+        {"GDDR5", 1, 1, 32, 6.0, 4, 4, 4096, 16384,
+         make_timing(2.0 / 3.0, 8, 24, 7, 24, 24, 56, 80, 10, 10, 40, 2, 3, 24, 10, 2, 3800, 74)},
+        {"GDDR6", 1, 1, 16, 12.0, 4, 4, 2048, 16384,
+         make_timing(2.0 / 3.0, 16, 24, 16, 24, 24, 54, 78, 9, 9, 32, 2, 4, 16, 7, 3, 2929, 126)},
+        // GDDR6's ns at tCK 16/21 ns: CL 16 ns -> 21, tRCD/tRP 16 -> 21, tRAS 36 -> 48, tRC 52 -> 69,
+        // tRRD 6 -> 8, tFAW 21.33 -> 28, tCCD_L 2.67 -> 4, CWL 10.67 -> 14, tWR 10.67 -> 14,
+        // tWTR 4.67 -> 7, tRTP 2 -> 3, tRFC 84 -> 111; tREFI 1952.7 ns -> 2562 (rounded down).
+        {"GDDR6X", 1, 1, 16, 21.0, 4, 4, 2048, 16384,
+         make_timing(16.0 / 21.0, 16, 21, 14, 21, 21, 48, 69, 8, 8, 28, 1, 4, 14, 7, 3, 2562, 111)},
+        {"LPDDR5", 1, 1, 16, 6.4, 4, 4, 2048, 65536,
+         make_timing(1.25, 16, 20, 11, 15, 15, 34, 49, 4, 4, 16, 2, 4, 28, 10, 4, 3124, 224)},
+    };
+    return rows;
+}
+
+}  // namespace
+
 DramParams dram_preset(const std::string& requested) {
     // Names match case-insensitively ("HBM2e" is HBM2E).
     std::string name = requested;
     for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    DramParams p;
-    p.preset = name;
-    if (name == "HBM2") {
-        p.channels = 8; p.pseudo_channels = 1; p.bus_width_bits = 128; p.data_rate_gbps = 2.0;
-        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 1024; p.rows_per_bank = 32768;
-        p.timing = make_timing(1.0, 4, 14, 4, 14, 14, 34, 48, 4, 6, 30, 1, 2, 16, 8, 6, 3900, 260);
-    } else if (name == "HBM2E") {
-        p.channels = 8; p.pseudo_channels = 2; p.bus_width_bits = 128; p.data_rate_gbps = 3.2;
-        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 1024; p.rows_per_bank = 16384;
-        p.timing = make_timing(0.625, 4, 23, 7, 23, 23, 55, 77, 7, 10, 48, 2, 4, 26, 13, 10, 6240, 416);
-    } else if (name == "HBM3") {
-        p.channels = 16; p.pseudo_channels = 2; p.bus_width_bits = 64; p.data_rate_gbps = 6.4;
-        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 1024; p.rows_per_bank = 32768;
-        p.timing = make_timing(0.625, 8, 20, 12, 31, 26, 45, 72, 4, 5, 24, 2, 4, 26, 13, 10, 6240, 416);
-    } else if (name == "DDR3") {
-        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 64; p.data_rate_gbps = 1.6;
-        p.bank_groups = 1; p.banks_per_group = 8; p.row_bytes = 8192; p.rows_per_bank = 65536;
-        p.timing = make_timing(1.25, 8, 11, 8, 11, 11, 28, 39, 5, 5, 24, 4, 4, 12, 6, 6, 6240, 208);
-    } else if (name == "DDR4") {
-        p.channels = 1; p.pseudo_channels = 1; p.bus_width_bits = 64; p.data_rate_gbps = 2.4;
-        p.bank_groups = 4; p.banks_per_group = 4; p.row_bytes = 8192; p.rows_per_bank = 65536;
-        p.timing = make_timing(5.0 / 6.0, 8, 16, 12, 16, 16, 39, 55, 4, 6, 26, 4, 6, 18, 9, 9, 9360, 420);
-    } else {
-        throw std::invalid_argument("unknown DRAM preset '" + requested + "' (valid: " +
-                                    join_names(dram_preset_names()) + ")");
+    for (const PresetRow& row : preset_rows()) {
+        if (name != row.name) continue;
+        DramParams p;
+        p.preset = name;
+        p.channels = row.channels; p.pseudo_channels = row.pseudo_channels; p.bus_width_bits = row.bus_width_bits;
+        p.data_rate_gbps = row.data_rate_gbps; p.bank_groups = row.bank_groups; p.banks_per_group = row.banks_per_group;
+        p.row_bytes = row.row_bytes; p.rows_per_bank = row.rows_per_bank;
+        p.timing = row.timing;
+        return p;
     }
-    return p;
+    throw std::invalid_argument("unknown DRAM preset '" + requested + "' (valid: " + join_names(dram_preset_names()) +
+                                ")");
 }
 
 const std::vector<std::string>& dram_preset_names() {
-    static const std::vector<std::string> names{"HBM2", "HBM2E", "HBM3", "DDR3", "DDR4"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (const PresetRow& row : preset_rows()) n.emplace_back(row.name);
+        return n;
+    }();
     return names;
 }
 

@@ -107,8 +107,10 @@ const ParamTable<DramConfig>& dram_param_table();
 // key ("hbm.timing.tRCDX: unknown timing parameter ...").
 DramParams dram_params_from(const DramConfig& config);
 
-// Presets with cited public timings (docs/memory.md): "HBM2", "HBM2E", "HBM3", "DDR3", "DDR4"
-// (case-insensitive).
+// Presets with cited public timings (docs/memory.md): "HBM2", "HBM2E", "HBM3", "DDR3", "DDR4",
+// "GDDR5", "GDDR6", "GDDR6X", "LPDDR5" (case-insensitive). A preset's tCK is the command clock
+// (CK on GDDR and LPDDR, whose data move on a faster WCK); its data rate fixes the bits per pin
+// per tCK, which a config's other data rate keeps (dram_params_from).
 // Throws std::invalid_argument naming the valid presets for an unknown name.
 DramParams dram_preset(const std::string& name);
 const std::vector<std::string>& dram_preset_names();

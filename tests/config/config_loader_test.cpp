@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/memory/dram.h"
 #include "sim/config/config_schema.h"
 
 namespace accelsim {
@@ -286,6 +287,30 @@ TEST(ShippedConfigs, MemoryPeaksMatchPublishedFigures) {
         SCOPED_TRACE(name);
         EXPECT_WITHIN_1_PERCENT(
             load_config(kConfigDir + name + ".json").hbm.peak_bytes_per_second(), bytes_per_second);
+    }
+}
+
+TEST(ShippedConfigs, GraphicsMemoriesUseTheirOwnPresetAtTheCitedPeakExactly) {
+    // channels x width / 8 x data rate, by hand (bytes/s), and the preset each memory type has:
+    //  t4 16 x 16 / 8 x 10 = 320e9; a10g 24 x 16 / 8 x 12.5 = 600e9; l4 12 x 16 / 8 x 12.5 = 300e9;
+    //  rtx4090 24 x 16 / 8 x 21 = 1008e9; k80 24 x 32 / 8 x 5 = 480e9; jetson_orin 16 x 16 / 8 x 6.4
+    //  = 204.8e9. Every burst is 32 B and takes tCCD_S x tCK (BL / data rate at the config's rate).
+    struct Expected {
+        const char* config;
+        const char* preset;
+        double peak;
+    };
+    const Expected expected[] = {{"t4", "GDDR6", 320e9},       {"a10g", "GDDR6", 600e9},
+                                 {"l4", "GDDR6", 300e9},       {"rtx4090", "GDDR6X", 1008e9},
+                                 {"k80", "GDDR5", 480e9},      {"jetson_orin", "LPDDR5", 204.8e9}};
+    for (const auto& e : expected) {
+        SCOPED_TRACE(e.config);
+        const ChipConfig c = load_config(kConfigDir + e.config + ".json");
+        EXPECT_EQ(c.hbm.preset, e.preset);
+        EXPECT_NEAR(c.hbm.peak_bytes_per_second(), e.peak, e.peak * 1e-12);
+        const memory::DramParams p = memory::dram_params_from(c.hbm);
+        EXPECT_EQ(p.burst_bytes(), 32);
+        EXPECT_NEAR(p.timing.tCCD_S * p.timing.tCK, p.burst_ns(), 1e-9);
     }
 }
 

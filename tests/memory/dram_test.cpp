@@ -50,13 +50,17 @@ TEST(Dram, SequentialReadsReachNinetyPercentOfPeakOnEveryPreset) {
         const DramParams p = dram_preset(name);
         // Peak = channels x bus width x data rate: HBM2 8 x 16 B x 2 Gb/s = 256 GB/s;
         // HBM2E 8 x 16 B x 3.2 = 409.6 GB/s; HBM3 16 x 8 B x 6.4 = 819.2 GB/s;
-        // DDR3-1600 1 x 8 B x 1.6 = 12.8 GB/s; DDR4-2400 1 x 8 B x 2.4 = 19.2 GB/s.
+        // DDR3-1600 1 x 8 B x 1.6 = 12.8 GB/s; DDR4-2400 1 x 8 B x 2.4 = 19.2 GB/s; GDDR5 1 x 4 B x 6
+        // = 24 GB/s; GDDR6 1 x 2 B x 12 = 24 GB/s; GDDR6X 1 x 2 B x 21 = 42 GB/s; LPDDR5 1 x 2 B x
+        // 6.4 = 12.8 GB/s.
         const double peak = p.channels * (p.bus_width_bits / 8.0) * p.data_rate_gbps * 1e9;
         ASSERT_DOUBLE_EQ(p.peak_bytes_per_second(), peak) << name;
         const QueuedRun r = run_queued(p, stream(bytes_for(p, 10)));
-        // All-bank refresh alone costs tRFC/tREFI (260/3900 = 416/6240 = 6.7% on HBM); row switches
-        // and bank-group turnarounds must be hidden by the queue.
-        EXPECT_GE(r.result.achieved_bytes_per_second(), 0.90 * peak) << name;
+        // All-bank refresh alone costs tRFC/tREFI (260/3900 = 416/6240 = 6.7% on HBM, 7.2% on
+        // LPDDR5); row switches and bank-group turnarounds must be hidden by the queue. GDDR6X's
+        // 0.76 ns bursts are the exception: 32 queued bursts (24.4 ns) do not cover a bank's
+        // tRP + tRCD (32 ns), which costs 3.9% more (graphics_dram_presets_test.cpp works it out).
+        EXPECT_GE(r.result.achieved_bytes_per_second(), (name == "GDDR6X" ? 0.85 : 0.90) * peak) << name;
         EXPECT_LE(r.result.achieved_bytes_per_second(), peak) << name;
         EXPECT_GT(r.stats.bursts.refreshes, 0u) << name;
         EXPECT_GT(r.stats.bursts.row_hits, 10 * (r.stats.bursts.row_misses + r.stats.bursts.row_conflicts)) << name;
