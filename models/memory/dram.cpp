@@ -591,7 +591,10 @@ void DramController::open_ahead(std::size_t index, Picoseconds now) {
         if (o.row == bank.open_row) return;   // the open row is still needed
         if (i < index) return;                // an older burst waits for this bank
     }
+    // A refresh falling due here closes every row and opens ahead again, this burst's row included:
+    // opening it once more would count a conflict with itself (PRE after tRAS, ACT after tRP).
     refresh_until(now);
+    if (b.row_opened || bank.open_row == w.row) return;
     open_row(b, now, !b.counted);
     b.row_opened = b.counted = true;
 }

@@ -241,6 +241,33 @@ TEST(Dram, RefreshHappensEveryTrefiEvenWhenIdle) {
     EXPECT_EQ(dram.stats().bursts.refreshes, 10u);
 }
 
+TEST(Dram, AReadMeetingADueRefreshAtAnIdleQueuedControllerOpensItsRowOnce) {
+    // FR-FCFS, queued: a burst reaching an idle controller when a refresh is due. The refresh
+    // closes every row and opens ahead for the queued bursts, this one included; the row must not
+    // be opened a second time (before the fix: a conflict with itself, PRE after tRAS and ACT
+    // after tRP, + 34 + 14 = 48 ns on HBM2). HBM2: tCK 1 ns, tRCD 14, CL 14, BL 4 at 2 Gb/s = 2 ns,
+    // tREFI 3900, tRFC 260.
+    const DramParams p = dram_preset("HBM2");
+    ASSERT_EQ(p.scheduler, DramScheduler::fr_fcfs);
+    DramController controller(p);
+    DramCoordinates where;  // unit 0, bank group 0, bank 0, row 0
+    controller.enqueue(DramController::Burst(where, false, 0, 1));
+    const DramController::Issued first = controller.decide();
+    EXPECT_EQ(first.data_end, 30000u);  // closed bank: tRCD + CL + burst
+    // 10.5 tREFI later, another row of the same bank (so the open row does not end the look
+    // ahead at once): ten refreshes are due, the last ends at 39,000 + 260 ns, before the burst.
+    const Picoseconds t = 40950000;
+    where.row = 1;
+    controller.enqueue(DramController::Burst(where, false, t, 2));
+    const DramController::Issued second = controller.decide();
+    EXPECT_EQ(second.outcome, RowOutcome::miss);
+    EXPECT_EQ(second.data_end - t, 30000u);  // a closed bank again, not 78 ns
+    EXPECT_EQ(controller.stats().refreshes, 10u);
+    EXPECT_EQ(controller.stats().activates, 2u);
+    EXPECT_EQ(controller.stats().row_conflicts, 0u);
+    EXPECT_EQ(controller.stats().row_misses, 2u);
+}
+
 TEST(Dram, AddressMapsPlaceConsecutiveBurstsAsDocumented) {
     DramParams p = dram_preset("HBM2");  // 64 B bursts, 8 channels, 4 groups, 16 columns per row
     DramAddressMapper low(p);
