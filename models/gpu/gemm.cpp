@@ -51,16 +51,7 @@ std::string at(int reg, long long off) {
 }
 
 // The kernel name's operand type: _f16, _bf16, _s8, _e4m3, _e5m2.
-std::string type_suffix(simt::MmaType type) {
-    switch (type) {
-        case simt::MmaType::s8: return "_s8";
-        case simt::MmaType::e4m3: return "_e4m3";
-        case simt::MmaType::e5m2: return "_e5m2";
-        case simt::MmaType::f16: return "_f16";
-        case simt::MmaType::bf16: return "_bf16";
-    }
-    return "";
-}
+std::string type_suffix(simt::MmaType type) { return std::string("_") + simt::mma_type_name(type); }
 
 // The conv kernels' im2col arithmetic (the tensor-core variant per 16-byte chunk, the FFMA one per
 // element). The origin of output pixel `m` (a register, clobbered): its image's base address
@@ -1377,7 +1368,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const std::int64_t eb = buf.element_bytes;
     const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
     const bool split = splits > 1;
-    if (split && (g.batch != 1 || (buf.lda / HopperTile::bk) % splits != 0))
+    if (split && (g.batch != 1 || (buf.lda / HopperTile::bk(type)) % splits != 0))
         throw LoweringError("Hopper split-K needs batch 1 and K / 64 divisible by " + std::to_string(splits));
     // Split-K: part p is batch entry p, its A k_part columns on, its B k_part rows down, its C the
     // p-th fp32 plane of the workspace.
@@ -1400,7 +1391,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
                 u(split ? k_part * eb : buf.m * buf.lda * eb), u(split ? k_part * buf.ldb * eb : buf.lda * buf.ldb * eb),
                 u(buf.m * buf.ldc * c_element),
                 u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
-                u(k_part / HopperTile::bk)};
+                u(k_part / HopperTile::bk(type))};
     if (split) {
         LoweredLaunch sum;
         sum.kernel = splitk_sum_kernel(splits, type);
@@ -1415,7 +1406,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     set_waves(waves, target.sms);
     out.stats.push_back(stat_value(stat::tile_m, tile.bm));
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
-    out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk));
+    out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
     out.stats.push_back(stat_value(stat::splits, splits));
     // The S fp32 partials' sum is rounded once to the dtype, like the one-part kernel: the same check.
@@ -1459,13 +1450,18 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
 // fp8_e5m2 bytes in the same layout (cuBLASLt's fp8 GEMMs require it too: TN, K-contiguous
 // operands), C is M x N' fp32, the accumulators as they are (cublasLtMatmul with CUDA_R_8F_E4M3
 // inputs, CUDA_R_32F output, CUBLAS_COMPUTE_32F; no scaling factors, no fp8 output).
-LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemory& memory,
-                              const LoweringTarget& target, const GemmTileChoice& choice) {
-    const GemmTile& tile = choice.tile;
+//
+// On Hopper targets (lower_gemm) the same buffers feed the 8-bit Hopper kernel (gemm_hopper.h:
+// wgmma m64nNk32, K-major A and B^T as PTX requires), `hopper` its tile; shapes it does not tile
+// exactly keep the mma.m16n8k32 kernel.
+simt::MmaType byte_gemm_mma_type(DType dtype) {
+    return dtype == DType::fp8_e4m3 ? simt::MmaType::e4m3 : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2 : simt::MmaType::s8;
+}
+
+LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemory& memory, const LoweringTarget& target,
+                              const GemmTileChoice& choice, const HopperTileChoice* hopper) {
     const bool fp8 = is_fp8(dtype);
-    const simt::MmaType type = dtype == DType::fp8_e4m3   ? simt::MmaType::e4m3
-                               : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2
-                                                          : simt::MmaType::s8;
+    const simt::MmaType type = byte_gemm_mma_type(dtype);
     const std::int64_t kp = gemm_int8_padded_k(g.k), np = gemm_padded(g.n);
     const std::int64_t a_bytes = g.batch * g.m * kp, b_bytes = g.batch * g.n * kp, c_bytes = g.batch * g.m * np * 4;
     if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
@@ -1475,36 +1471,65 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
     const std::uint32_t b = memory.allocate(static_cast<std::size_t>(b_bytes));
     const std::uint32_t c = memory.allocate(static_cast<std::size_t>(c_bytes));
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
-    // The kernel counts K in 16-bit slots (its slice is BK of them = 2 BK int8 values).
-    const std::int64_t slice = 2 * tile.bk;
-    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
-    const std::int64_t slices = (kp + slice - 1) / slice;
-    const std::int64_t kfirst_slots = (kp - slices * slice) / 2;
-    const std::int64_t blocks = g.batch * tiles_m * tiles_n;
-    if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
     LoweredKernel out;
-    out.kernel = gemm_tensor_kernel(tile, type);
-    out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
-    // Nlast: the last B^T row (columns past N read it; their C is never stored). b_slice is unused.
-    out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, c, u(kp), u(kp), u(np * 4),
-                u(g.m * kp), u(g.n * kp), u(g.m * np * 4), u(tiles_m), u(tiles_n), u(tiles_m * tiles_n),
-                u(kGemmGroupRows * tiles_n), u(slices), u(kfirst_slots), 0};
-    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
-    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
-    out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(slice)));  // 8-bit values
-    out.stats.push_back(stat_value(stat::warps_m, tile.warps_m));
-    out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
-    out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
-    out.stats.push_back(stat_value(stat::splits, 1));
-    GemmTileChoice shown = choice;
-    shown.blocks = blocks;
-    shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
-    set_waves(shown, target.sms);
-    out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
-    out.stats.push_back(stat_value(stat::block, tile.threads()));
-    out.stats.push_back(stat_value(stat::blocks_per_sm, shown.blocks_per_sm));
-    out.stats.push_back(stat_value(stat::waves, shown.waves));
-    out.stats.push_back(stat_value(stat::wave_efficiency, shown.wave_efficiency));
+    if (hopper) {
+        // Exact tiles (hopper_gemm_fits), so K' = K and N' = N: A, B^T and C as the kernel wants them.
+        const HopperTile& tile = hopper->tile;
+        const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn, tiles = hopper->blocks;
+        if (kp != g.k || np != g.n || tiles > 0x7fffffffLL) throw LoweringError("lower_byte_gemm: the shape does not tile for the Hopper kernel");
+        const std::int64_t grid = std::min(tiles, hopper->slots);  // persistent: one block per resident slot
+        out.kernel = hopper_gemm_kernel(tile, type);
+        const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
+        out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
+        out.args = {a, b, c, u(kp), u(kp), u(np * 4), u(g.m * kp), u(g.n * kp), u(g.m * np * 4),
+                    u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
+                    u(kp / HopperTile::bk(type))};
+        GemmTileChoice waves;  // waves of tiles, as a non-persistent grid would run them
+        waves.blocks = tiles;
+        waves.blocks_per_sm = hopper->blocks_per_sm;
+        set_waves(waves, target.sms);
+        out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+        out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+        out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // 8-bit values
+        out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));
+        out.stats.push_back(stat_value(stat::splits, 1));
+        out.stats.push_back(stat_value(stat::grid, static_cast<double>(tiles)));
+        out.stats.push_back(stat_value(stat::block, tile.threads()));
+        out.stats.push_back(stat_value(stat::blocks_per_sm, waves.blocks_per_sm));
+        out.stats.push_back(stat_value(stat::waves, waves.waves));
+        out.stats.push_back(stat_value(stat::wave_efficiency, waves.wave_efficiency));
+    } else {
+        const GemmTile& tile = choice.tile;
+        // The kernel counts K in 16-bit slots (its slice is BK of them = 2 BK int8 values).
+        const std::int64_t slice = 2 * tile.bk;
+        const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
+        const std::int64_t slices = (kp + slice - 1) / slice;
+        const std::int64_t kfirst_slots = (kp - slices * slice) / 2;
+        const std::int64_t blocks = g.batch * tiles_m * tiles_n;
+        if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
+        out.kernel = gemm_tensor_kernel(tile, type);
+        out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
+        // Nlast: the last B^T row (columns past N read it; their C is never stored). b_slice is unused.
+        out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, c, u(kp), u(kp), u(np * 4),
+                    u(g.m * kp), u(g.n * kp), u(g.m * np * 4), u(tiles_m), u(tiles_n), u(tiles_m * tiles_n),
+                    u(kGemmGroupRows * tiles_n), u(slices), u(kfirst_slots), 0};
+        out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+        out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+        out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(slice)));  // 8-bit values
+        out.stats.push_back(stat_value(stat::warps_m, tile.warps_m));
+        out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
+        out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
+        out.stats.push_back(stat_value(stat::splits, 1));
+        GemmTileChoice shown = choice;
+        shown.blocks = blocks;
+        shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
+        set_waves(shown, target.sms);
+        out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
+        out.stats.push_back(stat_value(stat::block, tile.threads()));
+        out.stats.push_back(stat_value(stat::blocks_per_sm, shown.blocks_per_sm));
+        out.stats.push_back(stat_value(stat::waves, shown.waves));
+        out.stats.push_back(stat_value(stat::wave_efficiency, shown.wave_efficiency));
+    }
     if (!target.real_data) return out;
     // Seeded fp32 inputs uniform in [-1, 1) as for the 16-bit GEMM, drawn A then B (B in K x N
     // order), quantized per tensor (models/common/quantization.h): fp8 rounds each value to the
@@ -1642,7 +1667,7 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     set_waves(choice, target.sms);
-    return int8 ? lower_byte_gemm(g, op.dtype, memory, target, choice) : lower_tensor_gemm(op, g, memory, target, choice);
+    return int8 ? lower_byte_gemm(g, op.dtype, memory, target, choice, nullptr) : lower_tensor_gemm(op, g, memory, target, choice);
 }
 
 LoweredKernel lower_hopper_gemm_with_splits(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target, int splits) {
@@ -1675,22 +1700,23 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
 LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) return lower_fp32_gemm(g, memory, target);
-    if (op.dtype == DType::int8) {
-        // The sm_80 mma kernel on every chip with an int8 tensor rate (h100 too: Hopper's int8
-        // wgmma is not modelled). Without one the op is a roofline row (lower_op never gets here).
-        if (!target.tensor_cores_for(DType::int8))
-            throw LoweringError("int8 GEMMs need an int8 tensor-core rate (sm.tensor_macs_per_cycle.int8)");
-        GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);
-        return lower_byte_gemm(g, op.dtype, memory, target, choice);
-    }
-    if (is_fp8(op.dtype)) {
-        // The 8-bit kernel with the fp8 mma (sm_89's mma.m16n8k32 fp8 form; Hopper's fp8 wgmma is
-        // not modelled, as for int8). The engine refuses fp8 on a chip without the rate.
+    if (op.dtype == DType::int8 || is_fp8(op.dtype)) {
+        // int8: the sm_80 mma.m16n8k32.s8 kernel; fp8: the same kernel with sm_89's fp8
+        // mma.m16n8k32. Without the dtype's tensor rate the op is a roofline row (lower_op never
+        // gets here; the engine refuses fp8 on such a chip). Hopper targets run the 8-bit Hopper
+        // kernel (wgmma m64nNk32) on the shapes it tiles exactly.
         if (!target.tensor_cores_for(op.dtype))
-            throw LoweringError(std::string(to_string(op.dtype)) + " GEMMs need an fp8 tensor-core rate (sm.tensor_macs_per_cycle." +
-                                std::string(to_string(op.dtype)) + ")");
-        GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);  // same kernel shape
-        return lower_byte_gemm(g, op.dtype, memory, target, choice);
+            throw LoweringError(op.dtype == DType::int8
+                                    ? std::string("int8 GEMMs need an int8 tensor-core rate (sm.tensor_macs_per_cycle.int8)")
+                                    : std::string(to_string(op.dtype)) + " GEMMs need an fp8 tensor-core rate (sm.tensor_macs_per_cycle." +
+                                          std::string(to_string(op.dtype)) + ")");
+        if (hopper_gemm_target(target.sm)) {
+            const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
+                                                               target.l2_bytes_per_cycle, byte_gemm_mma_type(op.dtype));
+            if (hopper.blocks > 0) return lower_byte_gemm(g, op.dtype, memory, target, GemmTileChoice{}, &hopper);
+        }
+        GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);  // one kernel shape for all three
+        return lower_byte_gemm(g, op.dtype, memory, target, choice, nullptr);
     }
     if (!target.tensor_cores_for(op.dtype)) {
         // No mma unit for the dtype (k80: none at all; v100: no bf16): a 16-bit GEMM runs as an

@@ -39,18 +39,24 @@ const std::vector<HopperTile>& hopper_gemm_tiles() {
 
 bool hopper_gemm_target(const simt::SmParams& sm) { return sm.limits.arch == "sm_90"; }
 
-bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile) {
-    return shape.m % tile.bm == 0 && shape.n % tile.bn == 0 && shape.k % HopperTile::bk == 0 &&
+bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaType type) {
+    return shape.m % tile.bm == 0 && shape.n % tile.bn == 0 && shape.k % HopperTile::bk(type) == 0 &&
            (shape.m / tile.bm) % tile.cluster == 0;
 }
 
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials) {
-    const int BM = tile.bm, BN = tile.bn, BK = HopperTile::bk, S = tile.stages;
+    const int BM = tile.bm, BN = tile.bn, S = tile.stages;
+    const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
     const int CW = tile.consumer_warps();
-    const int a_bytes = BM * BK * 2, stage = tile.stage_bytes();
+    const int a_bytes = BM * KB, stage = tile.stage_bytes();
     const int bars = S * stage;  // S "full" mbarriers, then S "empty" ones, 8 bytes each
     const int acc_regs = BN / 2;
-    const char* dtype = type == simt::MmaType::f16 ? "f16" : "bf16";
+    const char* dtype = simt::mma_type_name(type);
+    // 8-bit operands: m64nNk32 on K-major A and B (B transposed in global memory too), and C the
+    // accumulators as they are (fp32 or int32), stored as the split-K partials are.
+    const bool eight_bit = simt::is_k32(type);
+    if (eight_bit && partials) throw LoweringError("hopper_gemm_source: the 8-bit Hopper GEMM has no split-K partials");
+    const bool wide_c = partials || eight_bit;  // 4-byte C elements
 
     // Registers: the accumulators first (payload), then addresses and counters (never payload).
     const int acc = 0;
@@ -105,7 +111,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = std::string(".kernel hopper_gemm_") + tile.name() + "_" + dtype + (partials ? "_partials" : "") + "\n";
+    std::string src = std::string(".kernel hopper_gemm_") + tile.name(type) + "_" + dtype + (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
@@ -145,7 +151,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
 
     // ---- Consumers: warpgroup wg = warp / 4 computes rows 64 wg .. 64 wg + 63 of each tile.
     a("shr " + r(wg_rows) + ", " + r(warp) + ", 2");
-    a("mul " + r(wg_rows) + ", " + r(wg_rows) + ", " + n(64 * BK * 2));  // this warpgroup's rows of the A box
+    a("mul " + r(wg_rows) + ", " + r(wg_rows) + ", " + n(64 * KB));  // this warpgroup's rows of the A box
     a("mov " + r(empty) + ", 0");
     // The stage of the k-block before g goes back to the producer (lane 0 of each warp) when a
     // producer waits for it again (g <= last) and there is one (empty != 0).
@@ -174,11 +180,18 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     a("shl " + r(full) + ", " + r(s) + ", 3");
     a("add " + r(full) + ", " + r(full) + ", " + n(bars));
     a("mbarrier.wait.parity [" + r(full) + "], " + r(ph));
-    for (int k = 0; k < BK / 16; ++k) {
-        a("add " + r(ta) + ", " + r(sa) + ", " + n(32 * k));         // k16 slice: 16 columns of A
-        a("add " + r(tb) + ", " + r(sb) + ", " + n(16 * BN * 2 * k));  // and 16 rows of B
-        a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " +
-          n(BK * 2) + ", " + n(BN * 2));
+    // Four 32-byte k slices per k-block: k16 of 16-bit or k32 of 8-bit elements.
+    for (int k = 0; k < KB / 32; ++k) {
+        a("add " + r(ta) + ", " + r(sa) + ", " + n(32 * k));  // the slice's columns of A
+        if (eight_bit) {
+            a("add " + r(tb) + ", " + r(sb) + ", " + n(32 * k));  // and of B^T (K-major)
+            a("wgmma.mma_async.m64n" + n(BN) + "k32." + dtype + "." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) +
+              ", " + n(KB) + ", " + n(KB));
+        } else {
+            a("add " + r(tb) + ", " + r(sb) + ", " + n(16 * BN * 2 * k));  // and its 16 rows of B
+            a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " + n(KB) +
+              ", " + n(BN * 2));
+        }
     }
     a("wgmma.commit_group");
     // The previous k-block's wgmmas are done: its stage goes back to the producer.
@@ -203,7 +216,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     a("and " + r(tmp) + ", " + r(lane) + ", 3");
     a("shl " + r(tmp) + ", " + r(tmp) + ", 1");
     a("add " + r(tmp) + ", " + r(tmp) + ", " + r(col0));           // column
-    a("shl " + r(tmp) + ", " + r(tmp) + ", " + (partials ? "2" : "1"));  // bytes: fp32 partials or 16-bit C
+    a("shl " + r(tmp) + ", " + r(tmp) + ", " + (wide_c ? "2" : "1"));  // bytes: 4-byte partials or C, or 16-bit C
     a("mad " + r(ta) + ", " + r(batch) + ", c_batch, C");
     a("add " + r(ta) + ", " + r(ta) + ", " + r(tmp));
     a("mad " + r(ta) + ", " + r(y) + ", ldc, " + r(ta));            // &C[row][column]
@@ -212,7 +225,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     const std::string pack = std::string("cvt.") + dtype + "x2.f32 ";
     for (int j = 0; j < BN / 8; ++j) {
         const int d = acc + 4 * j;
-        if (partials) {  // split-K: the accumulator pairs as they are (fp32), for the sum launch to add
+        if (wide_c) {  // split-K (the accumulator pairs as they are, for the sum launch to add) or 8-bit C
             a("st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
             a("st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
             continue;
@@ -232,9 +245,14 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
     a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));        // &A[row0][0]
     a("mad " + r(tb) + ", " + r(batch) + ", b_batch, B");
-    a("shl " + r(tmp) + ", " + r(col0) + ", 1");
-    a("add " + r(tb) + ", " + r(tb) + ", " + r(tmp));              // &B[0][col0]
-    a("shl " + r(y) + ", ldb, 6");                                  // 64 rows of B
+    if (eight_bit) {
+        a("mad " + r(tb) + ", " + r(col0) + ", ldb, " + r(tb));     // &B^T[col0][0]
+        a("mov " + r(y) + ", " + n(KB));                            // the next k-block: 128 bytes on
+    } else {
+        a("shl " + r(tmp) + ", " + r(col0) + ", 1");
+        a("add " + r(tb) + ", " + r(tb) + ", " + r(tmp));           // &B[0][col0]
+        a("shl " + r(y) + ", ldb, 6");                              // 64 rows of B
+    }
     a("mov " + r(kb) + ", 0");
     a.label("produce");
     a("mul " + r(sa) + ", " + r(s) + ", " + n(stage));
@@ -246,15 +264,17 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     a("xor " + r(tmp) + ", " + r(ph) + ", 1");
     a("mbarrier.wait.parity [" + r(empty) + "], " + r(tmp));
     a("@p1 mbarrier.arrive.expect_tx [" + r(full) + "], " + n(stage));
-    a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(BK * 2) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full));
+    a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full));
+    // B's box: 64 rows of BN 16-bit elements, or (8-bit, B^T) BN rows of 128 bytes.
+    const std::string b_box = eight_bit ? n(BN) + "x" + n(KB) : n(64) + "x" + n(BN * 2);
     if (pair) {
         a("add " + r(tmp) + ", " + r(lane) + ", " + r(rank));
         a("setp.eq.s32 p4, " + r(tmp) + ", 0");  // lane 0 of rank 0
-        a("@p4 cp.async.bulk.tensor.2d.multicast." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+        a("@p4 cp.async.bulk.tensor.2d.multicast." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
     } else {
-        a("@p1 cp.async.bulk.tensor.2d." + n(BK) + "x" + n(BN * 2) + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+        a("@p1 cp.async.bulk.tensor.2d." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
     }
-    a("add " + r(ta) + ", " + r(ta) + ", " + n(BK * 2));
+    a("add " + r(ta) + ", " + r(ta) + ", " + n(KB));
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
     next_stage("produce");
     next_tile("producer_tile");
@@ -265,8 +285,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_gemm_" + tile.name() + (type == simt::MmaType::f16 ? "_f16" : "_bf16") +
-                            (partials ? "_partials" : "");
+    const std::string key = "hopper_gemm_" + tile.name(type) + "_" + simt::mma_type_name(type) + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
     if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_gemm_source(tile, type, partials), "<gpu library>/" + key));
@@ -275,17 +294,18 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType typ
 
 namespace {
 
-// One m16n8k16 (2048 MACs) per tensor initiation interval per sub-partition.
-double hopper_macs_per_cycle(const simt::SmParams& sm) {
-    return 2048.0 * sm.sub_partitions / std::max(1, sm.tensor.initiation_interval);
+// One m16n8k16 (2048 MACs; 8-bit: m16n8k32, 4096) per tensor initiation interval of the type per
+// sub-partition.
+double hopper_macs_per_cycle(const simt::SmParams& sm, simt::MmaType type) {
+    return static_cast<double>(simt::mma_macs(type)) * sm.sub_partitions / std::max(1, sm.tensor_of(type).initiation_interval);
 }
 
 // How much slower than the tensor cores' full rate `blocks` blocks of `tile` run (the tile rule's
 // slowdown, gemm_hopper.h): max(1, demand / port, busy SMs x demand / L2).
 double hopper_slowdown(const HopperTile& tile, std::int64_t blocks, int sms, const simt::SmParams& sm,
-                       double port_bytes_per_cycle, double l2_bytes_per_cycle) {
-    const double demand = 2.0 * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
-                          (static_cast<double>(tile.bm) * tile.bn) * hopper_macs_per_cycle(sm);
+                       double port_bytes_per_cycle, double l2_bytes_per_cycle, simt::MmaType type) {
+    const double demand = simt::mma_element_bytes(type) * (tile.bm + static_cast<double>(tile.bn) / tile.cluster) /
+                          (static_cast<double>(tile.bm) * tile.bn) * hopper_macs_per_cycle(sm, type);
     double slowdown = port_bytes_per_cycle > 0 ? std::max(1.0, demand / port_bytes_per_cycle) : 1.0;
     const double busy_sms = static_cast<double>(std::min<std::int64_t>(blocks, sms));
     if (l2_bytes_per_cycle > 0) slowdown = std::max(slowdown, busy_sms * demand / l2_bytes_per_cycle);
@@ -295,16 +315,16 @@ double hopper_slowdown(const HopperTile& tile, std::int64_t blocks, int sms, con
 }  // namespace
 
 HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
-                                    double l2_bytes_per_cycle) {
+                                    double l2_bytes_per_cycle, simt::MmaType type) {
     HopperTileChoice best;
     double best_estimate = 0;
     for (const HopperTile& tile : hopper_gemm_tiles()) {
-        if (!hopper_gemm_fits(shape, tile) || tile.cluster > sms) continue;
-        const simt::Kernel* k = hopper_gemm_kernel(tile, simt::MmaType::f16);
+        if (!hopper_gemm_fits(shape, tile, type) || tile.cluster > sms) continue;
+        const simt::Kernel* k = hopper_gemm_kernel(tile, type);
         const int per_sm = simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
         if (per_sm == 0) continue;
         const std::int64_t blocks = shape.batch * (shape.m / tile.bm) * (shape.n / tile.bn);
-        const double slowdown = hopper_slowdown(tile, blocks, sms, sm, port_bytes_per_cycle, l2_bytes_per_cycle);
+        const double slowdown = hopper_slowdown(tile, blocks, sms, sm, port_bytes_per_cycle, l2_bytes_per_cycle, type);
         const std::int64_t per_sm_blocks = (blocks + std::max(1, sms) - 1) / std::max(1, sms);
         const double estimate = static_cast<double>(per_sm_blocks) * tile.bm * tile.bn * slowdown;
         if (best.blocks == 0 || estimate < best_estimate) {
@@ -322,11 +342,13 @@ double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& cho
     const HopperTile& tile = choice.tile;
     const std::int64_t blocks = choice.blocks * parts;
     const int sms = std::max(1, target.sms);
-    const double kblock_cycles = static_cast<double>(tile.bm) * tile.bn * HopperTile::bk / hopper_macs_per_cycle(target.sm) *
+    constexpr simt::MmaType type = simt::MmaType::f16;  // split-K: the 16-bit kernels only
+    const double kblock_cycles = static_cast<double>(tile.bm) * tile.bn * HopperTile::bk(type) /
+                                 hopper_macs_per_cycle(target.sm, type) *
                                  hopper_slowdown(tile, blocks, sms, target.sm, target.sm_port_bytes_per_cycle,
-                                                 target.l2_bytes_per_cycle);
+                                                 target.l2_bytes_per_cycle, type);
     const double per_sm_blocks = static_cast<double>((blocks + sms - 1) / sms);
-    const double loop = per_sm_blocks * static_cast<double>(shape.k / HopperTile::bk / parts) * kblock_cycles;
+    const double loop = per_sm_blocks * static_cast<double>(shape.k / HopperTile::bk(type) / parts) * kblock_cycles;
     if (parts == 1) return loop;
     const double plane = static_cast<double>(shape.m) * static_cast<double>(shape.n) * 4.0;
     return loop + target.launch_overhead_cycles + kSplitkSumLatencyCycles + parts * plane / target.hbm_bytes_per_cycle;
@@ -335,7 +357,7 @@ double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& cho
 int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target) {
     if (shape.batch != 1 || choice.blocks == 0 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0))
         return 1;
-    const std::int64_t kblocks = shape.k / HopperTile::bk;
+    const std::int64_t kblocks = shape.k / HopperTile::bk(simt::MmaType::f16);
     int best = 1;
     double best_time = hopper_split_estimate(shape, choice, 1, target);
     for (const int parts : {2, 3, 4, 6, 8}) {
@@ -351,9 +373,9 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
 }
 
 int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
-                             std::int64_t l2_bytes) {
+                             std::int64_t l2_bytes, simt::MmaType type) {
     const std::int64_t tiles_m = shape.m / tile.bm, tiles_n = shape.n / tile.bn;
-    // The panels (full K, 2-byte elements) of a wave of `blocks_in_flight` consecutive tiles from
+    // The panels (full K, elements of the type) of a wave of `blocks_in_flight` consecutive tiles from
     // the start of a group: G rows and ceil(wave / G) columns, or, when the wave covers whole
     // groups (G x tiles_n tiles each), every column and the rows of the groups it reaches.
     const std::int64_t wave = std::min(blocks_in_flight, tiles_m * tiles_n);
@@ -361,7 +383,7 @@ int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std
         const std::int64_t groups = (wave + rows * tiles_n - 1) / (rows * tiles_n);
         const std::int64_t rows_used = std::min(tiles_m, rows * groups);
         const std::int64_t columns = std::min(tiles_n, (wave + rows - 1) / rows);
-        return 2 * shape.k * (rows_used * tile.bm + columns * tile.bn);
+        return simt::mma_element_bytes(type) * shape.k * (rows_used * tile.bm + columns * tile.bn);
     };
     int fitting = 0, smallest = tile.cluster;
     for (int rows = tile.cluster; rows <= 8 * tile.cluster && rows <= tiles_m; rows *= 2) {

@@ -1,12 +1,19 @@
 #pragma once
 // The Hopper GEMM kernel (compute capability 9.0; docs/gpu.md, "Hopper GEMMs"): warp-specialized
 // as CUTLASS 3 describes its sm90 "TMA warp-specialized" kernels. One producer warp issues TMA
-// box copies (cp.async.bulk.tensor) of A and B k-blocks (BK = 64) into a ring of `stages`
+// box copies (cp.async.bulk.tensor) of A and B k-blocks (128-byte rows: BK = 64 16-bit or 128 8-bit
+// elements, as CUTLASS 3 picks for 8-bit operands) into a ring of `stages`
 // shared-memory stages, each guarded by a "full" mbarrier (1 arrival + the stage's bytes) and an
 // "empty" one (one arrival per consumer warp). BM / 64 consumer warpgroups each compute a 64 x BN
-// slice of the tile with wgmma.mma_async.m64nBNk16 (4 per k-block, one commit group), keep one
-// group in flight (wait_group 1) and release the previous k-block's stage. Accumulators stay in
-// registers; the epilogue packs them to fp16/bf16 and stores them.
+// slice of the tile with wgmma.mma_async.m64nBNk16 (8-bit: m64nBNk32; 4 per k-block, one commit
+// group), keep one group in flight (wait_group 1) and release the previous k-block's stage.
+// Accumulators stay in registers; the epilogue packs them to fp16/bf16 and stores them, or, for
+// the 8-bit types, stores them as they are (fp8: fp32 C; int8: int32 C).
+//
+// 8-bit operands (s8, e4m3, e5m2): PTX requires both wgmma operands K-major in shared memory for
+// them (PTX ISA 9.7.15.5.1: the transpose flags are for .f16 / .bf16 only), so B comes
+// transposed, N x K (cuBLASLt's "TN" layout, as the pre-Hopper 8-bit kernel takes it), and its
+// box is BN rows of 128 bytes.
 //
 // Persistent (CUTLASS 3's sm90 persistent tile scheduler): the grid is one block per resident slot
 // and each block loops over tiles ctaid, ctaid + grid, ... in the scheduler's swizzled order
@@ -18,12 +25,12 @@
 // rank 1's consumers arrive on rank 0's "empty" barriers too (mbarrier.arrive.remote). Stages the
 // producers never wait for again are not released, so no block reaches a peer that has left.
 //
-// The kernel needs M % BM == 0, N % BN == 0 and K % 64 == 0 (the TMA boxes never leave the
+// The kernel needs M % BM == 0, N % BN == 0 and K % BK == 0 (the TMA boxes never leave the
 // matrices; real TMA fills out-of-bounds elements with zeros, which is not modelled), row-major
-// A (M x K) and B (K x N), C (M x N). Params, in order: A, B, C, lda, ldb, ldc (row pitches in
-// bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m, tiles_per_batch,
+// A (M x K) and B (K x N; 8-bit: N x K), C (M x N). Params, in order: A, B, C, lda, ldb, ldc (row
+// pitches in bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m, tiles_per_batch,
 // group_rows (choose_hopper_group_rows), group_blocks (group_rows * tiles_n), tiles (all batches),
-// kblocks (K / 64).
+// kblocks (K / BK).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,12 +48,15 @@ struct HopperTile {
     // Blocks per thread-block cluster: 2 pairs the blocks of tile rows 2i and 2i+1 (same columns),
     // and rank 0's producer multicasts their common B box to both (half the B traffic).
     int cluster = 1;
-    static constexpr int bk = 64;
+    // A k-block's operand rows are 128 bytes whatever the type, so the stages, shared memory and
+    // occupancy of a tile are the same for 16-bit and 8-bit operands.
+    static constexpr int kblock_bytes = 128;
+    static constexpr int bk(simt::MmaType type) { return kblock_bytes / simt::mma_element_bytes(type); }
     int consumer_warps() const { return bm / 16; }
     int threads() const { return 32 * (consumer_warps() + 1); }  // + the producer warp
-    int stage_bytes() const { return bm * bk * 2 + bk * bn * 2; }
-    std::string name() const {
-        return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + "_s" + std::to_string(stages) +
+    int stage_bytes() const { return (bm + bn) * kblock_bytes; }
+    std::string name(simt::MmaType type = simt::MmaType::f16) const {
+        return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk(type)) + "_s" + std::to_string(stages) +
                (cluster > 1 ? "_c" + std::to_string(cluster) : "");
     }
 };
@@ -54,11 +64,12 @@ struct HopperTile {
 // Tile shapes, largest first.
 const std::vector<HopperTile>& hopper_gemm_tiles();
 
-// True when the config's SMs run the Hopper path (compute capability sm_90).
+// True when the config's SMs run the Hopper path (compute capability sm_90; wgmma is sm_90a-only
+// in PTX, so sm_100 does not).
 bool hopper_gemm_target(const simt::SmParams& sm);
-// True when the shape tiles exactly with `tile` (see above; a cluster of 2 also needs an even
-// number of tile rows).
-bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile);
+// True when the shape tiles exactly with `tile` for operands of `type` (see above; a cluster of 2
+// also needs an even number of tile rows).
+bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaType type = simt::MmaType::f16);
 
 struct HopperTileChoice {
     HopperTile tile;
@@ -69,15 +80,17 @@ struct HopperTileChoice {
 };
 // The tile rule: among tiles that fit the shape and an SM, the smallest estimate of the busiest
 // SM's time, ceil(blocks / SMs) x BM x BN x slowdown. demand is the operand bytes per cycle a
-// block fetches at the tensor cores' full rate, 2 (BM + BN / cluster) / (BM x BN) bytes per MAC x
-// the SM's MACs per cycle; slowdown = max(1, demand / port, busy SMs x demand / L2) with port the
+// block fetches at the tensor cores' full rate, E (BM + BN / cluster) / (BM x BN) bytes per MAC x
+// the SM's MACs per cycle of `type` (E its element bytes: 8-bit operands run twice the MACs on
+// half the bytes, so the same demand); slowdown = max(1, demand / port, busy SMs x demand / L2) with port the
 // SM's port to the L2 and L2 the L2 slices' bytes per cycle together (0: no limit), busy SMs
 // min(blocks, SMs). Ties go to the earlier tile of the table. blocks == 0: no tile fits.
 HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
-                                    double l2_bytes_per_cycle = 0);
+                                    double l2_bytes_per_cycle = 0, simt::MmaType type = simt::MmaType::f16);
 
 // Split-K on the Hopper path (docs/gpu.md, "Hopper GEMMs"): a batch-1 GEMM whose tiles leave SMs
-// idle is cut into S in {2, 3, 4, 6, 8} parts of K, each a batch entry of the partials kernel, and
+// idle (16-bit operands only; the 8-bit kernels, like the pre-Hopper one, have no split-K) is cut
+// into S in {2, 3, 4, 6, 8} parts of K, each a batch entry of the partials kernel, and
 // splitk_sum_kernel (gemm.h) adds the S fp32 planes and packs C in a second launch. Candidates:
 // K / 64 divisible by S with at least kHopperMinKblocksPerPart k-blocks per part, and tiles x S
 // blocks all resident at once (SMs x blocks per SM). The estimate, smallest wins (S = 1 on ties):
@@ -92,17 +105,18 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
 
 // The tile scheduler's swizzle (CUTLASS's PersistentTileSchedulerSm90 walks groups of 1, 2, 4 or 8
 // cluster rows column by column): tile rows per group, a power of two times the cluster height up
-// to 8 of them and at most the tile rows. The `blocks_in_flight` tiles of a wave touch
+// to 8 of them and at most the tile rows (panels in elements of `type`). The `blocks_in_flight` tiles of a wave touch
 // G row panels of A and ceil(in flight / G) column panels of B over the full K. When a wave's
 // panels fit in half the L2 (LRU over hashed sets, and the C tiles written share it), the largest
 // such G, so the next waves find their A panels and B is refetched tiles_m / G times; when none fits,
 // the G that touches the fewest bytes per wave (each wave then fetches its panels once).
 int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
-                             std::int64_t l2_bytes);
+                             std::int64_t l2_bytes, simt::MmaType type = simt::MmaType::f16);
 
 // partials: the split-K variant, whose batch entries are the parts of K and whose epilogue stores
 // the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
-// of fp32) for splitk_sum_kernel (gemm.h) to add and pack.
+// of fp32) for splitk_sum_kernel (gemm.h) to add and pack. type s8, e4m3, e5m2: the 8-bit kernel
+// (no partials).
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false);
 

@@ -394,7 +394,8 @@ private:
             pattern = "RRRR";
         } else if (base == "wgmma") {
             // PTX ISA 9.7.15 (warpgroup-level matrix instructions): wgmma.fence,
-            // wgmma.mma_async.m64nNk16.f16|bf16 D, a, b, a_pitch, b_pitch, wgmma.commit_group,
+            // wgmma.mma_async.m64nNk16.f16|bf16 D, a, b, a_pitch, b_pitch, the 8-bit forms
+            // wgmma.mma_async.m64nNk32.ATYPE.BTYPE (the same operands), wgmma.commit_group,
             // wgmma.wait_group N.
             const std::string form = parts.size() > 1 ? parts[1] : "";
             if (form == "fence" && parts.size() == 2) {
@@ -407,26 +408,54 @@ private:
                 in.op = Opcode::wgmma_wait;
                 in.unit = Unit::control;
                 pattern = "s";
-            } else if (form == "mma_async" && parts.size() == 4) {
+            } else if (form == "mma_async" && (parts.size() == 4 || parts.size() == 5)) {
+                // PTX ISA 9.7.15.5.2 (wgmma.mma_async), its .shape / .atype / .btype lists:
+                // k16 takes .f16 or .bf16 (one type for both operands), N = 8..256 in steps of 8;
+                // k32 takes fp8 .e4m3 / .e5m2 with fp32 accumulators, A's and B's types chosen
+                // independently, N as for k16, or integer .s8.s8 with .s32 accumulators, N = 8,
+                // 16, 24, then 32..256 in steps of 16 (.u8 is not modelled).
                 const std::string& shape = parts[2];
+                const bool k32 = parts.size() == 5;
+                const std::string k_suffix = k32 ? "k32" : "k16";
                 int n_dim = 0;
-                if (shape.size() > 7 && shape.compare(0, 4, "m64n") == 0 && shape.compare(shape.size() - 3, 3, "k16") == 0) {
+                if (shape.size() > 7 && shape.compare(0, 4, "m64n") == 0 && shape.compare(shape.size() - 3, 3, k_suffix) == 0) {
                     const std::string digits = shape.substr(4, shape.size() - 7);
                     if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
                         n_dim = std::stoi(digits);
                 }
                 if (n_dim < 8 || n_dim > 256 || n_dim % 8 != 0)
-                    fail(line, "expected wgmma.mma_async.m64nNk16 with N a multiple of 8 from 8 to 256, got '" + shape + "'");
-                if (parts[3] != "f16" && parts[3] != "bf16") fail(line, "wgmma.mma_async takes .f16 or .bf16 inputs");
+                    fail(line, "expected wgmma.mma_async.m64nN" + k_suffix + " with N a multiple of 8 from 8 to 256, got '" + shape + "'");
+                MmaType a_type = MmaType::f16, b_type = MmaType::f16;
+                if (!k32) {
+                    if (parts[3] != "f16" && parts[3] != "bf16") fail(line, "wgmma.mma_async.m64nNk16 takes .f16 or .bf16 inputs");
+                    a_type = b_type = parts[3] == "f16" ? MmaType::f16 : MmaType::bf16;
+                } else {
+                    auto eight_bit = [&](const std::string& t) {
+                        if (t == "e4m3") return MmaType::e4m3;
+                        if (t == "e5m2") return MmaType::e5m2;
+                        if (t == "s8") return MmaType::s8;
+                        fail(line, "wgmma.mma_async.m64nNk32 takes .e4m3, .e5m2 or .s8 operands, got '." + t + "'");
+                        return MmaType::s8;
+                    };
+                    a_type = eight_bit(parts[3]);
+                    b_type = eight_bit(parts[4]);
+                    if ((a_type == MmaType::s8) != (b_type == MmaType::s8))
+                        fail(line, "wgmma.mma_async.m64nNk32: .s8 pairs with .s8 only (fp8 types may mix)");
+                    if (a_type == MmaType::s8 && n_dim > 24 && n_dim % 16 != 0)
+                        fail(line, "wgmma.mma_async.m64nNk32.s8.s8: N must be 8, 16, 24 or a multiple of 16 up to 256, got " +
+                                       std::to_string(n_dim));
+                }
                 in.op = Opcode::wgmma_mma;
                 in.unit = Unit::tensor;
-                in.modifier = static_cast<std::uint8_t>(parts[3] == "f16" ? MmaType::f16 : MmaType::bf16);
+                in.modifier = static_cast<std::uint8_t>(a_type);
+                in.wgmma_b_type = static_cast<std::uint8_t>(b_type);
                 in.wgmma_n = static_cast<std::uint16_t>(n_dim);
                 in.fp_payload = true;
                 pattern = "Rssii";
             } else {
                 fail(line, "unknown '" + mnemonic + "' (wgmma.fence, wgmma.mma_async.m64nNk16.f16|bf16, "
-                                                     "wgmma.commit_group, wgmma.wait_group)");
+                                                     "wgmma.mma_async.m64nNk32.e4m3|e5m2.e4m3|e5m2, "
+                                                     "wgmma.mma_async.m64nNk32.s8.s8, wgmma.commit_group, wgmma.wait_group)");
             }
         } else if (base == "mbarrier") {
             // PTX ISA 9.7.13.15 (mbarrier): init, arrive, arrive.expect_tx, and the blocking form of
@@ -516,7 +545,7 @@ private:
                 case 'R': {
                     const int r = parse_register(s, line);
                     if (in.op == Opcode::wgmma_mma) {
-                        const int width = in.wgmma_n / 2;  // fp32 accumulators per thread
+                        const int width = in.wgmma_n / 2;  // fp32 / s32 accumulators per thread
                         if (r + width > kernel_.registers)
                             fail(line, "wgmma accumulator " + s + " needs " + std::to_string(width) + " registers from r" +
                                            std::to_string(r) + ", beyond .reg " + std::to_string(kernel_.registers));

@@ -155,7 +155,8 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
     // Full warps are the common case; without -mpopcnt __builtin_popcount is a library call.
     const int lanes = active == 0xffffffffu ? 32 : __builtin_popcount(active);
     ++counters_.issued;
-    // A warp's share of a wgmma (16 rows of m64nNk16) counts as the N/8 m16n8k16 it equals in MACs.
+    // A warp's share of a wgmma (16 rows of m64nNk16 / m64nNk32) counts as the N/8 m16n8k16 /
+    // m16n8k32 it equals in MACs.
     counters_.mma_issued += in.op == Opcode::mma ? 1u : in.op == Opcode::wgmma_mma ? in.wgmma_n / 8u : 0u;
     counters_.active_lanes += static_cast<std::uint64_t>(lanes);
     ++counters_.lanes_histogram[static_cast<std::size_t>(lanes)];
@@ -618,12 +619,11 @@ void WarpExecutor::execute_mma_k32(const Instruction& in, Warp& w) {
                 c[row][col] = acc;
             }
     } else {
-        const DType format = type == MmaType::e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2;
         float fa[16][32], fb[32][8];
         for (int row = 0; row < 16; ++row)
-            for (int k = 0; k < 32; ++k) fa[row][k] = fp8_decode(a[row][k], format, fp8_encoding_);
+            for (int k = 0; k < 32; ++k) fa[row][k] = fp8_operand(a[row][k], type);
         for (int k = 0; k < 32; ++k)
-            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_decode(b[k][col], format, fp8_encoding_);
+            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_operand(b[k][col], type);
         for (int row = 0; row < 16; ++row)
             for (int col = 0; col < 8; ++col) {
                 float acc = as_float(c[row][col]);
@@ -637,6 +637,10 @@ void WarpExecutor::execute_mma_k32(const Instruction& in, Warp& w) {
             w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(i)) * 32 + static_cast<std::size_t>(lane)] =
                 c[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)];
     }
+}
+
+float WarpExecutor::fp8_operand(std::uint8_t code, MmaType type) const {
+    return fp8_decode(code, type == MmaType::e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2, fp8_encoding_);
 }
 
 bool Block::mbarrier_update(std::uint32_t address, std::int64_t arrivals, std::int64_t tx_bytes, std::uint64_t time) {
@@ -789,6 +793,7 @@ void WarpExecutor::execute_wgmma(const Instruction& in, Warp& w, const Block& bl
     // Operands in shared memory (a simplified descriptor: base address and row pitch, no swizzle):
     // A(m, k) at a + m * a_pitch + 2k (K-major), B(k, n) at b + k * b_pitch + 2n (N-major).
     const auto type = static_cast<MmaType>(in.modifier);
+    if (is_k32(type)) return execute_wgmma_k32(in, w, block);
     const int n_dim = in.wgmma_n;
     std::uint32_t scratch_a[32], scratch_b[32];
     const std::uint32_t a = fetch(in.src[0], w, scratch_a)[0], b = fetch(in.src[1], w, scratch_b)[0];
@@ -822,6 +827,75 @@ void WarpExecutor::execute_wgmma(const Instruction& in, Warp& w, const Block& bl
                                             static_cast<std::size_t>(lane)];
                 float acc = as_float(reg);
                 for (int k = 0; k < 16; ++k) acc += a_rows[row][k] * b_tile[static_cast<std::size_t>(k * n_dim + col)];
+                reg = as_bits(acc);
+            }
+    }
+}
+
+void WarpExecutor::execute_wgmma_k32(const Instruction& in, Warp& w, const Block& block) {
+    // PTX ISA 9.7.15.5 (wgmma.mma_async), the 8-bit forms: D (64 x N) += A (64 x 32) * B (32 x N),
+    // fp8 (.e4m3 / .e5m2, A's and B's types independent) into fp32, .s8 x .s8 into s32. D in
+    // registers as for k16 (execute_wgmma). PTX 9.7.15.5.1: the transpose flags exist for .f16 /
+    // .bf16 only, so both 8-bit operands are K-major in shared memory: A(m, k) at a + m * a_pitch + k,
+    // B(k, n) at b + n * b_pitch + k (B stored as N rows of K bytes).
+    // Arithmetic as mma.m16n8k32 (execute_mma_k32): s8 exact with two's-complement wrapping;
+    // fp8 products exact in fp32, summed into the fp32 accumulator in k order.
+    const auto a_type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.wgmma_b_type);
+    const int n_dim = in.wgmma_n;
+    std::uint32_t scratch_a[32], scratch_b[32];
+    const std::uint32_t a = fetch(in.src[0], w, scratch_a)[0], b = fetch(in.src[1], w, scratch_b)[0];
+    const std::size_t a_end = static_cast<std::size_t>(a) + 63u * in.a_pitch + 32u;
+    const std::size_t b_end = static_cast<std::size_t>(b) + static_cast<std::size_t>(n_dim - 1) * in.b_pitch + 32u;
+    if (a % 16 != 0 || b % 16 != 0 || a_end > block.shared.size() || b_end > block.shared.size())
+        fault(in, "operands at shared " + std::to_string(a) + " / " + std::to_string(b) +
+                      " are not 16-byte aligned or reach beyond the shared memory of " + std::to_string(block.shared.size()) + " bytes");
+    const int q = w.warp_in_block % 4;
+    const std::uint8_t* smem = block.shared.data();
+    auto a_byte = [&](int m, int k) { return smem[a + static_cast<std::size_t>(16 * q + m) * in.a_pitch + static_cast<std::size_t>(k)]; };
+    auto b_byte = [&](int k, int col) { return smem[b + static_cast<std::size_t>(col) * in.b_pitch + static_cast<std::size_t>(k)]; };
+    const std::uint32_t rd = in.dst.value;
+    auto accumulator = [&](int lane, int j, int i) -> std::uint32_t& {
+        return w.regs[static_cast<std::size_t>(rd + static_cast<std::uint32_t>(4 * j + i)) * 32 + static_cast<std::size_t>(lane)];
+    };
+    if (a_type == MmaType::s8) {
+        std::int32_t a_rows[16][32];
+        for (int m = 0; m < 16; ++m)
+            for (int k = 0; k < 32; ++k) a_rows[m][k] = static_cast<std::int8_t>(a_byte(m, k));
+        std::vector<std::int32_t> b_cols(static_cast<std::size_t>(32 * n_dim));  // column-major: B(., col) contiguous
+        for (int col = 0; col < n_dim; ++col)
+            for (int k = 0; k < 32; ++k) b_cols[static_cast<std::size_t>(col * 32 + k)] = static_cast<std::int8_t>(b_byte(k, col));
+        for (int lane = 0; lane < 32; ++lane) {
+            const int g = lane >> 2, t = lane & 3;
+            for (int j = 0; j < n_dim / 8; ++j)
+                for (int i = 0; i < 4; ++i) {
+                    const int row = g + (i >= 2 ? 8 : 0), col = 8 * j + 2 * t + (i & 1);
+                    std::uint32_t& reg = accumulator(lane, j, i);  // unsigned: wrapping is defined
+                    for (int k = 0; k < 32; ++k)
+                        reg += static_cast<std::uint32_t>(a_rows[row][k] * b_cols[static_cast<std::size_t>(col * 32 + k)]);
+                }
+        }
+        return;
+    }
+    // fp8: each operand's 256 codes decoded once (fp8_operand), then looked up.
+    float a_values[256], b_values[256];
+    for (int code = 0; code < 256; ++code) {
+        a_values[code] = fp8_operand(static_cast<std::uint8_t>(code), a_type);
+        b_values[code] = fp8_operand(static_cast<std::uint8_t>(code), b_type);
+    }
+    float a_rows[16][32];
+    for (int m = 0; m < 16; ++m)
+        for (int k = 0; k < 32; ++k) a_rows[m][k] = a_values[a_byte(m, k)];
+    std::vector<float> b_cols(static_cast<std::size_t>(32 * n_dim));
+    for (int col = 0; col < n_dim; ++col)
+        for (int k = 0; k < 32; ++k) b_cols[static_cast<std::size_t>(col * 32 + k)] = b_values[b_byte(k, col)];
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int j = 0; j < n_dim / 8; ++j)
+            for (int i = 0; i < 4; ++i) {
+                const int row = g + (i >= 2 ? 8 : 0), col = 8 * j + 2 * t + (i & 1);
+                std::uint32_t& reg = accumulator(lane, j, i);
+                float acc = as_float(reg);
+                for (int k = 0; k < 32; ++k) acc += a_rows[row][k] * b_cols[static_cast<std::size_t>(col * 32 + k)];
                 reg = as_bits(acc);
             }
     }

@@ -171,6 +171,9 @@ private:
     void execute_mma(const Instruction& in, Warp& w);
     void execute_mma_k32(const Instruction& in, Warp& w);  // mma.m16n8k32: s8, e4m3, e5m2
     void execute_wgmma(const Instruction& in, Warp& w, const Block& block);
+    void execute_wgmma_k32(const Instruction& in, Warp& w, const Block& block);  // m64nNk32: s8, e4m3, e5m2
+    // An fp8 operand's value (e4m3 or e5m2, in the SM's encoding).
+    float fp8_operand(std::uint8_t code, MmaType type) const;
     void execute_async(const Instruction& in, Warp& w, Block& block, std::uint32_t exec, StepResult& r);
     std::uint32_t shared_operand(const Instruction& in, const Warp& w, int lane, std::uint32_t bytes,
                                  const Block& block) const;

@@ -47,6 +47,12 @@ enum class MmaType : std::uint8_t { f16, bf16, s8, e4m3, e5m2 };
 constexpr bool is_k32(MmaType type) { return type == MmaType::s8 || type == MmaType::e4m3 || type == MmaType::e5m2; }
 // Multiply-accumulates of one mma warp instruction of the type: m16n8k16 = 2048, m16n8k32 = 4096.
 constexpr int mma_macs(MmaType type) { return is_k32(type) ? 16 * 8 * 32 : 16 * 8 * 16; }
+// The type's name as PTX spells it (.f16, .bf16, .s8, .e4m3, .e5m2), without the dot.
+constexpr const char* mma_type_name(MmaType type) {
+    return type == MmaType::f16 ? "f16" : type == MmaType::bf16 ? "bf16" : type == MmaType::s8 ? "s8" : type == MmaType::e4m3 ? "e4m3" : "e5m2";
+}
+// Bytes of one operand element: 1 for the k32 (8-bit) types, 2 for f16/bf16.
+constexpr int mma_element_bytes(MmaType type) { return is_k32(type) ? 1 : 2; }
 // cvt forms: unpack one 16-bit half of a register to fp32, or pack two fp32 into one register
 // (round to nearest even, the first source in the low half).
 enum class Conversion : std::uint8_t { f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32 };
@@ -74,9 +80,12 @@ struct Instruction {
     bool fp_payload = false;        // computes payload only: skipped in timing-only runs
     bool payload_data = false;      // a load/store moving payload: timing-only runs check and time
                                     // the addresses but do not copy the data
-    // wgmma: N of m64nNk16 and the shared-memory row pitches (bytes) of its A (m rows of k) and B
-    // (k rows of n) operands. cp.async.bulk.tensor: the box (rows x bytes per row).
+    // wgmma: N of m64nNk16 / m64nNk32 and the shared-memory row pitches (bytes) of its A (m rows of
+    // k) and B (16-bit: k rows of n; 8-bit: n rows of k) operands. cp.async.bulk.tensor: the box
+    // (rows x bytes per row).
     std::uint16_t wgmma_n = 0, a_pitch = 0, b_pitch = 0;
+    // wgmma: B's MmaType (modifier is A's); only fp8 may differ (.e4m3 x .e5m2).
+    std::uint8_t wgmma_b_type = 0;
     std::uint16_t box_rows = 0, box_row_bytes = 0;
     int line = 0;                   // source line, for messages
     // Scoreboard: registers read / written (mma touches register ranges), predicates as bit masks.

@@ -479,17 +479,21 @@ void SmCore::issue_async(int sp, int slot, const Instruction& in, Block& block) 
             // This warp's share: 16 rows of m64nNk16 on its sub-partition's tensor core, whose rate
             // is one m16n8k16 (2048 MACs) per tensor initiation interval: 16 N 16 MACs take N * II / 8
             // cycles (h100: II 4, so m64n128k16 = 64 cycles, 2048 MACs per SM cycle over 4 warps).
+            // The 8-bit m64nNk32 the same at its type's rate (tensor_of: one m16n8k32 of 4096 MACs
+            // per II; h100: II 4 at 4096 fp8/int8 MACs per SM cycle); mixed fp8 at the slower type's.
             // Operands come through the SM's shared-memory port (banks x bank bytes per cycle): the
-            // warp's 16 rows of A (512 B) and a quarter of B (16 x N x 2 / 4 bytes; the warpgroup
-            // reads B once, broadcast to its four tensor cores).
-            const std::uint64_t compute = static_cast<std::uint64_t>(in.wgmma_n) *
-                                          static_cast<std::uint64_t>(params_.tensor.initiation_interval) / 8;
+            // warp's 16 rows of A (512 B: 16 x 16 x 2, or 16 x 32 x 1) and a quarter of B (16 x N x 2
+            // or 32 x N x 1, / 4; the warpgroup reads B once, broadcast to its four tensor cores).
+            const auto a_type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.wgmma_b_type);
+            const int interval = std::max(params_.tensor_of(a_type).initiation_interval,
+                                          params_.tensor_of(b_type).initiation_interval);
+            const std::uint64_t compute = static_cast<std::uint64_t>(in.wgmma_n) * static_cast<std::uint64_t>(interval) / 8;
             const std::uint64_t bytes = 512 + 8 * static_cast<std::uint64_t>(in.wgmma_n);
             const auto port = static_cast<std::uint64_t>(std::max(1, params_.smem_banks * params_.smem_bank_bytes));
             smem_operand_free_ = std::max(smem_operand_free_, now_) + (bytes + port - 1) / port;
             std::uint64_t& tensor = tensor_async_free_[static_cast<std::size_t>(sp)];
             tensor = std::max(std::max(tensor, now_) + compute, smem_operand_free_);
-            a.open_done = std::max(a.open_done, tensor + static_cast<std::uint64_t>(params_.tensor.latency));
+            a.open_done = std::max(a.open_done, tensor + static_cast<std::uint64_t>(params_.tensor_of(a_type).latency));
             a.open = true;
             break;
         }

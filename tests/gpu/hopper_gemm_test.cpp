@@ -1,7 +1,8 @@
 // The Hopper GEMM kernel (gemm_hopper.h) on H100-like SMs: values against Eigen for every tile,
-// both 16-bit types and a batch, timing-only runs against full ones, the tile rule on hand-worked
-// cases, tensor-core utilization against a hand-derived ceiling, and the Ampere path kept for
-// other compute capabilities and shapes that do not tile.
+// both 16-bit types, the 8-bit variant (fp8_e4m3, fp8_e5m2, int8: wgmma m64nNk32, K-major A and
+// B^T, BK = 128) and a batch, timing-only runs against full ones, the tile rule on hand-worked
+// cases (and its element-size scaling), tensor-core utilization against a hand-derived ceiling,
+// and the Ampere path kept for other compute capabilities and shapes that do not tile.
 #include <gtest/gtest.h>
 
 #include "models/gpu/gemm.h"
@@ -15,7 +16,12 @@ simt::SimtParams h100_like(int sms) {
     simt::SimtParams p;
     p.sms = sms;
     p.sm.limits = *simt::published_limits("sm_90");
-    p.sm.tensor.initiation_interval = 4;  // 2048 MACs per SM cycle (h100.json)
+    // h100.json: 2048 16-bit and 4096 8-bit MACs per SM cycle, one m16n8k16 or m16n8k32 every 4
+    // cycles per sub-partition.
+    p.sm.tensor.initiation_interval = 4;
+    p.sm.tensor_s8.initiation_interval = 4;
+    p.sm.tensor_e4m3.initiation_interval = 4;
+    p.sm.tensor_e5m2.initiation_interval = 4;
     return p;
 }
 
@@ -26,6 +32,17 @@ Op gemm_op(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, D
     op.dtype = dtype;
     op.gemm = {batch, m, n, k};
     return op;
+}
+
+constexpr DType kTensorDtypes[] = {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::int8};
+simt::MmaType mma_type_of(DType dt) {
+    switch (dt) {
+        case DType::fp16: return simt::MmaType::f16;
+        case DType::fp8_e4m3: return simt::MmaType::e4m3;
+        case DType::fp8_e5m2: return simt::MmaType::e5m2;
+        case DType::int8: return simt::MmaType::s8;
+        default: return simt::MmaType::bf16;
+    }
 }
 
 struct HopperRun {
@@ -43,6 +60,7 @@ HopperRun run(const Op& op, int sms, bool real, bool skip = false, const simt::S
     target.seed = 3;
     target.real_data = real;
     target.sm_port_bytes_per_cycle = port_bytes_per_cycle;  // h100.json's interconnect: 64
+    target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};  // h100.json
     simt::GlobalMemory memory;
     const LoweredKernel lk = lower_gemm(op, memory, target);
     simt::FixedLatencyMemory port(300);
@@ -61,23 +79,36 @@ TEST(HopperGemm, EveryTileMatchesEigen) {
     // 64 x 128 (no 128-row tile): 8192 x 1.5 < 2 x 4096 x 2; 64 x 64: the only one.
     // 512 x 256 on 2 SMs with a 40 B/cycle port: the cluster of 2 (2 x 32768, its 32 B/cycle
     // fits) beats 128x256 alone (48 B/cycle: x 1.2) and 128x128 (4 x 16384 x 64/40).
-    const struct { std::int64_t m, n, k; int sms; const char* kernel; double port; } cases[] = {
-        {512, 256, 320, 2, "hopper_gemm_128x256x64_s4_c2", 40},
-        {256, 512, 128, 1, "hopper_gemm_128x256x64_s4", 64},
-        {256, 128, 192, 1, "hopper_gemm_128x128x64_s3", 64},
-        {64, 128, 64, 1, "hopper_gemm_64x128x64_s4", 64},
-        {64, 64, 320, 1, "hopper_gemm_64x64x64_s4", 64},
+    // 8-bit operands: demand is 1 byte (BM + BN / cluster) / (BM BN) per MAC at 4096 MACs per
+    // cycle, the same bytes per cycle, so the same tiles; K a multiple of both BKs (64, 128). fp8:
+    // Eigen's fp32 GEMM of the same rounded values; int8: Eigen's integer GEMM, exactly.
+    const struct { std::int64_t m, n, k; int sms; HopperTile tile; double port; } cases[] = {
+        {512, 256, 384, 2, {128, 256, 4, 2}, 40},
+        {256, 512, 128, 1, {128, 256, 4}, 64},
+        {256, 128, 256, 1, {128, 128, 3}, 64},
+        {64, 128, 128, 1, {64, 128, 4}, 64},
+        {64, 64, 384, 1, {64, 64, 4}, 64},
     };
     for (const auto& c : cases)
-        for (DType dt : {DType::bf16, DType::fp16}) {
+        for (const DType dt : kTensorDtypes) {
             const HopperRun r = run(gemm_op(1, c.m, c.n, c.k, dt), c.sms, true, false, nullptr, c.port);
-            EXPECT_EQ(r.kernel, std::string(c.kernel) + (dt == DType::bf16 ? "_bf16" : "_f16"));
+            const simt::MmaType type = mma_type_of(dt);
+            EXPECT_EQ(r.kernel, "hopper_gemm_" + c.tile.name(type) + "_" + simt::mma_type_name(type));
             EXPECT_EQ(r.numerics.checked, c.m * c.n);
             EXPECT_TRUE(r.numerics.passed) << r.kernel << " max abs err " << r.numerics.max_abs_err;
+            // Exactly the GEMM's MACs, in m16n8k16s (2048) or m16n8k32s (4096).
+            EXPECT_EQ(static_cast<std::int64_t>(r.stats.mma_issued) * simt::mma_macs(type), c.m * c.n * c.k) << r.kernel;
         }
-    const HopperRun b = run(gemm_op(3, 128, 128, 128, DType::bf16), 2, true);
-    EXPECT_EQ(b.numerics.checked, 3 * 128 * 128);
-    EXPECT_TRUE(b.numerics.passed);
+    // A batch (bmm), and a long K for the 8-bit kernels.
+    for (const DType dt : kTensorDtypes) {
+        const HopperRun b = run(gemm_op(3, 128, 128, 256, dt), 2, true);
+        EXPECT_EQ(b.numerics.checked, 3 * 128 * 128);
+        EXPECT_TRUE(b.numerics.passed) << b.kernel;
+    }
+    for (const DType dt : {DType::fp8_e4m3, DType::int8}) {
+        const HopperRun k = run(gemm_op(1, 64, 64, 2048, dt), 1, true);
+        EXPECT_TRUE(k.numerics.passed) << k.kernel << " max abs err " << k.numerics.max_abs_err;
+    }
 }
 
 TEST(HopperGemm, TimingOnlyRunsGiveIdenticalCycles) {
@@ -118,17 +149,22 @@ TEST(HopperGemm, TileRule) {
 }
 
 TEST(HopperGemm, TensorCoresStayBusy) {
-    // One SM, one 128x256 block, K = 4096: 64 k-blocks of 128 x 256 x 64 MACs = 1024 tensor
-    // cycles each, 65,536 in all. Around them: the first stage's TMA (300-cycle memory + 384 cycles
-    // of sectors) before the first wgmma, one group's drain (512 cycles of one warp's queue + 32) and
-    // the epilogue (128 stores per thread) after the last. So utilization is above
-    // 65536 / (65536 + 684 + 544 + 2 x 128 x 4 issue) = 97%, and cannot exceed 100%.
-    const HopperRun r = run(gemm_op(1, 128, 256, 4096, DType::bf16), 1, false, true);
-    const double macs = static_cast<double>(r.stats.mma_issued) * 2048.0;
-    EXPECT_EQ(macs, 128.0 * 256 * 4096);
-    const double utilization = macs / (2048.0 * static_cast<double>(r.stats.cycles));
-    EXPECT_GT(utilization, 0.96) << r.stats.cycles;
-    EXPECT_LE(utilization, 1.0);
+    // One SM, one 128x256 block, K = 4096 (16-bit) or 8192 (8-bit): 64 k-blocks of 128 x 256 x BK
+    // MACs = 1024 tensor cycles each (2048 or 4096 MACs per cycle), 65,536 in all. Around them:
+    // the first stage's TMA (300-cycle memory + 384 cycles of sectors: 48 KB either way) before the
+    // first wgmma, one group's drain (512 cycles of one warp's queue + 32) and the epilogue (128
+    // instructions per thread: 64 cvt + 64 st.global, or 64 st.global.v2 of fp32 / int32 pairs)
+    // after the last. So utilization is above 65536 / (65536 + 684 + 544 + 2 x 128 x 4 issue) =
+    // 97%, and cannot exceed 100%.
+    for (const auto& [dt, k] : {std::pair{DType::bf16, 4096}, {DType::fp8_e5m2, 8192}, {DType::int8, 8192}}) {
+        const HopperRun r = run(gemm_op(1, 128, 256, k, dt), 1, false, true);
+        const double rate = 4.0 * simt::mma_macs(mma_type_of(dt)) / 4;  // 4 sub-partitions, one mma per 4 cycles
+        const double macs = static_cast<double>(r.stats.mma_issued) * simt::mma_macs(mma_type_of(dt));
+        EXPECT_EQ(macs, 128.0 * 256 * k);
+        const double utilization = macs / (rate * static_cast<double>(r.stats.cycles));
+        EXPECT_GT(utilization, 0.96) << r.stats.cycles << " " << to_string(dt);
+        EXPECT_LE(utilization, 1.0);
+    }
 }
 
 TEST(HopperGemm, PersistentBlocksRunTilesBackToBack) {
@@ -341,6 +377,57 @@ TEST(HopperGemm, SplitKSumLaunchInstructions) {
     // Its loads: 4 planes of 393,216 B and C's 196,608 B written. Each warp's loads issue back to
     // back and its store follows the last load's return: at least one 300-cycle round trip.
     EXPECT_GT(r.sum.cycles, 300u);
+}
+
+TEST(HopperGemm8bit, TimingOnlyRunsGiveIdenticalCycles) {
+    for (const HopperTile& t : hopper_gemm_tiles())
+        for (const simt::MmaType type : {simt::MmaType::e4m3, simt::MmaType::s8})
+            EXPECT_TRUE(hopper_gemm_kernel(t, type)->fp_payload_skippable)
+                << t.name(type) << ": " << hopper_gemm_kernel(t, type)->fp_dependence;
+    const Op op = gemm_op(1, 256, 512, 256, DType::fp8_e4m3);
+    const HopperRun full = run(op, 2, true), timing = run(op, 2, false, true);
+    EXPECT_EQ(full.stats.cycles, timing.stats.cycles);
+    EXPECT_EQ(full.stats.issued, timing.stats.issued);
+    // int8 at fp8's rate is the same schedule, cycle for cycle.
+    EXPECT_EQ(run(gemm_op(1, 256, 512, 256, DType::int8), 2, false, true).stats.cycles, timing.stats.cycles);
+}
+
+TEST(HopperGemm8bit, TileRuleScalesWithTheElementSize) {
+    const simt::SmParams sm = h100_like(132).sm;
+    // The same choices as 16-bit (equal demand per cycle, TileRule and TileRuleWeighsTheL2Bandwidth
+    // of the 16-bit test): 8192^3 a three-way tie the plain 128x256 wins without an L2 limit, the
+    // cluster with h100's 5,120 B/cycle of L2; 1024^3 64x128 (1 x 8192 x 1.5).
+    const auto e4m3 = simt::MmaType::e4m3;
+    EXPECT_EQ(choose_hopper_tile({1, 8192, 8192, 8192}, 132, sm, 64, 0, e4m3).tile.name(e4m3), "128x256x128_s4");
+    const HopperTileChoice big = choose_hopper_tile({1, 8192, 8192, 8192}, 132, sm, 64, 5120, simt::MmaType::s8);
+    EXPECT_EQ(big.tile.name(simt::MmaType::s8), "128x256x128_s4_c2");
+    EXPECT_EQ(big.grid, 132);
+    EXPECT_EQ(choose_hopper_tile({1, 1024, 1024, 1024}, 132, sm, 64, 0, e4m3).tile.name(e4m3), "64x128x128_s4");
+    // K must be a multiple of 128 8-bit values (64 suffices for 16-bit).
+    EXPECT_EQ(choose_hopper_tile({1, 256, 256, 192}, 132, sm, 64, 0, e4m3).blocks, 0);
+    EXPECT_GT(choose_hopper_tile({1, 256, 256, 192}, 132, sm, 64).blocks, 0);
+    // The swizzle counts 1-byte panels. 2048^3 with the cluster tile, 128 tiles in flight: every G
+    // touches all of A and B (HopperGemm.SchedulerSwizzleRule), 16.8 MB of 16-bit or 8.4 MB of 8-bit
+    // values. With 20 MiB of L2 (half of it: 10.5 MB) the 8-bit wave fits: the largest G, 16; the
+    // 16-bit one does not: the fewest bytes, all equal, the first, 2.
+    const HopperTile pair{128, 256, 4, 2};
+    EXPECT_EQ(choose_hopper_group_rows({1, 2048, 2048, 2048}, pair, 128, 20 << 20, e4m3), 16);
+    EXPECT_EQ(choose_hopper_group_rows({1, 2048, 2048, 2048}, pair, 128, 20 << 20), 2);
+}
+
+TEST(HopperGemm8bit, LoweringKeepsTheMmaKernelElsewhere) {
+    // A shape the Hopper kernel does not tile (K = 200) runs the mma.m16n8k32 kernel, and passes.
+    const HopperRun odd = run(gemm_op(1, 128, 128, 200, DType::fp8_e4m3), 1, true);
+    EXPECT_EQ(odd.kernel.rfind("gemm_", 0), 0u) << odd.kernel;
+    EXPECT_TRUE(odd.numerics.passed);
+    // Other compute capabilities (a100: sm_80; l4: sm_89) keep it for every shape.
+    for (const char* arch : {"sm_80", "sm_89"}) {
+        simt::SimtParams params = h100_like(1);
+        params.sm.limits = *simt::published_limits(arch);
+        EXPECT_FALSE(hopper_gemm_target(params.sm));
+        for (const DType dt : {DType::fp8_e4m3, DType::fp8_e5m2, DType::int8})
+            EXPECT_EQ(run(gemm_op(1, 256, 256, 256, dt), 1, false, true, &params).kernel.rfind("gemm_", 0), 0u) << arch;
+    }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <Eigen/Core>
 
+#include "models/common/dtype.h"
 #include "models/simt/simt_gpu.h"
 
 namespace accelsim::simt {
@@ -37,8 +38,14 @@ float from_bits(std::uint16_t b, MmaType type) {
 // (16 x N, pitch 2N B) with two TMA boxes; everyone waits for the barrier's phase 0, then issues
 // `count` wgmma.m64nNk16 on D = 1.0 and stores D (fp32, 64 x N row-major) from the accumulator
 // layout: register 4j+i of lane (g, t) in warp q is row 16q + g + 8 (i >= 2), column 8j + 2t + (i & 1).
-std::string wgmma_kernel(int n_dim, MmaType type, int count, bool store = true) {
+// types "A.B" (e4m3, e5m2, s8): the 8-bit wgmma.m64nNk32.A.B instead, A 64 x 32 bytes (pitch 32)
+// and B transposed, N x 32 bytes (pitch 32; PTX wants 8-bit B K-major), the same 2048 + 32 N bytes;
+// s8 accumulates from D = 3 (s32).
+std::string wgmma_kernel(int n_dim, const std::string& types, int count, bool store = true) {
     const int acc = n_dim / 2, b_smem = 2048, bar = b_smem + 32 * n_dim;
+    const bool eight_bit = types.find('.') != std::string::npos;
+    const std::string b_box = eight_bit ? std::to_string(n_dim) + "x32" : "16x" + std::to_string(2 * n_dim);
+    const std::string b_pitch = eight_bit ? "32" : std::to_string(2 * n_dim);
     const int t0 = acc;  // scratch registers after the accumulators
     std::string s = ".param A, B, D\n.reg " + std::to_string(acc + 6) + "\n.shared " + std::to_string(bar + 8) + "\n";
     auto r = [](int i) { return "r" + std::to_string(i); };
@@ -47,16 +54,15 @@ std::string wgmma_kernel(int n_dim, MmaType type, int count, bool store = true) 
     s += "@p0 mbarrier.arrive.expect_tx [" + std::to_string(bar) + "], " + std::to_string(2048 + 32 * n_dim) + "\n";
     s += "mov " + r(t0 + 1) + ", " + std::to_string(bar) + "\n";
     s += "@p0 cp.async.bulk.tensor.2d.64x32 [0], A, 32, " + r(t0 + 1) + "\n";
-    s += "@p0 cp.async.bulk.tensor.2d.16x" + std::to_string(2 * n_dim) + " [" + std::to_string(b_smem) + "], B, " +
-         std::to_string(2 * n_dim) + ", " + r(t0 + 1) + "\n";
+    s += "@p0 cp.async.bulk.tensor.2d." + b_box + " [" + std::to_string(b_smem) + "], B, " + b_pitch + ", " + r(t0 + 1) + "\n";
     s += "mbarrier.wait.parity [" + std::to_string(bar) + "], 0\n";
-    for (int i = 0; i < acc; ++i) s += "mov " + r(i) + ", 1.0\n";
+    const std::string init = types == "s8.s8" ? "3" : "1.0";
+    for (int i = 0; i < acc; ++i) s += "mov " + r(i) + ", " + init + "\n";
     s += "mov " + r(t0 + 2) + ", 0\nmov " + r(t0 + 3) + ", " + std::to_string(b_smem) + "\n";
     s += "wgmma.fence\n";
-    const std::string mma = std::string("wgmma.mma_async.m64n") + std::to_string(n_dim) + "k16." +
-                            (type == MmaType::f16 ? "f16" : "bf16");
+    const std::string mma = "wgmma.mma_async.m64n" + std::to_string(n_dim) + (eight_bit ? "k32." : "k16.") + types;
     for (int i = 0; i < count; ++i)
-        s += mma + " r0, " + r(t0 + 2) + ", " + r(t0 + 3) + ", 32, " + std::to_string(2 * n_dim) + "\n";
+        s += mma + " r0, " + r(t0 + 2) + ", " + r(t0 + 3) + ", 32, " + b_pitch + "\n";
     s += "wgmma.commit_group\nwgmma.wait_group 0\n";
     if (!store) return s + "exit\n";
     // base = D + ((16q + g) N + 2t) 4
@@ -95,7 +101,7 @@ void check_wgmma_values(int n_dim, MmaType type, int count) {
             std::memcpy(mem.data() + b + (k * n_dim + j) * 2, &h, 2);
             B(k, j) = from_bits(h, type);
         }
-    const Kernel k = assemble(wgmma_kernel(n_dim, type, count), "wgmma.sasm");
+    const Kernel k = assemble(wgmma_kernel(n_dim, mma_type_name(type), count), "wgmma.sasm");
     launch(k, {1, 128}, {a, b, d}, mem, h100_like());
     // Eigen: D = 1 + count x A B. Products of 16-bit values are exact in fp32; the bound is the fp32
     // accumulation of 16 count products in any order.
@@ -116,7 +122,7 @@ TEST(Wgmma, ValuesMatchEigen) {
 std::uint64_t wgmma_cycles(int n_dim, int count) {
     GlobalMemory mem;
     const std::uint32_t a = mem.allocate(64 * 16 * 2), b = mem.allocate(16 * n_dim * 2);
-    const Kernel k = assemble(wgmma_kernel(n_dim, MmaType::bf16, count, false), "wgmma.sasm");
+    const Kernel k = assemble(wgmma_kernel(n_dim, "bf16", count, false), "wgmma.sasm");
     const KernelStats s = launch(k, {1, 128}, {a, b, 0}, mem, h100_like());
     EXPECT_EQ(s.mma_issued, static_cast<std::uint64_t>(4 * count * n_dim / 8));  // m16n8k16 equivalents
     return s.cycles;
@@ -139,6 +145,127 @@ TEST(Wgmma, SharedMemoryOperandsBoundSmallN) {
     // B's 256 B = 576 B = 5 port cycles (rounded up per warp): the four warps take 20 cycles of
     // the SM's port per wgmma, so the chain advances by 20 cycles, not 4.
     EXPECT_EQ(wgmma_cycles(8, 2) - wgmma_cycles(8, 1), 20u);
+}
+
+// ---- The 8-bit forms, wgmma.mma_async.m64nNk32 (PTX ISA 9.7.15.5.2): fp8 .e4m3 / .e5m2 (A's and
+// B's types independent) into fp32, .s8 x .s8 into s32, both operands K-major.
+
+DType fp8_dtype(MmaType type) { return type == MmaType::e4m3 ? DType::fp8_e4m3 : DType::fp8_e5m2; }
+
+// A (64 x 32) and B (32 x N) of random fp8 codes in [-1, 1] (B stored transposed), `count` wgmmas
+// on D = 1; D against Eigen's fp32 D = 1 + count A B of the codes' values in `encoding`.
+// Products of two fp8 values are exact in fp32; the bound is the fp32 accumulation of 32 count
+// products in any order.
+void check_wgmma_fp8_values(int n_dim, MmaType a_type, MmaType b_type, int count, Fp8Encoding encoding) {
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    GlobalMemory mem;
+    const std::uint32_t a = mem.allocate(64 * 32), b = mem.allocate(32 * n_dim), d = mem.allocate(64 * n_dim * 4);
+    Matrix A(64, 32), B(32, n_dim);
+    for (int i = 0; i < 64; ++i)
+        for (int k = 0; k < 32; ++k) {
+            const std::uint8_t code = fp8_encode(uniform(rng), fp8_dtype(a_type), Fp8Overflow::saturate, encoding);
+            mem.data()[a + i * 32 + k] = code;
+            A(i, k) = fp8_decode(code, fp8_dtype(a_type), encoding);
+        }
+    for (int j = 0; j < n_dim; ++j)
+        for (int k = 0; k < 32; ++k) {
+            const std::uint8_t code = fp8_encode(uniform(rng), fp8_dtype(b_type), Fp8Overflow::saturate, encoding);
+            mem.data()[b + j * 32 + k] = code;  // B^T: row j holds column j of B
+            B(k, j) = fp8_decode(code, fp8_dtype(b_type), encoding);
+        }
+    const std::string types = std::string(mma_type_name(a_type)) + "." + mma_type_name(b_type);
+    const Kernel k = assemble(wgmma_kernel(n_dim, types, count), "wgmma8.sasm");
+    SimtParams params = h100_like();
+    params.sm.fp8_encoding = encoding;
+    launch(k, {1, 128}, {a, b, d}, mem, params);
+    const Matrix ref = (A * B * static_cast<float>(count)).array() + 1.0f;
+    const Matrix mag = (A.cwiseAbs() * B.cwiseAbs() * static_cast<float>(count)).array() + 1.0f;
+    for (int i = 0; i < 64; ++i)
+        for (int j = 0; j < n_dim; ++j)
+            ASSERT_NEAR(mem.load_f32(d + (i * n_dim + j) * 4), ref(i, j), 32.0 * count * 0x1p-24 * mag(i, j) + 1e-6)
+                << types << " row " << i << " column " << j;
+}
+
+TEST(Wgmma8bit, Fp8ValuesMatchEigenOnTheSameFp8Inputs) {
+    check_wgmma_fp8_values(128, MmaType::e4m3, MmaType::e4m3, 1, Fp8Encoding::ocp);
+    check_wgmma_fp8_values(256, MmaType::e5m2, MmaType::e5m2, 2, Fp8Encoding::ocp);
+    // PTX allows .atype != .btype for fp8: A e4m3, B e5m2 (and the other way round).
+    check_wgmma_fp8_values(64, MmaType::e4m3, MmaType::e5m2, 3, Fp8Encoding::ocp);
+    check_wgmma_fp8_values(8, MmaType::e5m2, MmaType::e4m3, 1, Fp8Encoding::ocp);
+    // The operands are read in the SM's encoding (sm.fp8_encoding). Only mi300x (gfx942, not a
+    // Hopper target) uses FNUZ, so the Hopper GEMM never meets it; the instruction itself honours
+    // it (FNUZ e4m3 is OCP's value halved: a decoder mix-up fails by far more than the bound).
+    check_wgmma_fp8_values(32, MmaType::e4m3, MmaType::e5m2, 1, Fp8Encoding::fnuz);
+}
+
+TEST(Wgmma8bit, S8IsExactAgainstEigensIntegerProduct) {
+    // Codes over the whole int8 range, D = 3 + 2 A B in int32 (32 products of at most 2^14 each).
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> value(-128, 127);
+    const int n_dim = 48;  // .s8 allows N = 8, 16, 24 and multiples of 16
+    GlobalMemory mem;
+    const std::uint32_t a = mem.allocate(64 * 32), b = mem.allocate(32 * n_dim), d = mem.allocate(64 * n_dim * 4);
+    Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> A(64, 32), B(32, n_dim);
+    for (int i = 0; i < 64; ++i)
+        for (int k = 0; k < 32; ++k) {
+            A(i, k) = value(rng);
+            mem.data()[a + i * 32 + k] = static_cast<std::uint8_t>(A(i, k));
+        }
+    for (int j = 0; j < n_dim; ++j)
+        for (int k = 0; k < 32; ++k) {
+            B(k, j) = value(rng);
+            mem.data()[b + j * 32 + k] = static_cast<std::uint8_t>(B(k, j));
+        }
+    launch(assemble(wgmma_kernel(n_dim, "s8.s8", 2), "wgmma_s8.sasm"), {1, 128}, {a, b, d}, mem, h100_like());
+    const Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> ref = (A * B * 2).array() + 3;
+    for (int i = 0; i < 64; ++i)
+        for (int j = 0; j < n_dim; ++j)
+            ASSERT_EQ(static_cast<std::int32_t>(mem.load32(d + (i * n_dim + j) * 4)), ref(i, j)) << "row " << i << " column " << j;
+}
+
+// h100's 8-bit rates: 4096 fp8 / int8 MACs per SM cycle = one m16n8k32 (4096 MACs) every 4 cycles
+// per sub-partition (sm_spec.cpp); e5m2_interval 8 models a chip whose e5m2 rate is half.
+std::uint64_t wgmma8_cycles(int n_dim, const std::string& types, int count, int e5m2_interval = 4) {
+    GlobalMemory mem;
+    const std::uint32_t a = mem.allocate(64 * 32), b = mem.allocate(32 * n_dim);
+    SimtParams params = h100_like();
+    params.sm.tensor_s8.initiation_interval = 4;
+    params.sm.tensor_e4m3.initiation_interval = 4;
+    params.sm.tensor_e5m2.initiation_interval = e5m2_interval;
+    const KernelStats s = launch(assemble(wgmma_kernel(n_dim, types, count, false), "wgmma8.sasm"), {1, 128}, {a, b, 0}, mem, params);
+    EXPECT_EQ(s.mma_issued, static_cast<std::uint64_t>(4 * count * n_dim / 8));  // m16n8k32 equivalents
+    return s.cycles;
+}
+
+TEST(Wgmma8bit, TakesItsMacsAtTheTypesRate) {
+    // m64n128k32 = 262144 MACs; each warp's 16 rows (65536 MACs) at 1024 MACs per cycle on its
+    // sub-partition = 64 cycles (N x II / 8). Operands: 16 x 32 B of A + a quarter of B's
+    // 128 x 32 B = 1536 B per warp, 48 cycles of the 128 B/cycle port for the four warps:
+    // compute-bound, each further wgmma adds 64 cycles: the 16-bit m64n128k16's time for twice the MACs.
+    for (const char* types : {"e4m3.e4m3", "s8.s8"}) {
+        const std::uint64_t one = wgmma8_cycles(128, types, 1);
+        EXPECT_EQ(wgmma8_cycles(128, types, 2) - one, 64u) << types;
+        EXPECT_EQ(wgmma8_cycles(128, types, 4) - one, 3u * 64u) << types;
+    }
+    // At half the e5m2 rate (II 8) a mixed e4m3 x e5m2 wgmma runs at the slower type's: 128 cycles.
+    EXPECT_EQ(wgmma8_cycles(128, "e4m3.e5m2", 3, 8) - wgmma8_cycles(128, "e4m3.e5m2", 1, 8), 2u * 128u);
+    // m64n8k32: 4 cycles of compute per warp, but 512 B of A + 64 B of B = 5 port cycles per warp,
+    // 20 for the four: port-bound, as m64n8k16.
+    EXPECT_EQ(wgmma8_cycles(8, "e5m2.e5m2", 2) - wgmma8_cycles(8, "e5m2.e5m2", 1), 20u);
+}
+
+TEST(Wgmma8bit, AssemblyRejectsFormsPtxDoesNotHave) {
+    const std::string regs = ".reg 128\n";
+    EXPECT_NO_THROW(assemble(regs + "wgmma.mma_async.m64n256k32.e5m2.e4m3 r0, 0, 0, 32, 32\n", "ok.sasm"));
+    EXPECT_NO_THROW(assemble(regs + "wgmma.mma_async.m64n24k32.s8.s8 r0, 0, 0, 32, 32\n", "ok.sasm"));
+    // .s8 N above 24 must be a multiple of 16; .s8 does not mix with fp8; k16 takes no 8-bit
+    // type and k32 no 16-bit one.
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n40k32.s8.s8 r0, 0, 0, 32, 32\n", "n.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k32.s8.e4m3 r0, 0, 0, 32, 32\n", "t.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k16.e4m3.e4m3 r0, 0, 0, 32, 32\n", "k.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k32.bf16 r0, 0, 0, 32, 32\n", "k.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k32.f16.f16 r0, 0, 0, 32, 32\n", "k.sasm"), AssemblyError);
 }
 
 // Thread 0 initializes an mbarrier (1 arrival), arrives with expect_tx = the box's bytes and issues
