@@ -410,10 +410,11 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
     out.args.push_back(static_cast<std::uint32_t>(words));
     std::vector<std::uint32_t> in;
     // With real data: each input's unquantized values (the quantization error's reference), its
-    // per-tensor scale (s8; 1 otherwise) and its values as the kernel reads them, in fp32.
+    // per-tensor scale (s8; 1 otherwise) and its real values as the kernel reads them (s8: q * scale
+    // rounded to fp32 as its fmul does; a copy moves q, whose value is q * scale exactly).
     std::vector<std::vector<float>> unquantized(static_cast<std::size_t>(inputs));
     std::vector<float> scales(static_cast<std::size_t>(inputs), 1.0f);
-    std::vector<std::vector<float>> as_read(static_cast<std::size_t>(inputs));
+    std::vector<std::vector<double>> as_read(static_cast<std::size_t>(inputs));
     for (int i = 0; i < inputs; ++i) {
         in.push_back(memory.allocate(static_cast<std::size_t>(words) * 4));
         if (target.real_data) {
@@ -428,10 +429,13 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
                 quantize_int8(values.data(), values.size(), scales[static_cast<std::size_t>(i)], stored.data());
             }
             store_elements(memory, in.back(), stored, s, encoding);
-            std::vector<float>& read = as_read[static_cast<std::size_t>(i)];
+            std::vector<double>& read = as_read[static_cast<std::size_t>(i)];
             read.resize(stored.size());
-            for (std::size_t e = 0; e < stored.size(); ++e)
-                read[e] = s == Storage::s8 ? stored[e] * scales[static_cast<std::size_t>(i)] : round_to(s, stored[e], encoding);
+            const float scale = scales[static_cast<std::size_t>(i)];
+            for (std::size_t e = 0; e < stored.size(); ++e) {
+                if (s != Storage::s8) read[e] = round_to(s, stored[e], encoding);
+                else read[e] = moves_words ? static_cast<double>(stored[e]) * scale : static_cast<double>(stored[e] * scale);
+            }
         }
         out.args.push_back(in.back());
     }
