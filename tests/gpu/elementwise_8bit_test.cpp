@@ -14,20 +14,12 @@
 
 #include "models/gpu/elementwise.h"
 #include "models/simt/simt_gpu.h"
-#include "tests/gpu/a100_like.h"
 #include "tests/gpu/launch_lowered.h"
 
 namespace accelsim::gpu {
 namespace {
 
-Op elementwise_op(OpKind kind, std::int64_t n, DType dtype) {
-    Op op;
-    op.kind = kind;
-    op.name = "t";
-    op.elements = n;
-    op.dtype = dtype;
-    return op;
-}
+using test::elementwise_op;
 
 LoweringTarget target_on(const char* arch, int sms, bool real_data) {
     LoweringTarget t;
