@@ -8,8 +8,12 @@
 // word (packed pairs, the lower-indexed element in the low half), so a 16-bit kernel loads a word,
 // converts both halves to fp32, computes in fp32 and packs the two results back. An odd element
 // count leaves the high half of the last word as padding (zero on input, don't-care on output).
+// int8, fp8_e4m3 and fp8_e5m2 tensors are held four per word (element 4w in the low byte; a tail
+// word's unused bytes likewise padding): an 8-bit kernel unpacks the word's four values to fp32,
+// computes in fp32 and packs four results (docs/gpu.md, "8-bit elementwise kernels").
 // The storage helpers below are shared with the reduction kernels (reduction.h).
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,23 +31,36 @@ inline constexpr std::uint32_t kElementwiseBlock = 256;
 
 // How a dtype is held in memory by the library's vector kernels: fp16 and bf16 as packed pairs;
 // everything else (fp32, and int8/int32 traces, which these float kernels run in fp32) as fp32.
-enum class Storage : std::uint8_t { f32, f16, bf16 };
+// The 8-bit storages (four per word) are only the elementwise kernels' so far, so storage_of keeps
+// mapping int8 and fp8 to f32 (the GEMM epilogue and reductions' form) and eight_bit_storage names them:
+//   s8:   int8 q with a per-tensor scale, real = q * scale (models/common/quantization.h);
+//   e4m3, e5m2: fp8 bytes in the chip's encoding (dtype.h; OCP on NVIDIA), no scale.
+enum class Storage : std::uint8_t { f32, f16, bf16, s8, e4m3, e5m2 };
 Storage storage_of(DType dtype);
+// s8, e4m3 or e5m2 for int8, fp8_e4m3, fp8_e5m2; nullopt for any other dtype.
+std::optional<Storage> eight_bit_storage(DType dtype);
+constexpr bool is_eight_bit(Storage s) { return s == Storage::s8 || s == Storage::e4m3 || s == Storage::e5m2; }
 const char* to_string(Storage s);
-// Elements per 32-bit word (1 or 2) and words holding `elements` elements.
+// Elements per 32-bit word (1, 2 or 4) and words holding `elements` elements.
 int elements_per_word(Storage s);
 std::int64_t storage_words(std::int64_t elements, Storage s);
-// Unit roundoff of the stored format (2^-24 fp32, 2^-11 fp16, 2^-8 bf16): rounding a value v to
-// the format changes it by at most u * |v| (normal range; see subnormal_spacing).
+// Unit roundoff of the stored format (2^-24 fp32, 2^-11 fp16, 2^-8 bf16, 2^-4 e4m3, 2^-3 e5m2):
+// rounding a value v to the format changes it by at most u * |v| (normal range; see
+// subnormal_spacing). s8 is fixed point (its error is half a step of its scale): 0.
 double unit_roundoff(Storage s);
-// Half the spacing of the format's subnormals: the absolute rounding error floor near zero.
+// Half the spacing of the format's subnormals: the absolute rounding error floor near zero (fp8:
+// the OCP encodings' 2^-10 and 2^-17, which also bound FNUZ's finer subnormals; s8: 0).
 double subnormal_half_spacing(Storage s);
-// The value `v` becomes when stored in `s` (round to nearest even).
-float round_to(Storage s, float v);
-// Element `index` of a tensor stored at `address`.
-float load_element(const simt::GlobalMemory& memory, std::uint32_t address, std::int64_t index, Storage s);
-// Stores `values` (rounded to `s`) from element 0 at `address`, which must hold storage_words.
-void store_elements(simt::GlobalMemory& memory, std::uint32_t address, const std::vector<float>& values, Storage s);
+// The value `v` becomes when stored in `s` (round to nearest even; s8: `v` is already divided by
+// the scale, and becomes round_half_even(v) clamped to [-127, 127]; fp8: saturating).
+float round_to(Storage s, float v, Fp8Encoding encoding = Fp8Encoding::ocp);
+// Element `index` of a tensor stored at `address` (s8: the integer q, not yet times its scale).
+float load_element(const simt::GlobalMemory& memory, std::uint32_t address, std::int64_t index, Storage s,
+                   Fp8Encoding encoding = Fp8Encoding::ocp);
+// Stores `values` (rounded to `s`; s8: values already divided by the scale) from element 0 at
+// `address`, which must hold storage_words.
+void store_elements(simt::GlobalMemory& memory, std::uint32_t address, const std::vector<float>& values, Storage s,
+                    Fp8Encoding encoding = Fp8Encoding::ocp);
 // Uniform in [-1, 1) from the top 24 bits of one draw: exact in fp32 and the same on every
 // platform (std::uniform_real_distribution is not specified bit for bit).
 float unit_random(std::mt19937_64& rng);
@@ -64,8 +81,18 @@ std::string grid_stride_source(const std::string& name, const std::string& param
 // ---- elementwise ops ---------------------------------------------------------------------------
 
 // The assembled kernel for an elementwise op kind and storage (add, mul: params n, a, b, y; relu,
-// gelu: n, x, y; n counts 32-bit words), assembled once per process; nullptr for other kinds.
+// gelu: n, x, y; n counts 32-bit words; s8 adds each input's scale and the output's 1/scale:
+// scale_a, scale_b or scale_x, then inv_scale_y), assembled once per process; nullptr for other kinds.
 const simt::Kernel* elementwise_kernel(OpKind kind, Storage storage = Storage::f32);
+
+// Whether the target runs the 8-bit elementwise kernels of `dtype`: int8 on every SIMT chip (prmt,
+// i2f and fp32 arithmetic are in every ISA level); fp8 only where PTX has the e4m3x2 / e5m2x2
+// cvt forms (compute capability sm_89 and later). Otherwise the op keeps its roofline row.
+bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target);
+
+// int8 outputs' per-tensor scale, calibrated statically on the host: max|reference output| / 127
+// (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).
+float int8_output_scale(const std::vector<double>& reference_outputs);
 
 // Grid and block for n words on `sms` SMs that each hold `blocks_per_sm` blocks of
 // kElementwiseBlock threads: ceil(n / block) blocks, capped at one full wave.

@@ -96,7 +96,7 @@ const StatDef gemm_k{"gpu.gemm_k", U::elements, "implicit GEMM K = R*S*C' (C/gro
 const StatDef variant{"gpu.variant", U::enumeration, "0: one warp per row (cols <= 1024), 1: one block per row, 2: softmax warp persistent (row in registers), 3: softmax block, row in shared memory, 4: softmax block, three passes over global memory, 5: PyTorch vectorized layernorm (128-thread block per row), 6: PyTorch layernorm moments + forward kernels (512 then 256 threads per row)"};
 const StatDef rows_per_block{"gpu.rows_per_block", U::rows, "rows a block owns per grid-stride trip"};
 const StatDef elements_per_thread_step{"gpu.elements_per_thread_step", U::elements,
-                                       "elements a thread handles per loop trip (2: packed 16-bit pairs)"};
+                                       "elements a thread handles per loop trip (2: packed 16-bit pairs, 4: 8-bit values)"};
 const StatDef fused_ops{"gpu.fused_ops", U::ops,
                         "trace ops this kernel runs (compiler.gpu_fusion: the op and those fused into it)"};
 

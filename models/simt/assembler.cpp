@@ -356,7 +356,12 @@ private:
             static const std::pair<const char*, Conversion> forms[] = {
                 {"f32.f16.lo", Conversion::f32_f16_lo},   {"f32.f16.hi", Conversion::f32_f16_hi},
                 {"f32.bf16.lo", Conversion::f32_bf16_lo}, {"f32.bf16.hi", Conversion::f32_bf16_hi},
-                {"f16x2.f32", Conversion::f16x2_f32},     {"bf16x2.f32", Conversion::bf16x2_f32}};
+                {"f16x2.f32", Conversion::f16x2_f32},     {"bf16x2.f32", Conversion::bf16x2_f32},
+                // PTX ISA "cvt" (Data Movement and Conversion Instructions), sm_89+ fp8 forms; the
+                // source of the unpacking ones is a 16-bit half (.lo/.hi) of a 32-bit register.
+                {"rn.f16x2.e4m3x2.lo", Conversion::f16x2_e4m3x2_lo}, {"rn.f16x2.e4m3x2.hi", Conversion::f16x2_e4m3x2_hi},
+                {"rn.f16x2.e5m2x2.lo", Conversion::f16x2_e5m2x2_lo}, {"rn.f16x2.e5m2x2.hi", Conversion::f16x2_e5m2x2_hi},
+                {"rn.satfinite.e4m3x2.f32", Conversion::e4m3x2_f32}, {"rn.satfinite.e5m2x2.f32", Conversion::e5m2x2_f32}};
             bool found = false;
             for (const auto& [n, c] : forms)
                 if (form == n) {
@@ -365,12 +370,17 @@ private:
                 }
             if (!found)
                 fail(line, "unknown conversion '" + mnemonic +
-                               "' (cvt.f32.f16.lo|hi, cvt.f32.bf16.lo|hi, cvt.f16x2.f32, cvt.bf16x2.f32)");
+                               "' (cvt.f32.f16.lo|hi, cvt.f32.bf16.lo|hi, cvt.f16x2.f32, cvt.bf16x2.f32, "
+                               "cvt.rn.f16x2.e4m3x2.lo|hi, cvt.rn.f16x2.e5m2x2.lo|hi, cvt.rn.satfinite.e4m3x2.f32, "
+                               "cvt.rn.satfinite.e5m2x2.f32)");
             in.op = Opcode::cvt;
             in.unit = Unit::fp32;
             in.fp_payload = true;
             const auto c = static_cast<Conversion>(in.modifier);
-            pattern = c == Conversion::f16x2_f32 || c == Conversion::bf16x2_f32 ? "dss" : "ds";
+            pattern = c == Conversion::f16x2_f32 || c == Conversion::bf16x2_f32 || c == Conversion::e4m3x2_f32 ||
+                              c == Conversion::e5m2x2_f32
+                          ? "dss"
+                          : "ds";
         } else if (base == "mma") {
             // The int8 and fp8 forms also in PTX's full spelling (PTX ISA 9.7.14.5.10, mma.m16n8k32).
             const bool k32 = parts.size() == 3 && parts[1] == "m16n8k32";

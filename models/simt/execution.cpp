@@ -349,6 +349,40 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                         });
                         break;
                     }
+                    case Conversion::f16x2_e4m3x2_lo:
+                    case Conversion::f16x2_e4m3x2_hi:
+                    case Conversion::f16x2_e5m2x2_lo:
+                    case Conversion::f16x2_e5m2x2_hi: {
+                        // Every e4m3 and e5m2 value (OCP or FNUZ) is exact in fp16.
+                        const auto c = static_cast<Conversion>(in.modifier);
+                        const DType format = c == Conversion::f16x2_e4m3x2_lo || c == Conversion::f16x2_e4m3x2_hi
+                                                 ? DType::fp8_e4m3
+                                                 : DType::fp8_e5m2;
+                        const int shift = c == Conversion::f16x2_e4m3x2_hi || c == Conversion::f16x2_e5m2x2_hi ? 16 : 0;
+                        for_lanes(result, [&](int l) {
+                            const std::uint32_t pair = a[l] >> shift;
+                            auto half = [&](int byte) {
+                                const float v = fp8_decode(static_cast<std::uint8_t>(pair >> (8 * byte)), format, fp8_encoding_);
+                                return static_cast<std::uint32_t>(narrow_from_float(v, MmaType::f16));
+                            };
+                            return half(0) | half(1) << 16;
+                        });
+                        break;
+                    }
+                    case Conversion::e4m3x2_f32:
+                    case Conversion::e5m2x2_f32: {
+                        // PTX: a in the upper byte, b in the lower; nearest even, finite saturation.
+                        const std::uint32_t* b = fetch(in.src[1], w, s1);
+                        const DType format = static_cast<Conversion>(in.modifier) == Conversion::e4m3x2_f32
+                                                 ? DType::fp8_e4m3
+                                                 : DType::fp8_e5m2;
+                        for_lanes(result, [&](int l) {
+                            const std::uint32_t hi = fp8_encode(as_float(a[l]), format, Fp8Overflow::saturate, fp8_encoding_);
+                            const std::uint32_t lo = fp8_encode(as_float(b[l]), format, Fp8Overflow::saturate, fp8_encoding_);
+                            return hi << 8 | lo;
+                        });
+                        break;
+                    }
                 }
                 break;
             }

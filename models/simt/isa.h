@@ -54,8 +54,14 @@ constexpr const char* mma_type_name(MmaType type) {
 // Bytes of one operand element: 1 for the k32 (8-bit) types, 2 for f16/bf16.
 constexpr int mma_element_bytes(MmaType type) { return is_k32(type) ? 1 : 2; }
 // cvt forms: unpack one 16-bit half of a register to fp32, or pack two fp32 into one register
-// (round to nearest even, the first source in the low half).
-enum class Conversion : std::uint8_t { f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32 };
+// (round to nearest even, the first source in the low half). The fp8 forms (PTX's cvt with
+// .e4m3x2 / .e5m2x2, sm_89+): two fp8 bytes of one 16-bit half to an f16x2 (exact), or two fp32
+// to two fp8 bytes (round to nearest even, satfinite; PTX's order: the first source in the upper
+// byte), zero-extended to 32 bits.
+enum class Conversion : std::uint8_t {
+    f32_f16_lo, f32_f16_hi, f32_bf16_lo, f32_bf16_hi, f16x2_f32, bf16x2_f32,
+    f16x2_e4m3x2_lo, f16x2_e4m3x2_hi, f16x2_e5m2x2_lo, f16x2_e5m2x2_hi, e4m3x2_f32, e5m2x2_f32
+};
 enum class Special : std::uint8_t { tid, ctaid, ntid, nctaid, laneid, warpid, cluster_ctarank };
 
 struct Operand {

@@ -26,5 +26,6 @@ std::string assembly_error(const std::string& source) {
 TEST(FuzzFoundAssembler, BareCvtIsAnUnknownConversion) {
     EXPECT_EQ(assembly_error(".reg 4\ncvt r0, r1\n"),
               "k.sasm:2: unknown conversion 'cvt' (cvt.f32.f16.lo|hi, cvt.f32.bf16.lo|hi, cvt.f16x2.f32, "
-              "cvt.bf16x2.f32)");
+              "cvt.bf16x2.f32, cvt.rn.f16x2.e4m3x2.lo|hi, cvt.rn.f16x2.e5m2x2.lo|hi, "
+              "cvt.rn.satfinite.e4m3x2.f32, cvt.rn.satfinite.e5m2x2.f32)");
 }

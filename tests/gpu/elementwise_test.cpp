@@ -14,14 +14,7 @@
 namespace accelsim::gpu {
 namespace {
 
-Op elementwise_op(OpKind kind, std::int64_t n, DType dtype) {
-    Op op;
-    op.kind = kind;
-    op.name = "t";
-    op.elements = n;
-    op.dtype = dtype;
-    return op;
-}
+using test::elementwise_op;
 
 LoweringTarget small_target(int sms, bool real_data) {
     LoweringTarget t;

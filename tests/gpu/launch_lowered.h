@@ -12,6 +12,16 @@ struct LaunchOutcome {
     LoweringNumerics numerics;
 };
 
+// An elementwise op of n elements in `dtype` (what the elementwise tests lower).
+inline Op elementwise_op(OpKind kind, std::int64_t n, DType dtype) {
+    Op op;
+    op.kind = kind;
+    op.name = "t";
+    op.elements = n;
+    op.dtype = dtype;
+    return op;
+}
+
 inline LaunchOutcome launch_lowered(LoweredKernel lowered, simt::GlobalMemory& memory, const LoweringTarget& target,
                                     bool skip_payload) {
     LaunchOutcome o;
