@@ -9,6 +9,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/a100_like.h"
 #include "tests/gpu/gemm_op.h"
+#include "tests/gpu/launch_lowered.h"
 
 namespace accelsim::gpu {
 namespace {
@@ -31,14 +32,7 @@ LoweringNumerics run_high(const Op& op, simt::GlobalMemory& memory, const simt::
                                           : lower_gemm(op, memory, target);
     for (std::size_t i = first_buffer; i < memory.allocations().size(); ++i)
         EXPECT_GT(memory.allocations()[i].address, kLowGiB);
-    simt::FixedLatencyMemory port(200);
-    simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {});
-    for (const LoweredLaunch& next : lk.then) {
-        simt::FixedLatencyMemory next_port(200);
-        simt::launch(*next.kernel, next.dims, next.args, memory, params, &next_port, {});
-    }
-    EXPECT_TRUE(lk.check);
-    return lk.check(memory);
+    return test::launch_all_and_check(lk, memory, params);
 }
 
 TEST(GemmAddresses, KernelsComputeRightAboveOneGiB) {

@@ -1,6 +1,9 @@
 #pragma once
 // Launches a lowered kernel on a plain SIMT GPU of the target's SMs and runs its check: what the
-// kernel-library tests share (elementwise_test.cpp, pool_test.cpp).
+// kernel-library tests share (elementwise_test.cpp, pool_test.cpp, validation_worker_test.cpp,
+// high_address_test.cpp).
+#include <gtest/gtest.h>
+
 #include "models/gpu/lowering.h"
 #include "models/simt/simt_gpu.h"
 
@@ -34,6 +37,20 @@ inline LaunchOutcome launch_lowered(LoweredKernel lowered, simt::GlobalMemory& m
     o.stats = simt::launch(*o.lowered.kernel, o.lowered.dims, o.lowered.args, memory, params, nullptr, options);
     if (o.lowered.check) o.numerics = o.lowered.check(memory);
     return o;
+}
+
+// Every launch of `lk` in order (split-K's sum after the parts) on one memory, each behind its own
+// ideal 200-cycle memory, then the check, which must exist.
+inline LoweringNumerics launch_all_and_check(const LoweredKernel& lk, simt::GlobalMemory& memory,
+                                             const simt::SimtParams& params) {
+    simt::FixedLatencyMemory port(200);
+    simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {});
+    for (const LoweredLaunch& next : lk.then) {
+        simt::FixedLatencyMemory next_port(200);
+        simt::launch(*next.kernel, next.dims, next.args, memory, params, &next_port, {});
+    }
+    EXPECT_TRUE(lk.check);
+    return lk.check ? lk.check(memory) : LoweringNumerics{};
 }
 
 }  // namespace accelsim::gpu::test

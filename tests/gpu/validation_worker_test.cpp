@@ -10,6 +10,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/a100_like.h"
 #include "tests/gpu/gemm_op.h"
+#include "tests/gpu/launch_lowered.h"
 
 namespace accelsim::gpu {
 namespace {
@@ -32,15 +33,7 @@ template <class Lower>
 LoweringNumerics launch_and_check(Lower lower, int sms, bool on_worker) {
     simt::GlobalMemory memory;
     const LoweredKernel lk = lower(memory, target_of(sms, on_worker));
-    const simt::SimtParams params = a100_like(sms);
-    simt::FixedLatencyMemory port(200);
-    simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {});
-    for (const LoweredLaunch& next : lk.then) {
-        simt::FixedLatencyMemory next_port(200);
-        simt::launch(*next.kernel, next.dims, next.args, memory, params, &next_port, {});
-    }
-    EXPECT_TRUE(lk.check);
-    return lk.check(memory);
+    return test::launch_all_and_check(lk, memory, a100_like(sms));
 }
 
 void expect_same(const LoweringNumerics& inline_check, const LoweringNumerics& worker_check, std::int64_t outputs) {
