@@ -59,8 +59,14 @@ TEST(GpuSampling, SampledOpsWithinTwoPercentOfFullSimulationOnA100) {
             EXPECT_EQ(s.cycles, f.cycles);
         }
     }
-    // The 32768-row softmax has 6.3 waves and converges (measured: 6896 of 8192 blocks simulated).
-    EXPECT_TRUE(sampled.ops[0].sampling.has_value());
+    // The 65536-row softmax (8192 blocks of 8 rows, 6.3 waves) converges and skips a wave
+    // (measured: 6896 of 8192 blocks simulated). The 32768-row one sits at the edge of the 1 %
+    // criterion: it was sampled the same way until the DRAM refresh fix of 2026-11-27 moved its
+    // wave times (before: sampled, 28,178 cycles; since: not sampled, 28,183, the full run's), so
+    // either outcome is checked by the bound above.
+    ASSERT_TRUE(sampled.ops[1].sampling.has_value());
+    EXPECT_EQ(sampled.ops[1].sampling->simulated_blocks, 6896);
+    EXPECT_EQ(sampled.ops[1].sampling->total_blocks, 8192);
     for (std::size_t i = 2; i < 5; ++i) EXPECT_FALSE(sampled.ops[i].sampling.has_value());
     EXPECT_NEAR(static_cast<double>(sampled.total_cycles()) / static_cast<double>(full.total_cycles()), 1.0, 0.01);
 }
