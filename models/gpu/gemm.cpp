@@ -1168,15 +1168,29 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_check(const Gemm
     };
 }
 
-// The launch-shape stats of a tensor-core GEMM (grid, block, occupancy, waves) and, with real
-// data, its inputs and the Eigen check.
-void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, int threads, const Op& op,
-                            const GemmBuffers& buf, simt::GlobalMemory& memory, const LoweringTarget& target) {
+// The launch-shape stats of a tensor-core GEMM: grid (its blocks, or a persistent kernel's tiles),
+// block, occupancy, waves.
+void push_launch_shape_stats(LoweredKernel& out, const GemmTileChoice& choice, int threads) {
     out.stats.push_back(stat_value(stat::grid, static_cast<double>(choice.blocks)));
     out.stats.push_back(stat_value(stat::block, threads));
     out.stats.push_back(stat_value(stat::blocks_per_sm, choice.blocks_per_sm));
     out.stats.push_back(stat_value(stat::waves, choice.waves));
     out.stats.push_back(stat_value(stat::wave_efficiency, choice.wave_efficiency));
+}
+
+// A persistent Hopper launch's waves: those of its tiles, as a non-persistent grid would run them.
+GemmTileChoice hopper_tile_waves(std::int64_t tiles, int blocks_per_sm, int sms) {
+    GemmTileChoice waves;
+    waves.blocks = tiles;
+    waves.blocks_per_sm = blocks_per_sm;
+    set_waves(waves, sms);
+    return waves;
+}
+
+// The launch-shape stats and, with real data, the inputs and the Eigen check.
+void finish_tensor_lowering(LoweredKernel& out, const GemmTileChoice& choice, int threads, const Op& op,
+                            const GemmBuffers& buf, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    push_launch_shape_stats(out, choice, threads);
     if (target.real_data) {
         std::vector<float> a, b;
         fill_gemm(buf, op.dtype, target.seed, memory, a, b);
@@ -1400,17 +1414,14 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
         sum.args = {u(pairs), workspace, u(plane), buf.c};
         out.then.push_back(std::move(sum));
     }
-    GemmTileChoice waves;  // waves of tiles, as a non-persistent grid would run them
-    waves.blocks = tiles;
-    waves.blocks_per_sm = choice.blocks_per_sm;
-    set_waves(waves, target.sms);
     out.stats.push_back(stat_value(stat::tile_m, tile.bm));
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
     out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
     out.stats.push_back(stat_value(stat::splits, splits));
     // The S fp32 partials' sum is rounded once to the dtype, like the one-part kernel: the same check.
-    finish_tensor_lowering(out, waves, tile.threads(), op, buf, memory, target);
+    finish_tensor_lowering(out, hopper_tile_waves(tiles, choice.blocks_per_sm, target.sms), tile.threads(), op, buf,
+                           memory, target);
     return out;
 }
 
@@ -1477,27 +1488,19 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         const HopperTile& tile = hopper->tile;
         const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn, tiles = hopper->blocks;
         if (kp != g.k || np != g.n || tiles > 0x7fffffffLL) throw LoweringError("lower_byte_gemm: the shape does not tile for the Hopper kernel");
-        const std::int64_t grid = std::min(tiles, hopper->slots);  // persistent: one block per resident slot
+        const std::int64_t grid = hopper->grid;  // persistent: one block per resident slot
         out.kernel = hopper_gemm_kernel(tile, type);
         const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
         out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
         out.args = {a, b, c, u(kp), u(kp), u(np * 4), u(g.m * kp), u(g.n * kp), u(g.m * np * 4),
                     u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
                     u(kp / HopperTile::bk(type))};
-        GemmTileChoice waves;  // waves of tiles, as a non-persistent grid would run them
-        waves.blocks = tiles;
-        waves.blocks_per_sm = hopper->blocks_per_sm;
-        set_waves(waves, target.sms);
         out.stats.push_back(stat_value(stat::tile_m, tile.bm));
         out.stats.push_back(stat_value(stat::tile_n, tile.bn));
         out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // 8-bit values
         out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));
         out.stats.push_back(stat_value(stat::splits, 1));
-        out.stats.push_back(stat_value(stat::grid, static_cast<double>(tiles)));
-        out.stats.push_back(stat_value(stat::block, tile.threads()));
-        out.stats.push_back(stat_value(stat::blocks_per_sm, waves.blocks_per_sm));
-        out.stats.push_back(stat_value(stat::waves, waves.waves));
-        out.stats.push_back(stat_value(stat::wave_efficiency, waves.wave_efficiency));
+        push_launch_shape_stats(out, hopper_tile_waves(tiles, hopper->blocks_per_sm, target.sms), tile.threads());
     } else {
         const GemmTile& tile = choice.tile;
         // The kernel counts K in 16-bit slots (its slice is BK of them = 2 BK int8 values).
@@ -1524,11 +1527,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         shown.blocks = blocks;
         shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
         set_waves(shown, target.sms);
-        out.stats.push_back(stat_value(stat::grid, static_cast<double>(blocks)));
-        out.stats.push_back(stat_value(stat::block, tile.threads()));
-        out.stats.push_back(stat_value(stat::blocks_per_sm, shown.blocks_per_sm));
-        out.stats.push_back(stat_value(stat::waves, shown.waves));
-        out.stats.push_back(stat_value(stat::wave_efficiency, shown.wave_efficiency));
+        push_launch_shape_stats(out, shown, tile.threads());
     }
     if (!target.real_data) return out;
     // Seeded fp32 inputs uniform in [-1, 1) as for the 16-bit GEMM, drawn A then B (B in K x N
