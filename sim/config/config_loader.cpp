@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/config/config_schema.h"
+#include "sim/json_input_error.h"
 
 namespace accelsim {
 namespace {
@@ -110,24 +111,6 @@ std::string read_file(const std::string& path) {
     return text.str();
 }
 
-// nlohmann reports a byte offset; users want FILE:LINE:COL pointing at the offending character.
-[[noreturn]] void throw_syntax_error(const std::string& file, const std::string& text,
-                                     const json::parse_error& e) {
-    const std::size_t index = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    std::size_t line = 1, line_start = 0;
-    for (std::size_t i = 0; i < index; ++i)
-        if (text[i] == '\n') ++line, line_start = i + 1;
-    const std::size_t column = index - line_start + 1;
-    // Keep nlohmann's explanation, drop its "[json.exception...] parse error at line L, column C: "
-    // prefix.
-    std::string reason = e.what();
-    if (const auto at = reason.find("parse error"); at != std::string::npos)
-        if (const auto colon = reason.find(": ", at); colon != std::string::npos)
-            reason = reason.substr(colon + 2);
-    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                     reason);
-}
-
 json parse_json(const std::string& file, const std::string& text) {
     // nlohmann keeps the last of duplicate keys silently; a strict loader reports them.
     std::vector<std::set<std::string>> keys_per_open_object;
@@ -159,21 +142,8 @@ json parse_json(const std::string& file, const std::string& text) {
     };
     try {
         return json::parse(text, check_duplicates);
-    } catch (const json::parse_error& e) {
-        throw_syntax_error(file, text, e);
-    } catch (const json::out_of_range& e) {
-        // A number beyond a double (1e400): nlohmann names the token but not where it is.
-        std::string reason = e.what();
-        if (const auto at = reason.find("] "); at != std::string::npos) reason = reason.substr(at + 2);
-        const auto q1 = reason.find('\''), q2 = reason.rfind('\'');
-        const std::string token = q1 != std::string::npos && q2 > q1 ? reason.substr(q1 + 1, q2 - q1 - 1) : "";
-        const std::size_t index = token.empty() ? std::string::npos : text.find(token);
-        if (index == std::string::npos) throw InputError(file + ": " + reason);
-        std::size_t line = 1, line_start = 0;
-        for (std::size_t k = 0; k < index; ++k)
-            if (text[k] == '\n') ++line, line_start = k + 1;
-        throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(index - line_start + 1) + ": " +
-                         reason + " (beyond the range of a double)");
+    } catch (const json::exception& e) {
+        throw_json_input_error(file, text, e);
     }
 }
 

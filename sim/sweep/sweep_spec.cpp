@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/config/config_schema.h"
+#include "sim/json_input_error.h"
 #include "sim/sweep/sha256.h"
 #include "sim/tracegen/trace_command.h"
 
@@ -77,13 +78,8 @@ ordered parse_spec_json(const std::string& file, const std::string& text) {
     };
     try {
         return ordered::parse(text, check_duplicates);
-    } catch (const ordered::parse_error& e) {
-        const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-        std::string reason = e.what();
-        if (const auto p = reason.find("parse error"); p != std::string::npos)
-            if (const auto colon = reason.find(": ", p); colon != std::string::npos) reason = reason.substr(colon + 2);
-        throw InputError(file + ":" + std::to_string(line) + ": " + reason);
+    } catch (const ordered::exception& e) {
+        throw_json_input_error(file, text, e);
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include "models/common/op_checks.h"
 #include "sim/input_error.h"
+#include "sim/json_input_error.h"
 #include "sim/trace/model_import.h"
 #include "sim/trace/trace_text_util.h"
 
@@ -222,8 +223,8 @@ public:
         const std::string text = read_maybe_gzip(path_);
         try {
             root_ = json::parse(text);
-        } catch (const json::parse_error& e) {
-            fail(path_, std::string("not a PyTorch profiler trace: not valid JSON (") + e.what() + ")");
+        } catch (const json::exception& e) {
+            throw_json_input_error(path_, text, e, "not a PyTorch profiler trace: not valid JSON: ");
         }
         const json* events = &root_;
         if (root_.is_object()) {

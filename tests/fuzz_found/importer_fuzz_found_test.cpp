@@ -147,6 +147,21 @@ TEST(FuzzFoundPyTorchImport, ConcreteInputBeyond64BitsIsAnError) {
               "range");
 }
 
+// Found by fuzz_pytorch_import in CI's 60 s run (2026-11-27): a number beyond a double (1e999)
+// makes nlohmann throw out_of_range, not parse_error; the importer caught only the latter, so
+// the exception escaped (the fuzzer aborted; accelsim exited 1 with "simulation failed"). Both
+// kinds now give FILE:LINE:COL (sim/json_input_error.h), the same as configs and sweep specs.
+TEST(FuzzFoundPyTorchImport, NumberBeyondADoubleIsAnErrorWithItsPlace) {
+    const std::string path = scratch_file("overflow.json", "{\"traceEvents\": [\n  {\"ph\": \"X\", \"ts\": -1e999}]}");
+    try {
+        import_pytorch_profile(path, DType::bf16, ImportOptions{});
+        ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), path + ":2:21: not a PyTorch profiler trace: not valid JSON: number overflow "
+                                                "parsing '-1e999' (beyond the range of a double)");
+    }
+}
+
 // Found with the above: a conv's weight channels times its groups overflowed in the channel
 // check (undefined behaviour) instead of failing it.
 TEST(FuzzFoundPyTorchImport, ConvChannelProductOverflowIsAChannelError) {

@@ -131,6 +131,14 @@ TEST(SweepSpec, ErrorsNameTheSpecAndTheKey) {
               std::string::npos);
     EXPECT_NE(error_of(std::string("{") + kBase + R"(, "set": {"l2.size_bytes": 1000}})", true).find("spec.json: l2.size_bytes: "),
               std::string::npos);
+    // Bad JSON names its line and column, a number beyond a double included (nlohmann throws
+    // out_of_range for it, which once escaped as "sweep failed", exit 1).
+    EXPECT_NE(error_of("{\n  \"seed\": 1e999\n}", false).find("spec.json:2:11: number overflow parsing '1e999' (beyond the range of a double)"),
+              std::string::npos)
+        << error_of("{\n  \"seed\": 1e999\n}", false);
+    EXPECT_NE(error_of("{\n  \"seed\": 1,\n}", false).find("spec.json:3:1: syntax error while parsing object key"),
+              std::string::npos)
+        << error_of("{\n  \"seed\": 1,\n}", false);
     EXPECT_NE(error_of(R"({"configs": "@ROOT@/configs/tpu_v4.json", "traces": [{"bert": {"sise": "base"}}]})", false)
                   .find("spec.json: traces[0].bert: accelsim trace bert: unknown option"),
               std::string::npos);
