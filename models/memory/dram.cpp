@@ -389,6 +389,46 @@ DramCoordinates DramAddressMapper::map(std::uint64_t address) const {
     return c;
 }
 
+std::uint64_t DramAddressMapper::address_of(const DramCoordinates& c) const {
+    const auto unit = static_cast<std::uint64_t>(c.unit), row = static_cast<std::uint64_t>(c.row);
+    const auto column = static_cast<std::uint64_t>(c.column);
+    std::uint64_t group = static_cast<std::uint64_t>(c.bank_group), bank = static_cast<std::uint64_t>(c.bank);
+    if (map_ == DramAddressMap::bank_xor) {
+        // The digits that XOR with the row to give (group, bank): a search over a few values, so
+        // that no radix needs to be a power of two.
+        std::uint64_t g = 0, b = 0;
+        while (g < groups_.divisor() && groups_.mod(g ^ row) != group) ++g;
+        while (b < banks_.divisor() && banks_.mod(b ^ groups_.div(row)) != bank) ++b;
+        if (g == groups_.divisor() || b == banks_.divisor())
+            throw std::invalid_argument("DramAddressMapper::address_of: no address maps to this bank");
+        group = g;
+        bank = b;
+    }
+    std::uint64_t burst = 0;
+    switch (map_) {
+        case DramAddressMap::channel_low:
+        case DramAddressMap::bank_xor:
+            if (chunk_.divisor() > 1) {
+                // Lowest digit first: low, unit, group, chunk, bank, row; the unit digit is the one
+                // the run's hash rotates onto c.unit.
+                const std::uint64_t run =
+                    group + groups_.divisor() * (chunk_.div(column) + chunks_.divisor() * (bank + banks_.divisor() * row));
+                const std::uint64_t rotation = units_.mod(mix_run_index(run));
+                const std::uint64_t unit_digit = units_.mod(unit + units_.divisor() - rotation);
+                burst = chunk_.mod(column) + chunk_.divisor() * (unit_digit + units_.divisor() * run);
+            } else {
+                burst = unit + units_.divisor() *
+                                   (group + groups_.divisor() * (column + columns_.divisor() * (bank + banks_.divisor() * row)));
+            }
+            break;
+        case DramAddressMap::row_bank_col:
+            burst = column + columns_.divisor() *
+                                 (group + groups_.divisor() * (bank + banks_.divisor() * (unit + units_.divisor() * row)));
+            break;
+    }
+    return burst * burst_bytes_.divisor();
+}
+
 // ---------------------------------------------------------------------------------------------
 DramController::DramController(const DramParams& p)
     : closed_page_(p.page_policy == PagePolicy::closed),

@@ -148,6 +148,9 @@ public:
     explicit DramAddressMapper(const DramParams& params);
     // Coordinates of the burst holding byte `address`.
     DramCoordinates map(std::uint64_t address) const;
+    // The inverse: the first byte of the burst at `c` (map(address_of(c)) == c for coordinates
+    // inside the device). Lets a benchmark aim at one bank whatever the channel hashing.
+    std::uint64_t address_of(const DramCoordinates& c) const;
 
 private:
     DramAddressMap map_;

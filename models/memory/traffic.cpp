@@ -29,7 +29,7 @@ const char* to_string(TrafficPattern p) {
 TrafficGenerator::TrafficGenerator(const TrafficParams& p) : p_(p), rng_(p.seed) {
     if (p_.request_bytes == 0) throw std::invalid_argument("request size must be > 0");
     if (p_.footprint_bytes < p_.request_bytes) throw std::invalid_argument("footprint must hold one request");
-    if (p_.pattern == TrafficPattern::strided && p_.stride_bytes == 0)
+    if (p_.pattern == TrafficPattern::strided && p_.stride_bytes == 0 && !p_.address_of_request)
         throw std::invalid_argument("strided pattern needs a stride > 0");
     total_ = p_.total_bytes / p_.request_bytes;
 }
@@ -50,7 +50,8 @@ bool TrafficGenerator::next(MemoryRequest& r) {
             break;
         }
         case TrafficPattern::strided:
-            r.address = p_.base_address + (i * p_.stride_bytes) % p_.footprint_bytes;
+            r.address = p_.address_of_request ? p_.address_of_request(i)
+                                              : p_.base_address + (i * p_.stride_bytes) % p_.footprint_bytes;
             break;
         case TrafficPattern::mixed: {
             // a[j], b[j] read, c[j] written; the three arrays are a third of the footprint apart.

@@ -17,7 +17,7 @@ namespace accelsim::memory {
 enum class TrafficPattern {
     stream,   // consecutive requests at consecutive addresses
     random,   // uniform over the footprint, aligned to the request size (seeded)
-    strided,  // request i at i * stride (modulo the footprint)
+    strided,  // request i at i * stride (modulo the footprint), or at address_of_request(i)
     mixed,    // triad-like: two read streams and one write stream in separate regions, interleaved
 };
 TrafficPattern traffic_pattern_from_name(const std::string& name);  // throws std::invalid_argument
@@ -31,6 +31,9 @@ struct TrafficParams {
     std::uint64_t footprint_bytes = 1ull << 32;  // random / strided wrap-around range
     std::uint64_t base_address = 0;
     std::uint64_t seed = 1;
+    // Strided only, when set: request i's address (base_address and stride_bytes unused). membench's
+    // default walks the rows of one bank through the address map, whatever its channel hashing.
+    std::function<std::uint64_t(std::uint64_t request)> address_of_request;
 };
 
 struct MemoryRequest {

@@ -136,11 +136,26 @@ MembenchReport run_membench(const ChipConfig& chip, const MembenchOptions& o) {
     t.pattern = memory::traffic_pattern_from_name(o.pattern);
     t.total_bytes = o.bytes;
     t.request_bytes = o.request_bytes;
-    // Default stride: the same bank, the next row (row size x every bank of every channel).
-    t.stride_bytes = o.stride_bytes.value_or(static_cast<std::uint64_t>(dp.row_bytes) * dp.units() *
-                                             dp.bank_groups * dp.banks_per_group);
     t.seed = o.seed;
-    r.stride_bytes = t.pattern == memory::TrafficPattern::strided ? t.stride_bytes : 0;
+    if (t.pattern == memory::TrafficPattern::strided) {
+        if (o.stride_bytes) {
+            t.stride_bytes = *o.stride_bytes;
+            r.stride_bytes = t.stride_bytes;
+        } else {
+            // Default: one bank, the next row each request, through the config's own address map.
+            // A constant stride cannot do it when the channel of each interleave run is hashed
+            // (GPUs: hbm.interleave_bytes), and a stride of one row across every bank then
+            // lands on hash-chosen channels instead of one bank.
+            const memory::DramAddressMapper mapper(dp);
+            const auto rows = static_cast<std::uint64_t>(dp.rows_per_bank);
+            t.address_of_request = [mapper, rows](std::uint64_t i) {
+                memory::DramCoordinates c;
+                c.row = static_cast<std::int64_t>(i % rows);
+                return mapper.address_of(c);
+            };
+            r.one_bank_walk = true;
+        }
+    }
     memory::TrafficGenerator traffic(t);
     memory::DriverParams driver;
     // Default: enough requests in flight to cover the latency at peak bandwidth (Little's law) -
@@ -210,6 +225,7 @@ void print_membench_report(const MembenchReport& r, std::ostream& out) {
     s << "  pattern " << r.pattern << "  size "
       << r.request_bytes << " B";
     if (r.stride_bytes) s << "  stride " << r.stride_bytes << " B";
+    if (r.one_bank_walk) s << "  walk: one bank, the next row each request";
     s << "\n";
     s << "  requests           " << r.requests << " (" << r.bytes << " bytes in " << r.simulated_ns << " ns)\n";
     s << "  peak bandwidth     " << r.peak_gbps << " GB/s (channels x bus width x data rate)\n";
@@ -234,6 +250,7 @@ nlohmann::json membench_report_json(const MembenchReport& r) {
     j["pattern"] = r.pattern;
     j["request_bytes"] = r.request_bytes;
     if (r.stride_bytes) j["stride_bytes"] = r.stride_bytes;
+    if (r.one_bank_walk) j["one_bank_walk"] = true;
     j["requests"] = r.requests;
     j["bytes"] = r.bytes;
     j["simulated_ns"] = r.simulated_ns;

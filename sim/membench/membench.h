@@ -37,7 +37,8 @@ struct MembenchReport {
     std::string chip, level, pattern;
     std::string l2_dram;                // "queued" | "blocking" at --level l2, empty at the HBM
     std::uint32_t request_bytes = 0;
-    std::uint64_t stride_bytes = 0;
+    std::uint64_t stride_bytes = 0;     // strided with --stride
+    bool one_bank_walk = false;         // strided without --stride: one bank, the next row each request
     std::uint64_t requests = 0, bytes = 0;
     double simulated_ns = 0;
     double peak_gbps = 0, achieved_gbps = 0, percent_of_peak = 0;

@@ -1,6 +1,7 @@
 // `accelsim membench`: argument parsing, the run on hand-built chip configs, text and JSON output.
 #include "sim/membench/membench.h"
 #include "sim/input_error.h"
+#include "sim/config/model_params.h"
 
 #include <gtest/gtest.h>
 
@@ -121,11 +122,45 @@ TEST(Membench, StridedDefaultHitsOneBankWithNewRows) {
     o.pattern = "strided";
     o.bytes = 64 * 1000;
     const MembenchReport r = run_membench(tpu_like(), o);
-    // Default stride = row 1024 B x 32 channels x 4 groups x 4 banks = 512 KiB: same bank, next row.
-    EXPECT_EQ(r.stride_bytes, 1024u * 32 * 4 * 4);
+    // Without --stride: one bank, the next row each request; with this unhashed map it is the
+    // stride of one row across every bank (1024 B x 32 channels x 4 groups x 4 banks = 512 KiB).
+    EXPECT_TRUE(r.one_bank_walk);
+    EXPECT_EQ(r.stride_bytes, 0u);
     EXPECT_GE(r.row_conflicts + r.row_misses, 1000u);
     EXPECT_EQ(r.row_hits, 0u);
     EXPECT_LT(r.percent_of_peak, 1.0);
+    o.stride_bytes = 1024u * 32 * 4 * 4;
+    const MembenchReport same = run_membench(tpu_like(), o);
+    EXPECT_EQ(same.stride_bytes, 1024u * 32 * 4 * 4);
+    EXPECT_FALSE(same.one_bank_walk);
+    EXPECT_EQ(same.simulated_ns, r.simulated_ns);
+    EXPECT_EQ(same.row_conflicts, r.row_conflicts);
+}
+
+// With hashed channels (256 B runs, as GPUs interleave), no constant stride stays in one bank;
+// the walk does, through the address map: every request opens a new row of one bank, so the run
+// is one row cycle (tRC) per request, and its
+// second 32 B burst is a row hit.
+TEST(Membench, StridedDefaultStaysInOneBankWhenChannelsAreHashed) {
+    ChipConfig chip = a100_like();
+    chip.hbm.interleave_bytes = 256;
+    MembenchOptions o;
+    o.pattern = "strided";
+    o.level = "hbm";
+    o.bytes = 64 * 1000;
+    const MembenchReport r = run_membench(chip, o);
+    EXPECT_TRUE(r.one_bank_walk);
+    // The first burst of each 64 B request opens a new row, the second hits it, except where a
+    // refresh of the bank falls between them (about 10 in the 45 us, one per tREFI).
+    EXPECT_EQ(r.row_hits + r.row_conflicts + r.row_misses, 2000u);
+    EXPECT_GE(r.row_hits, 980u);
+    const memory::DramTiming& t = memory_hierarchy_params_from_config(chip).dram.timing;
+    const double row_cycle_bound_gbps = 64 / (t.tRC * t.tCK);  // bytes per ns = GB/s
+    EXPECT_LE(r.achieved_gbps, row_cycle_bound_gbps * 1.001);
+    EXPECT_GE(r.achieved_gbps, 0.9 * row_cycle_bound_gbps);
+    // A stride of one row across every bank, the old default, spreads over hashed channels.
+    o.stride_bytes = 1024u * 80 * 4 * 4;
+    EXPECT_GT(run_membench(chip, o).achieved_gbps, 10 * r.achieved_gbps);
 }
 
 TEST(Membench, L2LevelReportsHitRate) {

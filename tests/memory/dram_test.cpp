@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -379,6 +380,43 @@ TEST(Dram, SharedQueueCountsReadsAndWritesTogether) {
     EXPECT_FALSE(c.has_space(true));
     EXPECT_FALSE(c.has_space(false));
     EXPECT_EQ(c.waiting_line(true), 0);
+}
+
+// address_of inverts map on every address map, with and without hashed interleave runs, for a
+// power-of-two and a mixed-radix (80 units, as a100's 40 channels x 2) channel count.
+TEST(Dram, AddressOfInvertsTheAddressMap) {
+    for (const int channels : {8, 40}) {
+        for (const DramAddressMap map : {DramAddressMap::channel_low, DramAddressMap::bank_xor, DramAddressMap::row_bank_col}) {
+            for (const std::int64_t interleave : {std::int64_t{0}, std::int64_t{256}}) {
+                DramParams p = dram_preset("HBM2");
+                p.channels = channels;
+                p.pseudo_channels = 2;
+                p.address_map = map;
+                p.interleave_bytes = interleave;
+                const DramAddressMapper m(p);
+                const std::int64_t columns = p.columns_per_row();
+                const auto burst = static_cast<std::uint64_t>(p.burst_bytes());
+                const auto capacity = static_cast<std::uint64_t>(p.row_bytes * p.rows_per_bank * p.bank_groups *
+                                                                 p.banks_per_group * p.units());
+                for (std::uint64_t i = 0; i < 5000; ++i) {
+                    const std::uint64_t address = (i * 2654435761ull * 977) % capacity;
+                    ASSERT_EQ(m.address_of(m.map(address)), address / burst * burst) << "address " << address;
+                }
+                DramCoordinates c;
+                c.unit = p.units() - 1;
+                c.bank_group = 3;
+                c.bank = 2;
+                c.column = columns - 1;
+                for (std::int64_t row = 0; row < 300; ++row) {
+                    c.row = row;
+                    const DramCoordinates back = m.map(m.address_of(c));
+                    ASSERT_EQ(std::tie(back.unit, back.bank_group, back.bank, back.row, back.column),
+                              std::tie(c.unit, c.bank_group, c.bank, c.row, c.column))
+                        << "row " << row;
+                }
+            }
+        }
+    }
 }
 
 TEST(Dram, BankXorTurnsTheSameBankStrideIntoParallelBanks) {
