@@ -60,8 +60,8 @@ namespace {
 //   r15 1/sum or rstd, r16 shuffle partner, r18..r21 gamma / beta (low, high) of the one-word loop
 //   and beta of an unrolled trip, r24..r31 the words of an unrolled trip (r28..r31 gamma in
 //   layernorm's output pass; 8-bit: the four values of a word in r24..r27, gamma r28..r31, beta
-//   r18..r21, or two words' values in r24..r31). 32 registers cost no occupancy at 256 threads (8 blocks by warps and
-//   by registers on sm_80).
+//   r18..r21, or two words' values in r24..r31). 32 registers cost no occupancy at 256 threads
+//   (8 blocks by warps and by registers on sm_80).
 // The block-per-row kernels assume kReductionBlock threads (unrolled offsets are constants); the
 // warp-per-row kernels take any multiple of 32.
 
