@@ -206,13 +206,9 @@ class EightBitTiming : public ::testing::TestWithParam<std::tuple<OpKind, DType>
 TEST_P(EightBitTiming, SkipPayloadCyclesEqualFullRun) {
     const auto [kind, dtype] = GetParam();
     const Op op = elementwise_op(kind, 20001, dtype);
-    simt::GlobalMemory full_memory, skip_memory;
-    const test::LaunchOutcome full = run(op, target_on("sm_90", 2, true), false, full_memory);
-    ASSERT_TRUE(full.lowered.kernel->fp_payload_skippable) << full.lowered.kernel->fp_dependence;
-    const test::LaunchOutcome skip = run(op, target_on("sm_90", 2, false), true, skip_memory);
-    EXPECT_TRUE(full.numerics.passed);
-    EXPECT_EQ(skip.stats.cycles, full.stats.cycles);
-    EXPECT_EQ(skip.stats.issued, full.stats.issued);
+    test::expect_timing_only_equals_full_run(
+        [&](simt::GlobalMemory& m, const LoweringTarget& t) { return lower_elementwise(op, m, t); },
+        target_on("sm_90", 2, true));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EightBitTiming,

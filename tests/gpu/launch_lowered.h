@@ -25,6 +25,17 @@ inline Op elementwise_op(OpKind kind, std::int64_t n, DType dtype) {
     return op;
 }
 
+// A softmax or layernorm over `rows` rows of `cols` in `dtype` (what the reduction tests lower).
+inline Op row_op(OpKind kind, std::int64_t rows, std::int64_t cols, DType dtype) {
+    Op op;
+    op.kind = kind;
+    op.name = "t";
+    op.rows = rows;
+    op.cols = cols;
+    op.dtype = dtype;
+    return op;
+}
+
 inline LaunchOutcome launch_lowered(LoweredKernel lowered, simt::GlobalMemory& memory, const LoweringTarget& target,
                                     bool skip_payload) {
     LaunchOutcome o;
@@ -51,6 +62,22 @@ inline LoweringNumerics launch_all_and_check(const LoweredKernel& lk, simt::Glob
     }
     EXPECT_TRUE(lk.check);
     return lk.check ? lk.check(memory) : LoweringNumerics{};
+}
+
+// What a run without --validate does (timing only: no data, no payload) must cost the cycles and
+// issue the instructions of a full run on `full_target` (real data), whose check must pass and
+// whose kernel must declare its payload skippable. `lower(memory, target)` lowers the op.
+template <class Lower>
+void expect_timing_only_equals_full_run(Lower lower, const LoweringTarget& full_target) {
+    LoweringTarget skip_target = full_target;
+    skip_target.real_data = false;
+    simt::GlobalMemory full_memory, skip_memory;
+    const LaunchOutcome full = launch_lowered(lower(full_memory, full_target), full_memory, full_target, false);
+    ASSERT_TRUE(full.lowered.kernel->fp_payload_skippable) << full.lowered.kernel->fp_dependence;
+    const LaunchOutcome skip = launch_lowered(lower(skip_memory, skip_target), skip_memory, skip_target, true);
+    EXPECT_TRUE(full.numerics.passed);
+    EXPECT_EQ(skip.stats.cycles, full.stats.cycles);
+    EXPECT_EQ(skip.stats.issued, full.stats.issued);
 }
 
 }  // namespace accelsim::gpu::test

@@ -18,15 +18,7 @@
 namespace accelsim::gpu {
 namespace {
 
-Op row_op(OpKind kind, std::int64_t rows, std::int64_t cols, DType dtype) {
-    Op op;
-    op.kind = kind;
-    op.name = "t";
-    op.rows = rows;
-    op.cols = cols;
-    op.dtype = dtype;
-    return op;
-}
+using test::row_op;
 
 LoweringTarget target_on(const char* arch, int sms, bool real_data) {
     LoweringTarget t;
@@ -206,20 +198,13 @@ TEST(EightBitRowsInstructions, OneWordPerLaneSoftmaxWorkedByHand) {
 class EightBitRowsTiming : public ::testing::TestWithParam<std::tuple<OpKind, DType>> {};
 
 TEST_P(EightBitRowsTiming, SkipPayloadCyclesEqualFullRun) {
-    // What a run without --validate does (timing only, no payload) must cost the same cycles.
     const auto [kind, dtype] = GetParam();
     const Op op = row_op(kind, 40, 515, dtype);
-    auto lower = [&](simt::GlobalMemory& m, const LoweringTarget& t) {
-        return kind == OpKind::layernorm ? lower_layernorm(op, m, t) : lower_softmax(op, m, t);
-    };
-    simt::GlobalMemory full_memory, skip_memory;
-    const LoweringTarget full_target = target_on("sm_90", 2, true), skip_target = target_on("sm_90", 2, false);
-    const test::LaunchOutcome full = test::launch_lowered(lower(full_memory, full_target), full_memory, full_target, false);
-    ASSERT_TRUE(full.lowered.kernel->fp_payload_skippable) << full.lowered.kernel->fp_dependence;
-    const test::LaunchOutcome skip = test::launch_lowered(lower(skip_memory, skip_target), skip_memory, skip_target, true);
-    EXPECT_TRUE(full.numerics.passed);
-    EXPECT_EQ(skip.stats.cycles, full.stats.cycles);
-    EXPECT_EQ(skip.stats.issued, full.stats.issued);
+    test::expect_timing_only_equals_full_run(
+        [&](simt::GlobalMemory& m, const LoweringTarget& t) {
+            return kind == OpKind::layernorm ? lower_layernorm(op, m, t) : lower_softmax(op, m, t);
+        },
+        target_on("sm_90", 2, true));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EightBitRowsTiming,
