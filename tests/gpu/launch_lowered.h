@@ -1,8 +1,10 @@
 #pragma once
 // Launches a lowered kernel on a plain SIMT GPU of the target's SMs and runs its check: what the
 // kernel-library tests share (elementwise_test.cpp, pool_test.cpp, validation_worker_test.cpp,
-// high_address_test.cpp).
+// high_address_test.cpp, reduction_test.cpp and the 8-bit elementwise and row tests).
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "models/gpu/lowering.h"
 #include "models/simt/simt_gpu.h"
@@ -34,6 +36,24 @@ inline Op row_op(OpKind kind, std::int64_t rows, std::int64_t cols, DType dtype)
     op.cols = cols;
     op.dtype = dtype;
     return op;
+}
+
+// A target of `sms` SMs with the published limits of `arch` ("sm_80", ...); `real_data` fills the
+// tensors from `seed` for the check.
+inline LoweringTarget target_on(const char* arch, int sms, bool real_data, std::uint64_t seed) {
+    LoweringTarget t;
+    t.sms = sms;
+    t.sm.limits = *simt::published_limits(arch);
+    t.real_data = real_data;
+    t.seed = seed;
+    return t;
+}
+
+// A float kernel argument's value (the arguments hold fp32 bits).
+inline float argument_float(std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
 }
 
 inline LaunchOutcome launch_lowered(LoweredKernel lowered, simt::GlobalMemory& memory, const LoweringTarget& target,

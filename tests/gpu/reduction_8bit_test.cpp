@@ -21,18 +21,7 @@ namespace {
 using test::row_op;
 
 LoweringTarget target_on(const char* arch, int sms, bool real_data) {
-    LoweringTarget t;
-    t.sms = sms;
-    t.sm.limits = *simt::published_limits(arch);
-    t.real_data = real_data;
-    t.seed = 11;
-    return t;
-}
-
-float arg_float(std::uint32_t bits) {
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
+    return test::target_on(arch, sms, real_data, 11);
 }
 
 Storage storage_for(DType dtype) { return *eight_bit_storage(dtype); }
@@ -78,12 +67,12 @@ TEST_P(EightBitRows, EveryOutputWithinTheDerivedBoundOfTheTestsDoubleReference) 
     const std::vector<std::uint32_t>& a = o.lowered.args;
     const std::uint32_t x = a[3], gamma = ln ? a[4] : 0, beta = ln ? a[5] : 0, y = ln ? a[6] : a[4];
     const std::size_t extra = ln ? 8 : 5;  // the scale arguments follow (s8)
-    const float scale_x = s == Storage::s8 ? arg_float(a[extra]) : 1.0f;
-    const float scale_gamma = s == Storage::s8 && ln ? arg_float(a[extra + 1]) : 1.0f;
-    const float scale_beta = s == Storage::s8 && ln ? arg_float(a[extra + 2]) : 1.0f;
-    const double output_scale = s == Storage::s8 ? 1.0 / arg_float(a.back()) : 1.0;
+    const float scale_x = s == Storage::s8 ? test::argument_float(a[extra]) : 1.0f;
+    const float scale_gamma = s == Storage::s8 && ln ? test::argument_float(a[extra + 1]) : 1.0f;
+    const float scale_beta = s == Storage::s8 && ln ? test::argument_float(a[extra + 2]) : 1.0f;
+    const double output_scale = s == Storage::s8 ? 1.0 / test::argument_float(a.back()) : 1.0;
     if (s == Storage::s8 && !ln) {
-        EXPECT_EQ(arg_float(a.back()), 127.0f);  // softmax: 1/scale_y = 127, outputs in [0, 1]
+        EXPECT_EQ(test::argument_float(a.back()), 127.0f);  // softmax: 1/scale_y = 127, outputs in [0, 1]
     }
     const std::int64_t pitch = storage_words(cols, s) * 4;
     const double u = s == Storage::s8 ? 0.0 : unit_roundoff(s);
