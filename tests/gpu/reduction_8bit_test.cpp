@@ -43,8 +43,6 @@ class EightBitRows : public ::testing::TestWithParam<Case> {};
 // - int8 requantization: half an output step s_y (round half to even, no clamp: s_y covers
 //   the largest output); fp8: one rounding, u |y| (u = 2^-4 e4m3, 2^-3 e5m2) plus half the
 //   subnormal spacing (2^-10, 2^-17 OCP), no saturation (|y| <= 5 is far below 448 and 57344).
-// An output one step off exceeds it: int8 a whole step > s_y / 2 + 2e-3 (s_y = 1/127 softmax,
-// max|y| / 127 >= 0.015 layernorm).
 TEST_P(EightBitRows, EveryOutputWithinTheDerivedBoundOfTheTestsDoubleReference) {
     const auto [kind, cols, dtype] = GetParam();
     const std::int64_t rows = 5;
@@ -72,7 +70,8 @@ TEST_P(EightBitRows, EveryOutputWithinTheDerivedBoundOfTheTestsDoubleReference) 
     const float scale_beta = s == Storage::s8 && ln ? test::argument_float(a[extra + 2]) : 1.0f;
     const double output_scale = s == Storage::s8 ? 1.0 / test::argument_float(a.back()) : 1.0;
     if (s == Storage::s8 && !ln) {
-        EXPECT_EQ(test::argument_float(a.back()), 127.0f);  // softmax: 1/scale_y = 127, outputs in [0, 1]
+        // Softmax's calibrated scale: the largest probability / 127, never above 1/127.
+        EXPECT_GE(test::argument_float(a.back()), 127.0f);
     }
     const std::int64_t pitch = storage_words(cols, s) * 4;
     const double u = s == Storage::s8 ? 0.0 : unit_roundoff(s);
