@@ -219,8 +219,8 @@ const ElementwiseFunction* elementwise_function(OpKind kind) {
     return nullptr;
 }
 
-// The 8-bit body: unpack the word in `word` to fp32 values in registers first..first+3 (element
-// 4w + j in register first + j); s8 multiplies each integer by the tensor's scale parameter.
+}  // namespace
+
 std::string unpack_eight_bit(Storage s, const std::string& word, int first, const std::string& scale) {
     auto r = [first](int j) { return "r" + std::to_string(first + j); };
     std::string code;
@@ -264,6 +264,8 @@ std::string pack_eight_bit(Storage s, int first) {
     code += "    prmt " + r(0) + ", " + r(0) + ", " + r(2) + ", 0x5410\n";
     return code;
 }
+
+namespace {
 
 // The body (grid_stride_source): r4 the address; r5.. hold data only (timing-only runs skip them).
 std::string kernel_source(const ElementwiseFunction& f, Storage s) {
@@ -366,14 +368,13 @@ double elementwise_tolerance(OpKind kind, Storage s, double x, double want, doub
     return bound;
 }
 
-// A float's bits as a kernel argument.
+}  // namespace
+
 std::uint32_t float_argument(float v) {
     std::uint32_t bits;
     std::memcpy(&bits, &v, 4);
     return bits;
 }
-
-}  // namespace
 
 bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target) {
     if (dtype == DType::int8) return true;

@@ -85,10 +85,22 @@ std::string grid_stride_source(const std::string& name, const std::string& param
 // scale_a, scale_b or scale_x, then inv_scale_y), assembled once per process; nullptr for other kinds.
 const simt::Kernel* elementwise_kernel(OpKind kind, Storage storage = Storage::f32);
 
-// Whether the target runs the 8-bit elementwise kernels of `dtype`: int8 on every SIMT chip (prmt,
+// Whether the target runs the 8-bit elementwise kernels (and the 8-bit softmax and layernorm:
+// reduction.h) of `dtype`: int8 on every SIMT chip (prmt,
 // i2f and fp32 arithmetic are in every ISA level); fp8 only where PTX has the e4m3x2 / e5m2x2
 // cvt forms (compute capability sm_89 and later). Otherwise the op keeps its roofline row.
 bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target);
+
+// The 8-bit kernels' unpacking and packing, shared with the 8-bit row reductions (reduction.h):
+// unpack_eight_bit unpacks the word in register `word` to fp32 values in registers
+// first..first+3 (element 4w + j in register first + j; s8 multiplies each integer by the
+// parameter `scale`); `word` may be first + 3, which is written last. pack_eight_bit requantizes
+// the four fp32 values in first..first+3 (s8: times the parameter inv_scale_y, clamped to
+// [-127, 127], rounded half to even; fp8: cvt.rn.satfinite) and packs them into register `first`.
+std::string unpack_eight_bit(Storage s, const std::string& word, int first, const std::string& scale);
+std::string pack_eight_bit(Storage s, int first);
+// A float's bits as a kernel argument.
+std::uint32_t float_argument(float v);
 
 // int8 outputs' per-tensor scale, calibrated statically on the host: max|reference output| / 127
 // (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).

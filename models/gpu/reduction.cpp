@@ -1,5 +1,6 @@
 #include "models/gpu/reduction.h"
 #include "models/gpu/gpu_stats.h"
+#include "models/common/quantization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,14 +52,16 @@ namespace {
 // Register plan (addresses and integers never share a register with float data, so timing-only
 // runs may skip the payload):
 //   r0 row, r1 row stride, r2 first word of the thread in a row, r3 word step, r4 / r5 row base
-//   address of x / y, r6 word index j, r7 j * 4, r8 element address, r9 full words (cols / 2),
-//   r17 this warp's shared slot, r22 the shared slot this lane reads back (block per row);
-//   r23 last word of an unrolled trip, then the gamma / beta address;
+//   address of x / y, r6 word index j, r7 j * 4, r8 element address, r9 full words (cols / 2;
+//   8-bit: cols / 4), r17 this warp's shared slot, r22 the shared slot this lane reads back (block
+//   per row); r23 last word of an unrolled trip, then the gamma / beta address (8-bit: also the
+//   values of the one-word loop's word that lie in the row);
 //   data: r10 accumulator, r11 / r12 low / high element, r13 temporary, r14 -max*log2(e) or mean,
 //   r15 1/sum or rstd, r16 shuffle partner, r18..r21 gamma / beta (low, high) of the one-word loop
 //   and beta of an unrolled trip, r24..r31 the words of an unrolled trip (r28..r31 gamma in
-//   layernorm's output pass). 32 registers cost no occupancy at 256 threads (8 blocks by warps and
-//   by registers on sm_80).
+//   layernorm's output pass; 8-bit: the four values of a word in r24..r27, gamma r28..r31, beta
+//   r18..r21, or two words' values in r24..r31). 32 registers cost no occupancy at 256 threads
+//   (8 blocks by warps and by registers on sm_80).
 // The block-per-row kernels assume kReductionBlock threads (unrolled offsets are constants); the
 // warp-per-row kernels take any multiple of 32.
 
@@ -78,7 +81,10 @@ public:
         const std::string name = std::string(ln ? "layernorm_" : "softmax_") +
                                  (variant_ == ReductionVariant::warp_per_row ? "warp_" : "block_") + to_string(s_);
         out_ = ".kernel " + name + "\n";
-        out_ += ln ? ".param rows, cols, words, x, gamma, beta, y, inv_cols\n" : ".param rows, cols, words, x, y\n";
+        out_ += ln ? ".param rows, cols, words, x, gamma, beta, y, inv_cols" : ".param rows, cols, words, x, y";
+        // s8: each input's per-tensor scale and the output's 1/scale (elementwise.h's convention).
+        if (s_ == Storage::s8) out_ += ln ? ", scale_x, scale_gamma, scale_beta, inv_scale_y" : ", scale_x, inv_scale_y";
+        out_ += "\n";
         out_ += ".reg 32\n";
         if (variant_ == ReductionVariant::block_per_row) out_ += ".shared " + std::to_string(2 * warps_ * 4) + "\n";
         if (variant_ == ReductionVariant::warp_per_row) {
@@ -97,7 +103,7 @@ public:
             emit("shl r22, r22, 2");
             emit("setp.eq.s32 p3, %laneid, 0");
         }
-        if (s_ != Storage::f32) emit("shr r9, cols, 1");  // words whose high half is in the row
+        if (s_ != Storage::f32) emit(eight_bit() ? "shr r9, cols, 2" : "shr r9, cols, 1");  // words wholly in the row
         label("row");
         emit("setp.ge.s32 p0, r0, rows");
         emit("@p0 exit");
@@ -125,11 +131,18 @@ private:
     // `store_unrolled` packs and stores each word; `gamma_beta` (layernorm's output pass, at most
     // 2 words a trip for registers) loads the words of gamma and beta too. The single-word loop
     // finishes the row.
+    // 8-bit storage (four values a word): the word is loaded into r27 (r27 + 4k unrolled) and
+    // unpacked to fp32 in r24..r27 (r24 + 4k ..), dequantized by scale_x (s8), values past the
+    // row's end replaced by `high_identity`; unrolled trips take at most 2 words and layernorm's
+    // output pass none (gamma and beta need 8 more registers a word); the store requantizes
+    // (pack_eight_bit).
     template <class PerValue>
     void for_each_word(const std::string& tag, const std::string& high_identity, PerValue per_value,
                        const std::string& per_word_prefix = "", const std::string& per_word = "",
                        int max_unroll = 1, bool store_unrolled = false, bool gamma_beta = false) {
         emit("mov r6, r2");
+        // 8-bit: four values a word, so at most 2 words a trip (r24..r31), none with gamma and beta.
+        if (eight_bit()) max_unroll = gamma_beta ? 1 : std::min(max_unroll, 2);
         for (int u = max_unroll; u >= 2; u /= 2) {
             const int step = variant_ == ReductionVariant::warp_per_row ? 32 : static_cast<int>(kReductionBlock);
             const std::string bound = s_ == Storage::f32 ? "words" : "r9";
@@ -147,6 +160,24 @@ private:
             // gamma_beta (at most 2 words): gamma in r28 + 2k / r29 + 2k, beta in r18 + 2k / r19 + 2k.
             auto g = [](int k, int half) { return "r" + std::to_string(28 + 2 * k + half); };
             auto b = [](int k, int half) { return "r" + std::to_string(18 + 2 * k + half); };
+            if (eight_bit()) {
+                // Word k into r27 + 4k, unpacked to its four values in r24 + 4k .. r27 + 4k.
+                for (int k = 0; k < u; ++k) emit("ld.global r" + std::to_string(27 + 4 * k) + ", [r8" + offset(k) + "]");
+                for (int k = 0; k < u; ++k) {
+                    out_ += unpack_eight_bit(s_, "r" + std::to_string(27 + 4 * k), 24 + 4 * k, "scale_x");
+                    for (int j = 0; j < 4; ++j) per_value("r" + std::to_string(24 + 4 * k + j), "", "");
+                }
+                if (store_unrolled) {
+                    emit("add r8, r7, r5");
+                    for (int k = 0; k < u; ++k) {
+                        out_ += pack_eight_bit(s_, 24 + 4 * k);
+                        emit("st.global [r8" + offset(k) + "], r" + std::to_string(24 + 4 * k));
+                    }
+                }
+                emit("add r6, r6, " + std::to_string(u * step));
+                emit("bra " + loop);
+                continue;
+            }
             for (int k = 0; k < u; ++k) emit("ld.global " + lo(k) + ", [r8" + offset(k) + "]");
             if (gamma_beta) {
                 emit("add r23, r7, gamma");
@@ -184,9 +215,23 @@ private:
         emit("@p1 bra " + tag + "_done");
         emit("shl r7, r6, 2");
         emit("add r8, r7, r4");
-        emit("ld.global r11, [r8]");
+        emit(eight_bit() ? "ld.global r27, [r8]" : "ld.global r11, [r8]");
         out_ += per_word_prefix;
-        if (s_ == Storage::f32) {
+        if (eight_bit()) {
+            // Values in r24..r27 (gamma r28..r31, beta r18..r21: layernorm's per_word_prefix).
+            out_ += unpack_eight_bit(s_, "r27", 24, "scale_x");
+            if (!high_identity.empty()) {
+                // Value j of the row's last word lies past the row when 4 r6 + j >= cols.
+                emit("shl r23, r6, 2");
+                emit("sub r23, cols, r23");  // values of this word in the row
+                for (int j = 1; j < 4; ++j) {
+                    emit("setp.gt.s32 p2, r23, " + std::to_string(j));
+                    emit("selp r" + std::to_string(24 + j) + ", r" + std::to_string(24 + j) + ", " + high_identity + ", p2");
+                }
+            }
+            for (int j = 0; j < 4; ++j)
+                per_value("r" + std::to_string(24 + j), "r" + std::to_string(28 + j), "r" + std::to_string(18 + j));
+        } else if (s_ == Storage::f32) {
             per_value("r11", "r18", "r19");
         } else {
             emit("cvt.f32." + half_name() + ".hi r12, r11");
@@ -205,6 +250,7 @@ private:
     }
 
     std::string half_name() const { return s_ == Storage::f16 ? "f16" : "bf16"; }
+    bool eight_bit() const { return is_eight_bit(s_); }
 
     // Every thread of the row ends with op(all r10 of the row) in r10. `slot` picks one of the two
     // shared areas (block per row), so a reduction never overwrites partials another warp may
@@ -227,6 +273,7 @@ private:
 
     // Packs r11, r12 (16-bit) and stores the word at y.
     std::string store() const {
+        if (eight_bit()) return pack_eight_bit(s_, 24) + "    add r8, r7, r5\n    st.global [r8], r24\n";
         std::string s;
         if (s_ != Storage::f32)
             s += std::string("    cvt.") + (s_ == Storage::f16 ? "f16" : "bf16") + "x2.f32 r11, r11, r12\n";
@@ -275,7 +322,10 @@ private:
         std::string params;  // gamma and beta of the word, unpacked into r18 / r20 and r19 / r21
         params += "    add r8, r7, gamma\n    ld.global r18, [r8]\n";
         params += "    add r8, r7, beta\n    ld.global r19, [r8]\n";
-        if (s_ != Storage::f32) {
+        if (eight_bit()) {  // gamma's word into r31, unpacked to r28..r31; beta's into r21, to r18..r21
+            params = "    add r8, r7, gamma\n    ld.global r31, [r8]\n    add r8, r7, beta\n    ld.global r21, [r8]\n";
+            params += unpack_eight_bit(s_, "r31", 28, "scale_gamma") + unpack_eight_bit(s_, "r21", 18, "scale_beta");
+        } else if (s_ != Storage::f32) {
             const std::string t = s_ == Storage::f16 ? "f16" : "bf16";
             params += "    cvt.f32." + t + ".hi r20, r18\n    cvt.f32." + t + ".lo r18, r18\n";
             params += "    cvt.f32." + t + ".hi r21, r19\n    cvt.f32." + t + ".lo r19, r19\n";
@@ -626,6 +676,83 @@ void record(LoweringNumerics& num, double got, double want, double tolerance) {
     if (!(err <= tolerance)) num.passed = false;
 }
 
+// What the 8-bit checks need besides the tensors in memory (nullptr for 16- and 32-bit ops).
+struct EightBitIo {
+    DType dtype = DType::int8;
+    Fp8Encoding encoding = Fp8Encoding::ocp;
+    float scale_x = 1, scale_gamma = 1, scale_beta = 1;  // s8 inputs' per-tensor scales
+    double output_scale = 1;  // s8: an output q means q * output_scale
+    double fp8_largest = 0;   // fp8: the format's largest finite value (the pack saturates there)
+    // The values before quantization (x row by row at the storage pitch): the quantization
+    // error's reference.
+    std::vector<float> x, gamma, beta;
+};
+
+// Element `index` of an input as the kernel reads it: s8 q * scale in fp32 (its i2f and fmul).
+double input_value(const simt::GlobalMemory& m, std::uint32_t address, std::int64_t index, Storage s,
+                   const EightBitIo* io, float scale) {
+    if (!io) return load_element(m, address, index, s);
+    const float v = load_element(m, address, index, s, io->encoding);
+    return s == Storage::s8 ? static_cast<double>(v * scale) : static_cast<double>(v);
+}
+
+double output_value(const simt::GlobalMemory& m, std::uint32_t y, std::int64_t index, Storage s, const EightBitIo* io) {
+    if (!io) return load_element(m, y, index, s);
+    return static_cast<double>(load_element(m, y, index, s, io->encoding)) * io->output_scale;
+}
+
+// An 8-bit output's bound given its fp32 result's, tol32 (elementwise_tolerance's derivation,
+// elementwise.cpp): s8 half an output step plus fp32's share, with the output scale's calibration
+// (|want| / s_y <= 127 (1 + 2^-24)) keeping the clamp's share to 127 2^-24 steps; fp8 one rounding
+// (2^-4 / 2^-3 relative, half a subnormal spacing) plus what satfinite cuts beyond the largest value.
+double eight_bit_tolerance(Storage s, double tol32, double want, const EightBitIo& io) {
+    if (s == Storage::s8) return io.output_scale * (0.5 + 384 * kU32) + tol32 * (1 + 4 * kU32);
+    return tol32 + unit_roundoff(s) * (std::fabs(want) + tol32) + subnormal_half_spacing(s) +
+           std::max(0.0, std::fabs(want) + tol32 - io.fp8_largest);
+}
+
+// Softmax of one row in double (max subtracted).
+void softmax_row_double(const double* x, std::int64_t cols, double* y) {
+    double mx = -INFINITY, sum = 0;
+    for (std::int64_t j = 0; j < cols; ++j) mx = std::max(mx, x[j]);
+    for (std::int64_t j = 0; j < cols; ++j) sum += (y[j] = std::exp(x[j] - mx));
+    for (std::int64_t j = 0; j < cols; ++j) y[j] /= sum;
+}
+
+// Layernorm of one row in double: two-pass mean and biased variance, eps = (double)1e-5f.
+void layernorm_row_double(const double* x, std::int64_t cols, const double* g, const double* b, double* y) {
+    const double n = static_cast<double>(cols);
+    double mean = 0, var = 0;
+    for (std::int64_t j = 0; j < cols; ++j) mean += x[j];
+    mean /= n;
+    for (std::int64_t j = 0; j < cols; ++j) var += (x[j] - mean) * (x[j] - mean);
+    const double rstd = 1.0 / std::sqrt(var / n + static_cast<double>(kLayernormEps));
+    for (std::int64_t j = 0; j < cols; ++j) y[j] = (x[j] - mean) * rstd * g[j] + b[j];
+}
+
+// The quantization error (quantization.h) of an 8-bit row op: its dequantized outputs against the
+// op in double on the values before quantization, rounded to fp32 (the reference's form).
+QuantizationError row_quantization_error(const simt::GlobalMemory& m, std::int64_t rows, std::int64_t cols,
+                                         Storage s, std::uint32_t y, const EightBitIo& io, bool layernorm) {
+    const std::int64_t pitch = storage_words(cols, s) * elements_per_word(s);
+    const auto n = static_cast<std::size_t>(cols);
+    std::vector<double> in(n), g(io.gamma.begin(), io.gamma.end()), b(io.beta.begin(), io.beta.end()), want(n);
+    std::vector<double> outputs;
+    std::vector<float> reference;
+    outputs.reserve(static_cast<std::size_t>(rows) * n);
+    reference.reserve(outputs.capacity());
+    for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::size_t j = 0; j < n; ++j) in[j] = io.x[static_cast<std::size_t>(r * pitch) + j];
+        if (layernorm) layernorm_row_double(in.data(), cols, g.data(), b.data(), want.data());
+        else softmax_row_double(in.data(), cols, want.data());
+        for (std::int64_t j = 0; j < cols; ++j) {
+            outputs.push_back(output_value(m, y, r * pitch + j, s, &io));
+            reference.push_back(static_cast<float>(want[static_cast<std::size_t>(j)]));
+        }
+    }
+    return quantization_error(io.dtype, outputs, reference, 1.0, io.encoding);
+}
+
 // Softmax against p_j = exp(x_j - m) / sum_k exp(x_k - m) in double, on the stored inputs.
 // fp32 error of one output, X = max |x|, u = 2^-24:
 // - the exponent t_j = fma(x_j, L, -fl(m L)) with L = fl(log2 e) (off by u log2 e relative) is off
@@ -635,8 +762,10 @@ void record(LoweringNumerics& num, double got, double want, double tolerance) {
 // - rcp and the final fmul u each. Numerator and denominator together:
 //   (10 X + cols + 16) u relative. A 16-bit store rounds once more (u_storage, plus half a
 //   subnormal spacing). Each row must also sum to 1 within the sum of its outputs' bounds.
+// 8-bit (`io`): against the double softmax of the dequantized inputs; the fp32 bound, then the
+// requantization's (eight_bit_tolerance).
 LoweringNumerics check_softmax(const simt::GlobalMemory& m, std::int64_t rows, std::int64_t cols, Storage s,
-                               std::uint32_t x, std::uint32_t y) {
+                               std::uint32_t x, std::uint32_t y, const EightBitIo* io = nullptr) {
     LoweringNumerics num;
     const std::int64_t pitch = storage_words(cols, s) * elements_per_word(s);
     const double us = s == Storage::f32 ? 0.0 : unit_roundoff(s);
@@ -645,7 +774,7 @@ LoweringNumerics check_softmax(const simt::GlobalMemory& m, std::int64_t rows, s
     for (std::int64_t r = 0; r < rows; ++r) {
         double mx = -INFINITY, big = 0;
         for (std::int64_t j = 0; j < cols; ++j) {
-            const double v = load_element(m, x, r * pitch + j, s);
+            const double v = input_value(m, x, r * pitch + j, s, io, io ? io->scale_x : 1.0f);
             in[static_cast<std::size_t>(j)] = v;
             mx = std::max(mx, v);
             big = std::max(big, std::fabs(v));
@@ -657,12 +786,17 @@ LoweringNumerics check_softmax(const simt::GlobalMemory& m, std::int64_t rows, s
         double row_sum = 0;
         for (std::int64_t j = 0; j < cols; ++j) {
             const double want = e[static_cast<std::size_t>(j)] / sum;
-            const double got = load_element(m, y, r * pitch + j, s);
+            const double got = output_value(m, y, r * pitch + j, s, io);
             row_sum += got;
-            record(num, got, want, rel * want + floor);
+            const double tolerance =
+                io ? eight_bit_tolerance(s, rel32 * want + std::ldexp(1.0, -126), want, *io) : rel * want + floor;
+            record(num, got, want, tolerance);
         }
-        record(num, row_sum, 1.0, rel + static_cast<double>(cols) * floor);
+        // 8-bit: the row sum adds no check (each output within its bound puts the sum within the
+        // bounds' sum) and its error, up to cols half steps, would stand as the op's max abs error.
+        if (!io) record(num, row_sum, 1.0, rel + static_cast<double>(cols) * floor);
     }
+    if (io) num.quantization = row_quantization_error(m, rows, cols, s, y, *io, false);
     return num;
 }
 
@@ -686,9 +820,11 @@ LoweringNumerics check_softmax(const simt::GlobalMemory& m, std::int64_t rows, s
 // the dropped second-order terms; rstd within half that plus 2 u. z_j is off by |d mean| rstd +
 // |z| ((n + 32) kappa u + 3 u); the fmul and ffma of the output round twice:
 // |gamma| (|d mean| rstd + |z| ((n + 32) kappa + 3) u) + 2 u |y|.
+// 8-bit (`io`): against the double layernorm of the dequantized x, gamma and beta; the fp32 bound,
+// then the requantization's (eight_bit_tolerance).
 LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows, std::int64_t cols, Storage s,
                                  std::uint32_t x, std::uint32_t gamma, std::uint32_t beta, std::uint32_t y,
-                                 bool welford) {
+                                 bool welford, const EightBitIo* io = nullptr) {
     LoweringNumerics num;
     const std::int64_t pitch = storage_words(cols, s) * elements_per_word(s);
     const double us = s == Storage::f32 ? 0.0 : unit_roundoff(s);
@@ -696,13 +832,13 @@ LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows,
     const double n = static_cast<double>(cols);
     std::vector<double> in(static_cast<std::size_t>(cols)), g(in.size()), b(in.size());
     for (std::int64_t j = 0; j < cols; ++j) {
-        g[static_cast<std::size_t>(j)] = load_element(m, gamma, j, s);
-        b[static_cast<std::size_t>(j)] = load_element(m, beta, j, s);
+        g[static_cast<std::size_t>(j)] = input_value(m, gamma, j, s, io, io ? io->scale_gamma : 1.0f);
+        b[static_cast<std::size_t>(j)] = input_value(m, beta, j, s, io, io ? io->scale_beta : 1.0f);
     }
     for (std::int64_t r = 0; r < rows; ++r) {
         double mean = 0, big = 0;
         for (std::int64_t j = 0; j < cols; ++j) {
-            const double v = load_element(m, x, r * pitch + j, s);
+            const double v = input_value(m, x, r * pitch + j, s, io, io ? io->scale_x : 1.0f);
             in[static_cast<std::size_t>(j)] = v;
             mean += v;
             big = std::max(big, std::fabs(v));
@@ -723,10 +859,11 @@ LoweringNumerics check_layernorm(const simt::GlobalMemory& m, std::int64_t rows,
                               2.0 * kU32 * std::fabs(want)
                         : 2.0 * kU32 *
                               (std::fabs(g[jj]) * ((n + 10.0) * big * rstd + (n / 2 + 12.0) * std::fabs(z)) + std::fabs(want));
-            const double got = load_element(m, y, r * pitch + j, s);
-            record(num, got, want, tol32 + us * (std::fabs(want) + tol32) + floor);
+            const double got = output_value(m, y, r * pitch + j, s, io);
+            record(num, got, want, io ? eight_bit_tolerance(s, tol32, want, *io) : tol32 + us * (std::fabs(want) + tol32) + floor);
         }
     }
+    if (io) num.quantization = row_quantization_error(m, rows, cols, s, y, *io, true);
     return num;
 }
 
@@ -787,7 +924,7 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         throw std::invalid_argument("lower_row_reduction: " + std::string(to_string(op.kind)) +
                                     " is not softmax or layernorm");
     const bool ln = op.kind == OpKind::layernorm;
-    const Storage s = storage_of(op.dtype);
+    const Storage s = eight_bit_storage(op.dtype).value_or(storage_of(op.dtype));
     const std::int64_t rows = op.rows, cols = op.cols;
     const std::int64_t words = storage_words(cols, s);
     const std::uint64_t tensor_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, rows)) *
@@ -808,6 +945,9 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         (!whole_vectors(cols, s) || cols * (s == Storage::f32 ? 4 : 2) > kSharedMemPerBlock - 128))
         throw std::invalid_argument("lower_row_reduction: softmax_block_smem needs rows of whole 16-byte vectors "
                                     "that fit 48 KB; cols=" + std::to_string(cols));
+    if (is_eight_bit(s) && variant != ReductionVariant::warp_per_row && variant != ReductionVariant::block_per_row)
+        throw std::invalid_argument("lower_row_reduction: 8-bit " + std::string(to_string(op.kind)) +
+                                    " runs the warp_per_row and block_per_row kernels only, not " + to_string(variant));
     const simt::Kernel* kernel = reduction_kernel(op.kind, variant, s, cols);
 
     LoweredKernel out;
@@ -825,8 +965,39 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         mean = memory.allocate(static_cast<std::size_t>(rows) * 4);
         rstd = memory.allocate(static_cast<std::size_t>(rows) * 4);
     }
+    // 8-bit: the scales (s8) and what the check needs. int8 output scales are calibrated on the
+    // host as the 8-bit elementwise kernels' (max|reference| / 127, the reference on the values as
+    // read), softmax's too. Its outputs lie in [0, 1], so the range alone would give 1/127, but
+    // that rounds every probability below 1/254 to zero: a row of more than about 2,000 columns
+    // keeps none (64 x 4099 on [-8, 8): all outputs 0, relative RMS error 0.999), where the
+    // calibrated scale is never coarser (the largest probability is at most 1) and, fitted to the
+    // op's own outputs, never clips.
+    std::shared_ptr<EightBitIo> io;
+    if (is_eight_bit(s)) {
+        io = std::make_shared<EightBitIo>();
+        io->dtype = op.dtype;
+        io->encoding = target.sm.fp8_encoding;
+        if (s != Storage::s8) io->fp8_largest = fp8_max(op.dtype, io->encoding);
+    }
+    // Stores an input: s8 quantized with its per-tensor scale (quantization.h), which it returns.
+    auto store_input = [&](std::uint32_t address, const std::vector<float>& values) {
+        if (!io) {
+            store_elements(memory, address, values, s);
+            return 1.0f;
+        }
+        if (s != Storage::s8) {
+            store_elements(memory, address, values, s, io->encoding);
+            return 1.0f;
+        }
+        const float scale = int8_symmetric_scale(values.data(), values.size());
+        std::vector<float> q(values.size());
+        quantize_int8(values.data(), values.size(), scale, q.data());
+        store_elements(memory, address, q, s);
+        return scale;
+    };
     if (target.real_data) {
-        // Row r starts at element r * pitch; a 16-bit row of odd cols keeps a zero padding half.
+        // Row r starts at element r * pitch; a 16-bit row of odd cols keeps a zero padding half
+        // (8-bit: up to three zero padding values).
         const std::int64_t pitch = words * elements_per_word(s);
         std::mt19937_64 rng = tensor_rng(target.seed, 0);
         std::vector<float> values(static_cast<std::size_t>(rows * pitch), 0.0f);
@@ -834,14 +1005,42 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
             for (std::int64_t j = 0; j < cols; ++j)  // softmax: [-8, 8); layernorm: [-1, 3), mean 1
                 values[static_cast<std::size_t>(r * pitch + j)] =
                     ln ? 2.0f * unit_random(rng) + 1.0f : kSoftmaxRange * unit_random(rng);
-        store_elements(memory, x, values, s);
+        const float scale_x = store_input(x, values);
+        std::vector<float> g, b;
+        float scale_gamma = 1, scale_beta = 1;
         if (ln) {  // gamma in [0.5, 1.5), beta in [-0.5, 0.5)
             std::mt19937_64 rg = tensor_rng(target.seed, 1), rb = tensor_rng(target.seed, 2);
-            std::vector<float> g(static_cast<std::size_t>(cols)), b(g.size());
+            g.resize(static_cast<std::size_t>(cols));
+            b.resize(g.size());
             for (float& v : g) v = 1.0f + 0.5f * unit_random(rg);
             for (float& v : b) v = 0.5f * unit_random(rb);
-            store_elements(memory, gamma, g, s);
-            store_elements(memory, beta, b, s);
+            scale_gamma = store_input(gamma, g);
+            scale_beta = store_input(beta, b);
+        }
+        if (io) {
+            io->scale_x = scale_x;
+            io->scale_gamma = scale_gamma;
+            io->scale_beta = scale_beta;
+            if (s == Storage::s8) {
+                // The output scale: max|reference| / 127 over the op on the values as read.
+                const auto n = static_cast<std::size_t>(cols);
+                std::vector<double> in(n), gd(n), bd(n), want(static_cast<std::size_t>(rows) * n);
+                for (std::int64_t j = 0; ln && j < cols; ++j) {
+                    gd[static_cast<std::size_t>(j)] = input_value(memory, gamma, j, s, io.get(), scale_gamma);
+                    bd[static_cast<std::size_t>(j)] = input_value(memory, beta, j, s, io.get(), scale_beta);
+                }
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    for (std::int64_t j = 0; j < cols; ++j)
+                        in[static_cast<std::size_t>(j)] = input_value(memory, x, r * pitch + j, s, io.get(), scale_x);
+                    double* row_want = want.data() + static_cast<std::size_t>(r) * n;
+                    if (ln) layernorm_row_double(in.data(), cols, gd.data(), bd.data(), row_want);
+                    else softmax_row_double(in.data(), cols, row_want);
+                }
+                io->output_scale = int8_output_scale(want);
+            }
+            io->x = std::move(values);
+            io->gamma = std::move(g);
+            io->beta = std::move(b);
         }
     }
     out.args = {static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols), static_cast<std::uint32_t>(words), x};
@@ -852,6 +1051,11 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
         out.args.insert(out.args.end(), {gamma, beta, y, bits});
     } else {
         out.args.push_back(y);
+    }
+    if (s == Storage::s8) {
+        out.args.push_back(float_argument(io->scale_x));
+        if (ln) out.args.insert(out.args.end(), {float_argument(io->scale_gamma), float_argument(io->scale_beta)});
+        out.args.push_back(float_argument(1.0f / static_cast<float>(io->output_scale)));
     }
 
     std::int64_t rows_per_block = 1;
@@ -907,21 +1111,28 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
 
     if (target.real_data) {
         if (ln)
-            out.check = [rows, cols, s, x, gamma, beta, y, welford = torch_layernorm(variant)](const simt::GlobalMemory& m) {
-                return check_layernorm(m, rows, cols, s, x, gamma, beta, y, welford);
+            out.check = [rows, cols, s, x, gamma, beta, y, welford = torch_layernorm(variant), io](const simt::GlobalMemory& m) {
+                return check_layernorm(m, rows, cols, s, x, gamma, beta, y, welford, io.get());
             };
         else
-            out.check = [rows, cols, s, x, y](const simt::GlobalMemory& m) { return check_softmax(m, rows, cols, s, x, y); };
+            out.check = [rows, cols, s, x, y, io](const simt::GlobalMemory& m) {
+                return check_softmax(m, rows, cols, s, x, y, io.get());
+            };
     }
     return out;
 }
 
+// PyTorch has no int8 or fp8 softmax or layernorm kernel (its CUDA dispatch covers float, half
+// and bfloat16), so 8-bit rows run the library's warp- and block-per-row kernels (reduction_variant)
+// on 8-bit storage.
 LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    if (eight_bit_storage(op.dtype)) return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
     return lower_row_reduction(op, memory, target,
                                softmax_variant(op.cols, storage_of(op.dtype), target.sm.limits.shared_memory_per_block_bytes));
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    if (eight_bit_storage(op.dtype)) return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
     return lower_row_reduction(op, memory, target, layernorm_variant(op.cols));
 }
 

@@ -22,22 +22,11 @@ namespace {
 using test::elementwise_op;
 
 LoweringTarget target_on(const char* arch, int sms, bool real_data) {
-    LoweringTarget t;
-    t.sms = sms;
-    t.sm.limits = *simt::published_limits(arch);
-    t.real_data = real_data;
-    t.seed = 5;
-    return t;
+    return test::target_on(arch, sms, real_data, 5);
 }
 
 test::LaunchOutcome run(const Op& op, const LoweringTarget& target, bool skip_payload, simt::GlobalMemory& memory) {
     return test::launch_lowered(lower_elementwise(op, memory, target), memory, target, skip_payload);
-}
-
-float arg_float(std::uint32_t bits) {
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
 }
 
 using Case = std::tuple<OpKind, std::int64_t, DType>;
@@ -54,13 +43,13 @@ TEST_P(EightBitElementwise, EveryOutputWithinItsBoundOfTheDoubleReference) {
     if (dtype == DType::int8 && kind != OpKind::copy) {
         // Against the dequantized inputs the error is half an output step plus fp32's share
         // (gelu: (5|x| + 6) 2^-24 relative, |x| <= 1): below 0.5001 s_y.
-        const double output_scale = 1.0 / arg_float(o.lowered.args.back());
+        const double output_scale = 1.0 / test::argument_float(o.lowered.args.back());
         EXPECT_LE(o.numerics.max_abs_err, 0.5001 * output_scale);
         if (kind == OpKind::add) {
             // Against the unquantized inputs each input's rounding adds half its step: the
             // quantization error of a + b is at most (s_a + s_b + s_y) / 2.
             const std::size_t k = o.lowered.args.size();
-            const double bound = 0.5 * (arg_float(o.lowered.args[k - 3]) + arg_float(o.lowered.args[k - 2]) + output_scale);
+            const double bound = 0.5 * (test::argument_float(o.lowered.args[k - 3]) + test::argument_float(o.lowered.args[k - 2]) + output_scale);
             EXPECT_LE(o.numerics.quantization->max_abs, bound * (1 + 1e-6));
         }
     }
@@ -206,13 +195,9 @@ class EightBitTiming : public ::testing::TestWithParam<std::tuple<OpKind, DType>
 TEST_P(EightBitTiming, SkipPayloadCyclesEqualFullRun) {
     const auto [kind, dtype] = GetParam();
     const Op op = elementwise_op(kind, 20001, dtype);
-    simt::GlobalMemory full_memory, skip_memory;
-    const test::LaunchOutcome full = run(op, target_on("sm_90", 2, true), false, full_memory);
-    ASSERT_TRUE(full.lowered.kernel->fp_payload_skippable) << full.lowered.kernel->fp_dependence;
-    const test::LaunchOutcome skip = run(op, target_on("sm_90", 2, false), true, skip_memory);
-    EXPECT_TRUE(full.numerics.passed);
-    EXPECT_EQ(skip.stats.cycles, full.stats.cycles);
-    EXPECT_EQ(skip.stats.issued, full.stats.issued);
+    test::expect_timing_only_equals_full_run(
+        [&](simt::GlobalMemory& m, const LoweringTarget& t) { return lower_elementwise(op, m, t); },
+        target_on("sm_90", 2, true));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EightBitTiming,

@@ -1,8 +1,10 @@
 #pragma once
 // Launches a lowered kernel on a plain SIMT GPU of the target's SMs and runs its check: what the
 // kernel-library tests share (elementwise_test.cpp, pool_test.cpp, validation_worker_test.cpp,
-// high_address_test.cpp).
+// high_address_test.cpp, reduction_test.cpp and the 8-bit elementwise and row tests).
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "models/gpu/lowering.h"
 #include "models/simt/simt_gpu.h"
@@ -23,6 +25,35 @@ inline Op elementwise_op(OpKind kind, std::int64_t n, DType dtype) {
     op.elements = n;
     op.dtype = dtype;
     return op;
+}
+
+// A softmax or layernorm over `rows` rows of `cols` in `dtype` (what the reduction tests lower).
+inline Op row_op(OpKind kind, std::int64_t rows, std::int64_t cols, DType dtype) {
+    Op op;
+    op.kind = kind;
+    op.name = "t";
+    op.rows = rows;
+    op.cols = cols;
+    op.dtype = dtype;
+    return op;
+}
+
+// A target of `sms` SMs with the published limits of `arch` ("sm_80", ...); `real_data` fills the
+// tensors from `seed` for the check.
+inline LoweringTarget target_on(const char* arch, int sms, bool real_data, std::uint64_t seed) {
+    LoweringTarget t;
+    t.sms = sms;
+    t.sm.limits = *simt::published_limits(arch);
+    t.real_data = real_data;
+    t.seed = seed;
+    return t;
+}
+
+// A float kernel argument's value (the arguments hold fp32 bits).
+inline float argument_float(std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
 }
 
 inline LaunchOutcome launch_lowered(LoweredKernel lowered, simt::GlobalMemory& memory, const LoweringTarget& target,
@@ -51,6 +82,22 @@ inline LoweringNumerics launch_all_and_check(const LoweredKernel& lk, simt::Glob
     }
     EXPECT_TRUE(lk.check);
     return lk.check ? lk.check(memory) : LoweringNumerics{};
+}
+
+// What a run without --validate does (timing only: no data, no payload) must cost the cycles and
+// issue the instructions of a full run on `full_target` (real data), whose check must pass and
+// whose kernel must declare its payload skippable. `lower(memory, target)` lowers the op.
+template <class Lower>
+void expect_timing_only_equals_full_run(Lower lower, const LoweringTarget& full_target) {
+    LoweringTarget skip_target = full_target;
+    skip_target.real_data = false;
+    simt::GlobalMemory full_memory, skip_memory;
+    const LaunchOutcome full = launch_lowered(lower(full_memory, full_target), full_memory, full_target, false);
+    ASSERT_TRUE(full.lowered.kernel->fp_payload_skippable) << full.lowered.kernel->fp_dependence;
+    const LaunchOutcome skip = launch_lowered(lower(skip_memory, skip_target), skip_memory, skip_target, true);
+    EXPECT_TRUE(full.numerics.passed);
+    EXPECT_EQ(skip.stats.cycles, full.stats.cycles);
+    EXPECT_EQ(skip.stats.issued, full.stats.issued);
 }
 
 }  // namespace accelsim::gpu::test

@@ -12,19 +12,12 @@
 
 #include "models/gpu/reduction.h"
 #include "models/simt/simt_gpu.h"
+#include "tests/gpu/launch_lowered.h"
 
 namespace accelsim::gpu {
 namespace {
 
-Op row_op(OpKind kind, std::int64_t rows, std::int64_t cols, DType dtype) {
-    Op op;
-    op.kind = kind;
-    op.name = "t";
-    op.rows = rows;
-    op.cols = cols;
-    op.dtype = dtype;
-    return op;
-}
+using test::row_op;
 
 LoweringTarget small_target(int sms, bool real_data, std::uint64_t seed = 7) {
     LoweringTarget t;

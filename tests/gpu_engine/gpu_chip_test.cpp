@@ -181,24 +181,23 @@ TEST(GpuChip, IdealMemoryIsAFixedLatencyWithoutHierarchyBytes) {
     EXPECT_EQ(r.roofline.cycles.count("hbm"), 0u);
 }
 
-TEST(GpuChip, IntegerOpsKeepRooflineRowsExceptInt8GemmsAndElementwise) {
+TEST(GpuChip, Int8OpsKeepRooflineRowsOnlyForGemmsWithoutAnInt8TensorRate) {
     // The library kernels compute in fp32 on floating tensors, except the int8 tensor-core GEMM
-    // and the 8-bit elementwise kernels: int8 softmax and layernorm are reported from the roofline
-    // alone (docs/gpu.md), int8 gelu runs the 8-bit kernel; an int8 matmul runs on a chip with an
-    // int8 tensor rate (simt_1sm: a100's SM) and is a roofline row on one without (v100: Volta's
-    // tensor cores take fp16 only).
+    // and the 8-bit vector kernels: int8 softmax, layernorm and gelu run on 8-bit storage on every
+    // chip (prmt, i2f and fp32 arithmetic: no tensor core needed); an int8 matmul runs on a chip
+    // with an int8 tensor rate (simt_1sm: a100's SM) and is a roofline row on one without (v100:
+    // Volta's tensor cores take fp16 only).
     const std::string trace = write_trace({"softmax s rows=128 cols=128 dtype=int8", "layernorm l rows=128 cols=768 dtype=int8",
                                            "matmul m m=64 n=64 k=64 dtype=int8", "matmul f m=64 n=64 k=64",
                                            "gelu g n=4096 dtype=int8"});
     const RunReport report = run(config("simt_1sm"), trace);
-    for (int i = 0; i < 2; ++i) EXPECT_EQ(report.ops[static_cast<std::size_t>(i)].model, "roofline");
-    EXPECT_EQ(report.ops[2].model, "simt");
-    EXPECT_EQ(report.ops[3].model, "simt");
-    EXPECT_EQ(report.ops[4].model, "simt");
+    for (const OpReport& op : report.ops) EXPECT_EQ(op.model, "simt") << op.op.name;
     const RunReport volta = run(config("v100"), trace);
+    EXPECT_EQ(volta.ops[0].model, "simt");
+    EXPECT_EQ(volta.ops[1].model, "simt");
     EXPECT_EQ(volta.ops[2].model, "roofline");
     EXPECT_EQ(volta.ops[3].model, "simt");
-    EXPECT_EQ(volta.ops[4].model, "simt");  // prmt, i2f and fp32 arithmetic: no tensor core needed
+    EXPECT_EQ(volta.ops[4].model, "simt");
 }
 
 TEST(GpuChip, Int8GemmsOnA100MatchEigenExactly) {
