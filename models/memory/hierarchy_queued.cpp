@@ -60,6 +60,12 @@ struct SliceHead {  // the earliest lookup waiting at a slice
     Key128 key() const { return static_cast<Key128>(at) << 64 | seq; }
     bool operator>(const SliceHead& o) const { return key() > o.key(); }
 };
+struct ControllerEvent {  // when a controller acts next; ordered as the pair (at, unit)
+    Picoseconds at;
+    int unit;
+    Key128 key() const { return static_cast<Key128>(at) << 64 | static_cast<std::uint32_t>(unit); }
+    bool operator>(const ControllerEvent& o) const { return key() > o.key(); }
+};
 struct Arrival {  // a burst on its way to a controller queue
     Picoseconds at;
     std::uint64_t seq;
@@ -186,8 +192,7 @@ struct MemoryHierarchy::QueuedState {
     std::vector<std::array<RingQueue<DramController::Burst>, DramController::kWaitingLines>> waiting;  // per kind
     // When each controller acts next (controller_event_time), as (time, controller); entries
     // that no longer match it are stale and skipped.
-    using Event = std::pair<Picoseconds, int>;
-    MinHeap<Event> controller_events;
+    MinHeap<ControllerEvent> controller_events;
     std::vector<DramRequest> dram_requests;
     std::vector<std::uint32_t> free_dram_requests;
     // By fill id: one host cache line, so that a landing fill costs one host cache miss. Most
@@ -314,7 +319,7 @@ Picoseconds MemoryHierarchy::queued_next_event() {
     }
     const Picoseconds transfer_time = q.transfer_heads.empty() ? kNever : q.transfer_heads.top().at;
     const Picoseconds lookup_time = q.lookup_heads.empty() ? kNever : q.lookup_heads.top().at;
-    const Picoseconds controller_time = q.controller_events.empty() ? kNever : q.controller_events.top().first;
+    const Picoseconds controller_time = q.controller_events.empty() ? kNever : q.controller_events.top().at;
     q.next_event = std::min({transfer_time, lookup_time, controller_time});
     q.next_event_known = true;
     return q.next_event;
@@ -524,7 +529,7 @@ void MemoryHierarchy::queued_step() {
     // of it when full), then it decides if its next decision is now.
     // Its heap entry stays on top until replaced by its next action's time (or popped): nothing
     // below pushes controller events before that.
-    const int unit = q.controller_events.top().second;
+    const int unit = q.controller_events.top().unit;
     auto& c = ctrls[static_cast<std::size_t>(unit)];
     auto& pending = q.arrivals[static_cast<std::size_t>(unit)];
     while (!pending.empty() && pending.top().at <= now) {

@@ -397,7 +397,7 @@ std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const S
     // by undecided fills: it waits for resolve_fill.
     if (slice.mshr_free[slice.mshr_head] == kMshrPending) {
         outcome.new_fill_blocked = true;
-        slice.blocked_fills.emplace_back(id, start);
+        slice.blocked_fills.push_back({id, start});
     } else {
         const std::size_t taken = slice.mshr_head;
         outcome.new_fill_issue = std::max(start, slice.mshr_free[taken]);
