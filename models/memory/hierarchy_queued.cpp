@@ -564,8 +564,13 @@ void MemoryHierarchy::queued_step() {
         q.controller_events.pop();
     if (!c.empty()) {  // the oldest burst is the likeliest next pick: its request's record
         const std::uint32_t tag = c.oldest_tag();
-        if (tag & QueuedState::kDirect) __builtin_prefetch(&q.fills[tag & ~QueuedState::kDirect]);
-        else __builtin_prefetch(&q.dram_requests[tag]);
+        if (tag & QueuedState::kDirect) {
+            const std::uint32_t fill = tag & ~QueuedState::kDirect;
+            __builtin_prefetch(&q.fills[fill]);
+            l2_->prefetch_fill(fill);  // and the L2's record of it, read when it lands
+        } else {
+            __builtin_prefetch(&q.dram_requests[tag]);
+        }
     }
     std::int64_t fill;
     if (done.tag & QueuedState::kDirect) {
@@ -649,6 +654,9 @@ void MemoryHierarchy::queued_step() {
             else send(new_dram_request(L2Cache::NextLevelRequest{h.address, h.bytes, h.fill}, false), issue);
         }
     }
+    // The slice's next held fill is released at one of its later landings, long after it was
+    // held: start loading its record (the held ring's next entry shares a host line with the last).
+    if (!held.empty()) __builtin_prefetch(&q.fills[static_cast<std::size_t>(held.front().fill)]);
 }
 
 DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverParams& driver) {

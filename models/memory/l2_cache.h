@@ -105,6 +105,14 @@ public:
     // Hint: starts loading the host memory that access(address, ..., slice) will read, so that a
     // caller with other work to do first (the crossbar) overlaps the host cache misses with it.
     void prefetch(std::uint64_t address, int slice) const;
+    // Hint: starts loading the record resolve_fill(fill, ...) will read first (a deferred fill in
+    // flight), for a caller that knows which fill is likely to land next.
+    void prefetch_fill(std::int64_t fill) const {
+        if (static_cast<std::size_t>(fill) >= fills_.size()) return;
+        const auto* rec = reinterpret_cast<const char*>(&fills_[static_cast<std::size_t>(fill)]);
+        __builtin_prefetch(rec);
+        __builtin_prefetch(rec + sizeof(FillRecord) - 1);
+    }
     std::int64_t sets_per_slice() const { return sets_; }
     const L2Stats& stats() const { return stats_; }
     void register_stats(StatsRegistry& registry, const std::string& prefix) const;
