@@ -132,6 +132,31 @@ private:
     }
     std::vector<T> heap_;
 };
+// The driver's completion times, a multiset of which it reads only the minimum: most requests
+// complete in time order, so a time no earlier than the last one queued goes on a FIFO (sorted by
+// construction) and only the others into a heap; the minimum is the smaller of the two fronts.
+// Equal times are interchangeable (only values are read), so this pops what one heap would.
+class CompletionTimes {
+public:
+    bool empty() const { return in_order_.empty() && out_of_order_.empty(); }
+    Picoseconds top() const {
+        if (in_order_.empty()) return out_of_order_.top();
+        if (out_of_order_.empty()) return in_order_.front();
+        return std::min(in_order_.front(), out_of_order_.top());
+    }
+    void push(Picoseconds t) {
+        if (in_order_.empty() || t >= in_order_.back()) in_order_.push_back(t);
+        else out_of_order_.push(t);
+    }
+    void pop() {
+        if (!in_order_.empty() && (out_of_order_.empty() || in_order_.front() <= out_of_order_.top())) in_order_.pop_front();
+        else out_of_order_.pop();
+    }
+
+private:
+    RingQueue<Picoseconds> in_order_;
+    MinHeap<Picoseconds> out_of_order_;
+};
 }  // namespace
 
 struct MemoryHierarchy::QueuedState {
@@ -665,7 +690,7 @@ DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverP
     // driver's clock reaches its completion.
     const int window = std::max(1, driver.max_outstanding);
     int free_places = window;
-    MinHeap<Picoseconds> finished;  // completion times (equal keys are equal entries: the order of tops is fixed)
+    CompletionTimes finished;
     std::vector<QueuedCompletion>& completions = queued_completions();
     DriveResult result;
     MemoryRequest req;
