@@ -60,6 +60,12 @@ struct SliceHead {  // the earliest lookup waiting at a slice
     Key128 key() const { return static_cast<Key128>(at) << 64 | seq; }
     bool operator>(const SliceHead& o) const { return key() > o.key(); }
 };
+struct ControllerEvent {  // when a controller acts next; ordered as the pair (at, unit)
+    Picoseconds at;
+    int unit;
+    Key128 key() const { return static_cast<Key128>(at) << 64 | static_cast<std::uint32_t>(unit); }
+    bool operator>(const ControllerEvent& o) const { return key() > o.key(); }
+};
 struct Arrival {  // a burst on its way to a controller queue
     Picoseconds at;
     std::uint64_t seq;
@@ -126,6 +132,31 @@ private:
     }
     std::vector<T> heap_;
 };
+// The driver's completion times, a multiset of which it reads only the minimum: most requests
+// complete in time order, so a time no earlier than the last one queued goes on a FIFO (sorted by
+// construction) and only the others into a heap; the minimum is the smaller of the two fronts.
+// Equal times are interchangeable (only values are read), so this pops what one heap would.
+class CompletionTimes {
+public:
+    bool empty() const { return in_order_.empty() && out_of_order_.empty(); }
+    Picoseconds top() const {
+        if (in_order_.empty()) return out_of_order_.top();
+        if (out_of_order_.empty()) return in_order_.front();
+        return std::min(in_order_.front(), out_of_order_.top());
+    }
+    void push(Picoseconds t) {
+        if (in_order_.empty() || t >= in_order_.back()) in_order_.push_back(t);
+        else out_of_order_.push(t);
+    }
+    void pop() {
+        if (!in_order_.empty() && (out_of_order_.empty() || in_order_.front() <= out_of_order_.top())) in_order_.pop_front();
+        else out_of_order_.pop();
+    }
+
+private:
+    RingQueue<Picoseconds> in_order_;
+    MinHeap<Picoseconds> out_of_order_;
+};
 }  // namespace
 
 struct MemoryHierarchy::QueuedState {
@@ -186,8 +217,7 @@ struct MemoryHierarchy::QueuedState {
     std::vector<std::array<RingQueue<DramController::Burst>, DramController::kWaitingLines>> waiting;  // per kind
     // When each controller acts next (controller_event_time), as (time, controller); entries
     // that no longer match it are stale and skipped.
-    using Event = std::pair<Picoseconds, int>;
-    MinHeap<Event> controller_events;
+    MinHeap<ControllerEvent> controller_events;
     std::vector<DramRequest> dram_requests;
     std::vector<std::uint32_t> free_dram_requests;
     // By fill id: one host cache line, so that a landing fill costs one host cache miss. Most
@@ -314,7 +344,7 @@ Picoseconds MemoryHierarchy::queued_next_event() {
     }
     const Picoseconds transfer_time = q.transfer_heads.empty() ? kNever : q.transfer_heads.top().at;
     const Picoseconds lookup_time = q.lookup_heads.empty() ? kNever : q.lookup_heads.top().at;
-    const Picoseconds controller_time = q.controller_events.empty() ? kNever : q.controller_events.top().first;
+    const Picoseconds controller_time = q.controller_events.empty() ? kNever : q.controller_events.top().at;
     q.next_event = std::min({transfer_time, lookup_time, controller_time});
     q.next_event_known = true;
     return q.next_event;
@@ -524,7 +554,7 @@ void MemoryHierarchy::queued_step() {
     // of it when full), then it decides if its next decision is now.
     // Its heap entry stays on top until replaced by its next action's time (or popped): nothing
     // below pushes controller events before that.
-    const int unit = q.controller_events.top().second;
+    const int unit = q.controller_events.top().unit;
     auto& c = ctrls[static_cast<std::size_t>(unit)];
     auto& pending = q.arrivals[static_cast<std::size_t>(unit)];
     while (!pending.empty() && pending.top().at <= now) {
@@ -559,8 +589,13 @@ void MemoryHierarchy::queued_step() {
         q.controller_events.pop();
     if (!c.empty()) {  // the oldest burst is the likeliest next pick: its request's record
         const std::uint32_t tag = c.oldest_tag();
-        if (tag & QueuedState::kDirect) __builtin_prefetch(&q.fills[tag & ~QueuedState::kDirect]);
-        else __builtin_prefetch(&q.dram_requests[tag]);
+        if (tag & QueuedState::kDirect) {
+            const std::uint32_t fill = tag & ~QueuedState::kDirect;
+            __builtin_prefetch(&q.fills[fill]);
+            l2_->prefetch_fill(fill);  // and the L2's record of it, read when it lands
+        } else {
+            __builtin_prefetch(&q.dram_requests[tag]);
+        }
     }
     std::int64_t fill;
     if (done.tag & QueuedState::kDirect) {
@@ -644,6 +679,9 @@ void MemoryHierarchy::queued_step() {
             else send(new_dram_request(L2Cache::NextLevelRequest{h.address, h.bytes, h.fill}, false), issue);
         }
     }
+    // The slice's next held fill is released at one of its later landings, long after it was
+    // held: start loading its record (the held ring's next entry shares a host line with the last).
+    if (!held.empty()) __builtin_prefetch(&q.fills[static_cast<std::size_t>(held.front().fill)]);
 }
 
 DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverParams& driver) {
@@ -652,7 +690,7 @@ DriveResult MemoryHierarchy::run_queued(TrafficGenerator& traffic, const DriverP
     // driver's clock reaches its completion.
     const int window = std::max(1, driver.max_outstanding);
     int free_places = window;
-    MinHeap<Picoseconds> finished;  // completion times (equal keys are equal entries: the order of tops is fixed)
+    CompletionTimes finished;
     std::vector<QueuedCompletion>& completions = queued_completions();
     DriveResult result;
     MemoryRequest req;

@@ -4,6 +4,7 @@
 #include "models/memory/memory_stats.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -111,7 +112,20 @@ void L2Cache::touch(const SetView& set, int way) const {
     // Every way more recent than `way` ages by one; `way` becomes the most recent. The ranks stay
     // a permutation, and the empty ways (a suffix) keep the largest ranks.
     const std::uint8_t r = set.rank[way];
-    for (int w = 0; w < params_.ways; ++w) set.rank[w] = static_cast<std::uint8_t>(set.rank[w] + (set.rank[w] < r));
+    int w = 0;
+    if (params_.ways <= 128) {
+        // Eight ranks per 64-bit word: with every rank below 128, byte i of (r + 127) * ones - x
+        // has its top bit set exactly when x_i < r, and no byte borrows from or carries into the next.
+        constexpr std::uint64_t ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
+        const std::uint64_t bound = ones * (static_cast<std::uint64_t>(r) + 127);
+        for (; w + 8 <= params_.ways; w += 8) {
+            std::uint64_t x;
+            std::memcpy(&x, set.rank + w, sizeof x);
+            x += ((bound - x) & tops) >> 7;
+            std::memcpy(set.rank + w, &x, sizeof x);
+        }
+    }
+    for (; w < params_.ways; ++w) set.rank[w] = static_cast<std::uint8_t>(set.rank[w] + (set.rank[w] < r));
     set.rank[way] = 0;
 }
 
@@ -397,7 +411,7 @@ std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const S
     // by undecided fills: it waits for resolve_fill.
     if (slice.mshr_free[slice.mshr_head] == kMshrPending) {
         outcome.new_fill_blocked = true;
-        slice.blocked_fills.emplace_back(id, start);
+        slice.blocked_fills.push_back({id, start});
     } else {
         const std::size_t taken = slice.mshr_head;
         outcome.new_fill_issue = std::max(start, slice.mshr_free[taken]);

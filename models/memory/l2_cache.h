@@ -4,7 +4,6 @@
 // each slice with its own bandwidth (busy-until) and hit latency. Misses and write-backs go to
 // the next level through a blocking callback, so the cache composes with any memory behind it.
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <functional>
 #include <optional>
@@ -15,6 +14,7 @@
 #include "models/memory/fast_divider.h"
 #include "models/common/param_table.h"
 #include "models/memory/memory_time.h"
+#include "models/memory/ring_queue.h"
 
 namespace accelsim::memory {
 
@@ -105,6 +105,14 @@ public:
     // Hint: starts loading the host memory that access(address, ..., slice) will read, so that a
     // caller with other work to do first (the crossbar) overlaps the host cache misses with it.
     void prefetch(std::uint64_t address, int slice) const;
+    // Hint: starts loading the record resolve_fill(fill, ...) will read first (a deferred fill in
+    // flight), for a caller that knows which fill is likely to land next.
+    void prefetch_fill(std::int64_t fill) const {
+        if (static_cast<std::size_t>(fill) >= fills_.size()) return;
+        const auto* rec = reinterpret_cast<const char*>(&fills_[static_cast<std::size_t>(fill)]);
+        __builtin_prefetch(rec);
+        __builtin_prefetch(rec + sizeof(FillRecord) - 1);
+    }
     std::int64_t sets_per_slice() const { return sets_; }
     const L2Stats& stats() const { return stats_; }
     void register_stats(StatsRegistry& registry, const std::string& prefix) const;
@@ -130,7 +138,9 @@ private:
         std::size_t mshr_head = 0;
         std::size_t mshr_pending = 0;  // deferred: MSHRs held by undecided fills (the ring's tail)
         Picoseconds port_free = 0;
-        std::deque<std::pair<std::int64_t, Picoseconds>> blocked_fills;  // deferred: (fill, start)
+        // Deferred: (fill, start). A ring, not a std::deque: its front is read once per landing
+        // fill of the slice, and a deque reaches it through its block map (two host cache misses).
+        RingQueue<std::pair<std::int64_t, Picoseconds>> blocked_fills;
     };
     struct FillRecord {  // deferred fills
         std::size_t block_offset;  // words from storage_.data() + sets_offset_
