@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace accelsim {
 
@@ -9,10 +10,11 @@ Roofline chip_roofline(const Op& op, const ChipModel& chip) {
     return roofline_of(op, chip.compute_unit_for(op), chip.memory_peaks());
 }
 
-OpReport roofline_only(const Op& op, const ChipModel& chip) {
+OpReport roofline_only(const Op& op, const ChipModel& chip, std::string reason) {
     OpReport r;
     r.op = op;
     r.model = "roofline";
+    r.roofline_reason = std::move(reason);
     r.roofline = chip_roofline(op, chip);
     r.cycles = static_cast<std::uint64_t>(std::max(1.0, std::ceil(r.roofline.bound_cycles)));
     r.bytes = r.roofline.bytes;

@@ -40,6 +40,7 @@ struct SamplingSummary {
 struct OpReport {
     Op op;
     std::string model;  // which model produced the cycles: "roofline" means no cycle model ran
+    std::string roofline_reason;  // model "roofline": why no cycle model ran (table note, JSON)
     std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0;  // device time: end = start + cycles
     // Host time the device spent waiting for right before this op (framework dispatch, launch;
     // models/common/host_launch.h), and, on the last op only, the host seeing it finish.
@@ -109,7 +110,7 @@ public:
 Roofline chip_roofline(const Op& op, const ChipModel& chip);
 
 // The result of an op no cycle model covers on `chip`: its roofline bound, model "roofline".
-OpReport roofline_only(const Op& op, const ChipModel& chip);
+OpReport roofline_only(const Op& op, const ChipModel& chip, std::string reason);
 
 // "file:line: " of an op read from a file, "" otherwise (chips' error messages start with it).
 std::string op_location(const Op& op);

@@ -285,7 +285,7 @@ OpReport GpuChip::run_lowered(const Op& op) {
     } catch (const LoweringError& e) {
         throw std::invalid_argument(op_where(op) + ": " + e.what());
     }
-    if (!lowered) return roofline_only(op, *this);  // a dtype the ISA has no unit for (docs/gpu.md)
+    if (!lowered) return roofline_only(op, *this, no_kernel_reason(op, lowering_target()).value_or("no kernel"));
     return finish_lowered(op, *lowered, memory, chip_roofline(op, *this));
 }
 

@@ -4,23 +4,55 @@
 
 namespace accelsim::gpu {
 
-std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
+std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& target) {
     // The kernels compute in fp32 on 16- or 32-bit floating-point tensors, except the int8
     // tensor-core GEMM and conv (int32 accumulators) on chips with an int8 tensor rate; other
     // integer ops keep their roofline rows (docs/gpu.md).
     // fp8 likewise: GEMMs run the fp8 tensor-core kernel, other fp8 ops (and fp8 convolutions)
     // keep roofline rows, but for the elementwise ones, softmax and layernorm below.
+    if (op.kind == OpKind::kernel) return std::nullopt;
+    const std::string kind(to_string(op.kind)), dtype(to_string(op.dtype));
+    const bool elementwise_kernel = is_elementwise(op.kind) && has_elementwise_kernel(op.kind);
     const bool byte_type = op.dtype == DType::int8 || op.dtype == DType::int32 || is_fp8(op.dtype);
-    const bool gemm_kind = op.kind == OpKind::matmul || op.kind == OpKind::bmm;
-    const bool byte_gemm = target.tensor_cores_for(op.dtype) &&
-                           ((is_fp8(op.dtype) && gemm_kind) ||
-                            (op.dtype == DType::int8 && (gemm_kind || op.kind == OpKind::conv2d)));
-    // int8 and fp8 elementwise ops, softmax and layernorm run the 8-bit kernels (elementwise.h,
-    // reduction.h) where the ISA has their conversions: int8 everywhere, fp8 from sm_89.
-    const bool byte_vector = ((is_elementwise(op.kind) && has_elementwise_kernel(op.kind)) ||
-                              op.kind == OpKind::softmax || op.kind == OpKind::layernorm) &&
-                             runs_eight_bit_elementwise(op.dtype, target);
-    if (op.kind != OpKind::kernel && byte_type && !byte_gemm && !byte_vector) return std::nullopt;
+    if (byte_type) {
+        const bool gemm_kind = op.kind == OpKind::matmul || op.kind == OpKind::bmm;
+        if (gemm_kind || (op.dtype == DType::int8 && op.kind == OpKind::conv2d)) {
+            if (op.dtype == DType::int32) return "the library has no int32 " + kind + " kernel";
+            if (!target.tensor_cores_for(op.dtype))
+                return "this chip's tensor cores have no " + dtype + " rate (config: sm.tensor_macs_per_cycle." + dtype +
+                       " is 0), and the library has no " + dtype + " GEMM outside them";
+            return std::nullopt;
+        }
+        // int8 and fp8 elementwise ops, softmax and layernorm run the 8-bit kernels (elementwise.h,
+        // reduction.h) where the ISA has their conversions: int8 everywhere, fp8 from sm_89.
+        const bool vector_kind = elementwise_kernel || op.kind == OpKind::softmax || op.kind == OpKind::layernorm;
+        if (!vector_kind || op.dtype == DType::int32)
+            return "the library has no " + dtype + " " + kind + " kernel (8-bit storage: GEMMs, int8 convolutions, "
+                   "elementwise ops, softmax and layernorm)";
+        if (!runs_eight_bit_elementwise(op.dtype, target))
+            return "an fp8 " + kind + " needs PTX's cvt e4m3x2/e5m2x2 conversions, sm_89 or later; this chip is " +
+                   target.sm.limits.arch;
+        return std::nullopt;
+    }
+    switch (op.kind) {
+        case OpKind::matmul:
+        case OpKind::bmm:
+        case OpKind::conv2d:
+        case OpKind::softmax:
+        case OpKind::layernorm: return std::nullopt;
+        case OpKind::pool:
+            if (!has_pool_kernel(op))
+                return "a pool in " + dtype + " holds two channels per word; an odd channel count (" +
+                       std::to_string(op.pool.c) + ") has no kernel";
+            return std::nullopt;
+        default: break;
+    }
+    if (elementwise_kernel) return std::nullopt;
+    return "the library has no GPU kernel for " + kind;
+}
+
+std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    if (op.kind == OpKind::kernel || no_kernel_reason(op, target)) return std::nullopt;
     switch (op.kind) {
         case OpKind::matmul:
         case OpKind::bmm: return lower_gemm(op, memory, target);
@@ -30,15 +62,11 @@ std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, 
             return lower_conv2d(op, memory, target);
         case OpKind::softmax: return lower_softmax(op, memory, target);
         case OpKind::layernorm: return lower_layernorm(op, memory, target);
-        case OpKind::pool:
-            if (!has_pool_kernel(op)) return std::nullopt;
-            return lower_pool(op, memory, target);
-        case OpKind::kernel: return std::nullopt;  // the chip runs the trace's own kernel
+        case OpKind::pool: return lower_pool(op, memory, target);
         default: break;
     }
     // Elementwise kinds: one grid-stride kernel per kind the library has a row for.
-    if (is_elementwise(op.kind) && has_elementwise_kernel(op.kind)) return lower_elementwise(op, memory, target);
-    return std::nullopt;
+    return lower_elementwise(op, memory, target);
 }
 
 }  // namespace accelsim::gpu

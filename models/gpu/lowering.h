@@ -84,8 +84,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// nullopt when the op kind has no kernel in the library (the chip keeps its roofline row).
+// nullopt when the library has no kernel for the op on this target (the chip keeps its roofline
+// row, with no_kernel_reason's text) or the op is a trace `kernel` (the chip runs it as written).
 std::optional<LoweredKernel> lower_op(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);
+// Why the library has no kernel for `op` on `target`, in a phrase the report prints next to the
+// roofline row ("fp8 softmax needs the sm_89+ cvt e4m3x2/e5m2x2 forms; this chip is gfx942");
+// nullopt when lower_op lowers it, and for `kernel` ops.
+std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& target);
 
 // The families behind lower_op (each in its own file).
 LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target);

@@ -113,7 +113,14 @@ TpuOpResult TpuChip::run(const Op& op, bool validate, const Op* next) {
         // its roofline row (empty model), as the engine reports ops no cycle model covers.
         if (is_gemm_like(op.kind) && params_.mxu.macs_per_pe_per_cycle.of(op.dtype) > 0)
             r = run_gemm_ideal(op, validate, index, activity.get());
-    } else if (params_.vmem_bytes > 0) {
+        else
+            r.no_model_reason = is_gemm_like(op.kind)
+                                    ? std::string("memory=ideal times GEMMs on the MXU only, and the MXU has no ") +
+                                          std::string(to_string(op.dtype)) + " rate"
+                                    : "memory=ideal times GEMMs on the MXU only (every other op needs the memory hierarchy)";
+    } else if (params_.vmem_bytes == 0) {
+        r.no_model_reason = "tpu.vmem_bytes is 0: without VMEM no op is lowered";
+    } else {
         // A hierarchy chip stages every tile in VMEM; with none (tpu.vmem_bytes = 0) there is no
         // lowering and every op keeps its roofline row.
         Placement place;

@@ -38,6 +38,7 @@ using PipelineDriver = std::function<void(std::vector<CorePipeline>&)>;
 
 struct TpuOpResult {
     std::string model;      // "tpu.ideal" or "tpu.hierarchy"; empty: no cycle model for this op
+    std::string no_model_reason;  // with an empty model: why (the report prints it)
     std::uint64_t cycles = 0;
     std::map<std::string, std::int64_t> bytes;  // by level: "hbm", "cmem" (chips with CMEM), "scratchpad" (VMEM)
     std::optional<double> utilization;          // MXU MAC utilization (GEMMs) or vector-unit use

@@ -105,7 +105,8 @@ OpReport TpuChipModel::run_on_chip(const Op& op, const Op* next) {
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(op_location(op) + e.what());  // the models' messages name the op
     }
-    if (result.model.empty()) return roofline_only(op, *this);  // no cycle model for this op yet
+    if (result.model.empty())
+        return roofline_only(op, *this, result.no_model_reason.empty() ? "no cycle model for this op on this chip" : result.no_model_reason);
 
     OpReport r;
     r.op = op;

@@ -135,6 +135,7 @@ json op_json(const OpReport& r) {
     o["dtype"] = info.has_dtype ? json(std::string(to_string(r.op.dtype))) : json(nullptr);
     o["shape"] = shape_json(r.op);
     o["model"] = r.model;
+    if (!r.roofline_reason.empty()) o["roofline_reason"] = r.roofline_reason;
     o["cycles"] = r.cycles;
     o["start_cycle"] = r.start_cycle;
     o["end_cycle"] = r.end_cycle;
@@ -498,6 +499,12 @@ struct ReportWriter::Impl {
 
     // Totals, in op order.
     std::size_t ops = 0, unmodelled = 0, uncounted = 0;
+    // Roofline rows by the reason no cycle model ran: how many, and the first few ops' names.
+    struct ReasonOps {
+        std::size_t count = 0;
+        std::vector<std::string> first_names;
+    };
+    std::map<std::string, ReasonOps> roofline_reasons;
     std::map<double, std::int64_t> macs_by_peak;  // the ops' MACs by the matrix-unit peak they count against
     std::set<DType> mac_dtypes;           // the dtypes of the ops with MACs
     std::size_t fused = 0;  // ops that ran inside another op's kernel (compiler.gpu_fusion)
@@ -620,7 +627,13 @@ void ReportWriter::add(const OpReport& r) {
     }
     for (const auto& [key, c] : r.roofline.cycles) w.bounds.insert(key);
     if (r.fused_into.empty()) w.by_bound[r.roofline.bound] += r.cycles;
-    if (r.model == "roofline") ++w.unmodelled;
+    if (r.model == "roofline") {
+        ++w.unmodelled;
+        if (!r.roofline_reason.empty()) {
+            auto& reason = w.roofline_reasons[r.roofline_reason];
+            if (++reason.count <= 3) reason.first_names.push_back(r.op.name);
+        }
+    }
     if (!r.fused_into.empty()) ++w.fused;
     if (r.sampling) {
         ++w.sampled;
@@ -711,6 +724,12 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
         out << "note: no cycle model ran for " << unmodelled << " of " << ops
             << " ops (model \"roofline\"): their cycles are the roofline lower bound, not a "
                "simulation.\n";
+    for (const auto& [reason, named] : roofline_reasons) {
+        out << "      ";
+        for (std::size_t i = 0; i < named.first_names.size(); ++i) out << (i ? ", " : "") << named.first_names[i];
+        if (named.count > named.first_names.size()) out << " and " << named.count - named.first_names.size() << " more";
+        out << ": " << reason << "\n";
+    }
     if (fallback.ops > 0)
         out << "note: " << fallback.ops << " GEMM-like op(s) in " << joined(fallback.dtypes)
             << ", a dtype this chip's matrix unit does not run, ran on the slower " << joined(fallback.units)

@@ -100,6 +100,10 @@ TEST(Report, TableStatesThatNoCycleModelRanAndTheTotals) {
     write_table(table, report);
     const std::string t = table.str();
     EXPECT_NE(t.find("no cycle model ran for 2 of 2 ops"), std::string::npos) << t;
+    // and why, once per reason with the ops it covers (this chip has no VMEM to lower into)
+    EXPECT_NE(t.find("\n      proj, first, act: tpu.vmem_bytes is 0: without VMEM no op is lowered\n"), std::string::npos)
+        << t;
+    EXPECT_EQ(to_json(report)["ops"][1]["roofline_reason"], "tpu.vmem_bytes is 0: without VMEM no op is lowered");
     EXPECT_NE(t.find("totals: 5,120 cycles"), std::string::npos) << t;
     EXPECT_NE(t.find("262,144 MACs"), std::string::npos) << t;
     // 4096 of 5120 cycles compute-bound (80.0%), 1024 hbm-bound (20.0%).

@@ -30,7 +30,7 @@ public:
     ToyRooflineChip(double macs_per_cycle, double hbm_bytes_per_cycle)
         : macs_per_cycle_(macs_per_cycle), hbm_bytes_per_cycle_(hbm_bytes_per_cycle) {}
     OpReport run(const Op& op, const Op*) override {
-        OpReport r = roofline_only(op, *this);
+        OpReport r = roofline_only(op, *this, "");
         r.model = "toy";
         r.stats.push_back(stat_value(kToyBoundCycles, r.roofline.bound_cycles));
         return r;
