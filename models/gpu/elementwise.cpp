@@ -348,27 +348,31 @@ constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 //   more), rcp and the last fmul u32 each: (1.75 |t| + 5) u32 with |t| = 2.46 |x|, rounded up to
 //   (5 |x| + 6) u32 relative.
 // - relu, copy: exact.
-// Then a 16- or 8-bit float result is rounded once more: u_storage relative, plus half a
-// subnormal spacing, plus (fp8 satfinite) whatever lies beyond the format's largest value.
+// Then the stored result (stored_output_tolerance).
+double elementwise_tolerance(OpKind kind, Storage s, double x, double want, double output_scale = 1.0,
+                             double fp8_largest = 0.0) {
+    const double fp32_error = elementwise_function(kind)->error_in_u32(x) * std::ldexp(1.0, -24) * std::fabs(want);
+    return stored_output_tolerance(s, fp32_error, want, output_scale, fp8_largest);
+}
+
+}  // namespace
+
+// A 16- or 8-bit float result is rounded once more: u_storage relative, plus half a subnormal
+// spacing, plus (fp8 satfinite) whatever lies beyond the format's largest value.
 // int8 (the fp32 result v within e_f of want, then q = round(clamp(v * fl(1/s_y))), s_y the
 // output scale): with z = want / s_y, |z| <= 127 (1 + u32) by the calibration (s_y is
 // max|want| / 127 rounded to fp32); the two fp32 products are 2.01 u32 |z| <= 256 u32 (times
 // 1 + 3 u32 on e_f / s_y) off z, the clamp (1-Lipschitz) adds at most 127 u32 (what z exceeds 127
 // by), the rounding 0.5: |q s_y - want| <= s_y (0.5 + 384 u32) + e_f (1 + 4 u32). Half a
 // quantization step, then fp32's share.
-double elementwise_tolerance(OpKind kind, Storage s, double x, double want, double output_scale = 1.0,
-                             double fp8_largest = 0.0) {
+double stored_output_tolerance(Storage s, double fp32_error, double want, double output_scale, double fp8_largest) {
     const double u32 = std::ldexp(1.0, -24);
-    double rel = elementwise_function(kind)->error_in_u32(x) * u32;
-    if (s == Storage::s8) return output_scale * (0.5 + 384 * u32) + rel * std::fabs(want) * (1 + 4 * u32);
-    const double fp32_error = rel * std::fabs(want);
-    if (s != Storage::f32) rel += unit_roundoff(s) * (1.0 + rel);
-    double bound = rel * std::fabs(want) + (s == Storage::f32 ? 0.0 : subnormal_half_spacing(s));
+    if (s == Storage::s8) return output_scale * (0.5 + 384 * u32) + fp32_error * (1 + 4 * u32);
+    if (s == Storage::f32) return fp32_error;
+    double bound = fp32_error + unit_roundoff(s) * (std::fabs(want) + fp32_error) + subnormal_half_spacing(s);
     if (fp8_largest > 0) bound += std::max(0.0, std::fabs(want) + fp32_error - fp8_largest);
     return bound;
 }
-
-}  // namespace
 
 std::uint32_t float_argument(float v) {
     std::uint32_t bits;
@@ -426,8 +430,9 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
             std::vector<float> stored = values;
             if (s == Storage::s8) {
                 // quantization.h's per-tensor quantization; the kernel dequantizes q * scale in fp32.
-                scales[static_cast<std::size_t>(i)] = int8_symmetric_scale(values.data(), values.size());
-                quantize_int8(values.data(), values.size(), scales[static_cast<std::size_t>(i)], stored.data());
+                QuantizedOperand q = quantize_operand(values, DType::int8);
+                scales[static_cast<std::size_t>(i)] = static_cast<float>(q.scale);
+                stored = std::move(q.values);
             }
             store_elements(memory, in.back(), stored, s, encoding);
             std::vector<double>& read = as_read[static_cast<std::size_t>(i)];

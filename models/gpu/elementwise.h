@@ -101,6 +101,12 @@ std::string unpack_eight_bit(Storage s, const std::string& word, int first, cons
 std::string pack_eight_bit(Storage s, int first);
 // A float's bits as a kernel argument.
 std::uint32_t float_argument(float v);
+// The error bound of an output whose fp32 result is within fp32_error of `want`, once stored in
+// `s`: 16-bit and fp8 round once more (fp8: and saturate at fp8_largest, when > 0); int8 is
+// requantized with output_scale (half a step). The derivation is at the definition; the 8-bit row
+// reductions (reduction.h) use it too.
+double stored_output_tolerance(Storage s, double fp32_error, double want, double output_scale = 1.0,
+                               double fp8_largest = 0.0);
 
 // int8 outputs' per-tensor scale, calibrated statically on the host: max|reference output| / 127
 // (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).

@@ -701,14 +701,9 @@ double output_value(const simt::GlobalMemory& m, std::uint32_t y, std::int64_t i
     return static_cast<double>(load_element(m, y, index, s, io->encoding)) * io->output_scale;
 }
 
-// An 8-bit output's bound given its fp32 result's, tol32 (elementwise_tolerance's derivation,
-// elementwise.cpp): s8 half an output step plus fp32's share, with the output scale's calibration
-// (|want| / s_y <= 127 (1 + 2^-24)) keeping the clamp's share to 127 2^-24 steps; fp8 one rounding
-// (2^-4 / 2^-3 relative, half a subnormal spacing) plus what satfinite cuts beyond the largest value.
+// An 8-bit output's bound given its fp32 result's (stored_output_tolerance, elementwise.h).
 double eight_bit_tolerance(Storage s, double tol32, double want, const EightBitIo& io) {
-    if (s == Storage::s8) return io.output_scale * (0.5 + 384 * kU32) + tol32 * (1 + 4 * kU32);
-    return tol32 + unit_roundoff(s) * (std::fabs(want) + tol32) + subnormal_half_spacing(s) +
-           std::max(0.0, std::fabs(want) + tol32 - io.fp8_largest);
+    return stored_output_tolerance(s, tol32, want, io.output_scale, io.fp8_largest);
 }
 
 // Softmax of one row in double (max subtracted).
@@ -989,11 +984,9 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
             store_elements(memory, address, values, s, io->encoding);
             return 1.0f;
         }
-        const float scale = int8_symmetric_scale(values.data(), values.size());
-        std::vector<float> q(values.size());
-        quantize_int8(values.data(), values.size(), scale, q.data());
-        store_elements(memory, address, q, s);
-        return scale;
+        const QuantizedOperand q = quantize_operand(values, DType::int8);
+        store_elements(memory, address, q.values, s);
+        return static_cast<float>(q.scale);
     };
     if (target.real_data) {
         // Row r starts at element r * pitch; a 16-bit row of odd cols keeps a zero padding half
