@@ -363,6 +363,7 @@ class SpillFile {
 struct OpRow {
     std::string name, kind, shape, dtype_table, dtype_csv, model, bound;
     std::string fused_into, fused_ops;  // fused_ops: the names joined by "; "
+    std::string roofline_reason;        // model "roofline": why no cycle model ran
     std::uint64_t cycles = 0, start_cycle = 0, end_cycle = 0, host_cycles = 0;
     bool has_flops = false;
     std::int64_t macs = 0, flops = 0;
@@ -387,6 +388,7 @@ OpRow row_of(const OpReport& r) {
     row.bound = r.roofline.bound;
     row.fused_into = r.fused_into;
     for (const std::string& name : r.fused_ops) row.fused_ops += (row.fused_ops.empty() ? "" : "; ") + name;
+    row.roofline_reason = r.roofline_reason;
     row.cycles = r.cycles;
     row.start_cycle = r.start_cycle;
     row.end_cycle = r.end_cycle;
@@ -422,7 +424,7 @@ OpRow row_of(const OpReport& r) {
 
 void put_row(SpillFile& f, const OpRow& row) {
     for (const std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound,
-                                 &row.fused_into, &row.fused_ops})
+                                 &row.fused_into, &row.fused_ops, &row.roofline_reason})
         f.put(*s);
     f.put(row.cycles);
     f.put(row.start_cycle);
@@ -446,7 +448,7 @@ void put_row(SpillFile& f, const OpRow& row) {
 OpRow get_row(SpillFile& f) {
     OpRow row;
     for (std::string* s : {&row.name, &row.kind, &row.shape, &row.dtype_table, &row.dtype_csv, &row.model, &row.bound,
-                           &row.fused_into, &row.fused_ops})
+                           &row.fused_into, &row.fused_ops, &row.roofline_reason})
         *s = f.get_string();
     row.cycles = f.get_u64();
     row.start_cycle = f.get_u64();
@@ -688,6 +690,8 @@ void ReportWriter::Impl::write_csv() {
     for (const auto& b : bounds) out << ",roofline_" << b << "_cycles";
     if (fused > 0) out << ",fused_into,fused_ops";  // only runs that fused ops have the columns
     if (quantized > 0) out << ",quantization_max_abs,quantization_relative_rms";  // --validate on int8/fp8
+    const bool reasons = !roofline_reasons.empty();
+    if (reasons) out << ",roofline_reason";  // only runs with a roofline row that has a reason
     out << "\n";
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
@@ -709,6 +713,7 @@ void ReportWriter::Impl::write_csv() {
         if (fused > 0) out << "," << csv_field(r.fused_into) << "," << csv_field(r.fused_ops);
         if (quantized > 0)
             out << "," << csv_number(r.quantization_max_abs) << "," << csv_number(r.quantization_relative_rms);
+        if (reasons) out << "," << csv_field(r.roofline_reason);
         out << "\n";
     }
 }

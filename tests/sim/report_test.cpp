@@ -91,6 +91,11 @@ TEST(Report, CsvHasOneQuotedRowPerOp) {
     EXPECT_EQ(row0.rfind("0,\"proj, first\",matmul,bf16,m=64 n=64 k=64,roofline,4096,0,4096,", 0), 0u)
         << row0;
     EXPECT_EQ(row1.rfind("1,act,relu,bf16,n=4096,roofline,1024,4096,5120,", 0), 0u) << row1;
+    // Both rows are roofline rows with a reason (this chip has no VMEM): the last column says it.
+    const std::string reason = ",tpu.vmem_bytes is 0: without VMEM no op is lowered";
+    EXPECT_EQ(header.substr(header.size() - 16), ",roofline_reason") << header;
+    for (const std::string& row : {row0, row1})
+        EXPECT_EQ(row.substr(row.size() - reason.size()), reason) << row;
 }
 
 TEST(Report, TableStatesThatNoCycleModelRanAndTheTotals) {
@@ -175,6 +180,7 @@ TEST(Report, KernelOpsShowNoDtypeNorWorkCounts) {
     // dtype empty; shape, model, cycles, start, end, host cycles; macs and flops empty.
     EXPECT_NE(csv.str().find("0,k,kernel,,"), std::string::npos) << csv.str();
     EXPECT_NE(csv.str().find(",simt,10,0,10,0,,,"), std::string::npos) << csv.str();
+    EXPECT_EQ(csv.str().find("roofline_reason"), std::string::npos) << csv.str();  // no roofline row, no column
     std::ostringstream table;
     write_table(table, report);
     EXPECT_EQ(table.str().find("bf16"), std::string::npos) << table.str();
