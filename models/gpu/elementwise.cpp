@@ -245,8 +245,9 @@ std::string unpack_eight_bit(Storage s, const std::string& word, int first, cons
 // s8: times 1/scale_y, clamped to [-127, 127], then + 1.5 2^23: in [2^23, 2^24) the fp32 spacing
 // is 1, so the fadd rounds to the nearest integer, ties to even, and leaves it two's-complement in
 // the low byte of the bits (0x4B400000 + q); prmt gathers the four low bytes.
-// fp8: PTX's cvt.rn.satfinite pairs (first source in the upper byte), then the two halves.
-std::string pack_eight_bit(Storage s, int first) {
+// fp8: PTX's cvt.rn.satfinite pairs (first source in the upper byte), then the two halves; a scaled
+// output is first multiplied by inv_scale_y.
+std::string pack_eight_bit(Storage s, int first, bool scaled_fp8) {
     auto r = [first](int j) { return "r" + std::to_string(first + j); };
     std::string code;
     if (s == Storage::s8) {
@@ -258,6 +259,8 @@ std::string pack_eight_bit(Storage s, int first) {
         code += "    prmt " + r(2) + ", " + r(2) + ", " + r(3) + ", 0x0040\n";
     } else {
         const std::string f8 = s == Storage::e4m3 ? "e4m3x2" : "e5m2x2";
+        if (scaled_fp8)
+            for (int j = 0; j < 4; ++j) code += "    fmul " + r(j) + ", " + r(j) + ", inv_scale_y\n";
         for (int j : {0, 2})
             code += "    cvt.rn.satfinite." + f8 + ".f32 " + r(j) + ", " + r(j + 1) + ", " + r(j) + "\n";
     }
@@ -359,6 +362,10 @@ double elementwise_tolerance(OpKind kind, Storage s, double x, double want, doub
 
 // A 16- or 8-bit float result is rounded once more: u_storage relative, plus half a subnormal
 // spacing, plus (fp8 satfinite) whatever lies beyond the format's largest value.
+// A scaled fp8 output (s_y = output_scale != 1): z = v * fl(1/s_y) is within 2.01 u32 |v| of v / s_y
+// (two fp32 roundings), so z s_y lies within e' = e_f + 2.01 u32 (|want| + e_f) of want; rounding z
+// to fp8 costs u8 |z| + h8, read back as q s_y (exact in double): e' + u8 (|want| + e') + s_y h8,
+// plus what lies beyond s_y times the largest value.
 // int8 (the fp32 result v within e_f of want, then q = round(clamp(v * fl(1/s_y))), s_y the
 // output scale): with z = want / s_y, |z| <= 127 (1 + u32) by the calibration (s_y is
 // max|want| / 127 rounded to fp32); the two fp32 products are 2.01 u32 |z| <= 256 u32 (times
@@ -369,8 +376,11 @@ double stored_output_tolerance(Storage s, double fp32_error, double want, double
     const double u32 = std::ldexp(1.0, -24);
     if (s == Storage::s8) return output_scale * (0.5 + 384 * u32) + fp32_error * (1 + 4 * u32);
     if (s == Storage::f32) return fp32_error;
-    double bound = fp32_error + unit_roundoff(s) * (std::fabs(want) + fp32_error) + subnormal_half_spacing(s);
-    if (fp8_largest > 0) bound += std::max(0.0, std::fabs(want) + fp32_error - fp8_largest);
+    const bool scaled = is_eight_bit(s) && output_scale != 1.0;
+    const double e = scaled ? fp32_error + 2.01 * u32 * (std::fabs(want) + fp32_error) : fp32_error;
+    const double step = scaled ? output_scale : 1.0;
+    double bound = e + unit_roundoff(s) * (std::fabs(want) + e) + step * subnormal_half_spacing(s);
+    if (fp8_largest > 0) bound += std::max(0.0, std::fabs(want) + e - step * fp8_largest);
     return bound;
 }
 
@@ -389,10 +399,10 @@ bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target) {
     return std::atoi(arch.c_str() + 3) >= 89;
 }
 
-float int8_output_scale(const std::vector<double>& reference_outputs) {
+float calibrated_output_scale(const std::vector<double>& reference_outputs, double largest_code) {
     double largest = 0;
     for (const double v : reference_outputs) largest = std::max(largest, std::fabs(v));
-    return largest > 0 ? static_cast<float>(largest / 127.0) : 1.0f;
+    return largest > 0 ? static_cast<float>(largest / largest_code) : 1.0f;
 }
 
 LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {

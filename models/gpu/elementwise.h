@@ -34,7 +34,8 @@ inline constexpr std::uint32_t kElementwiseBlock = 256;
 // The 8-bit storages (four per word) are only the elementwise kernels' so far, so storage_of keeps
 // mapping int8 and fp8 to f32 (the GEMM epilogue and reductions' form) and eight_bit_storage names them:
 //   s8:   int8 q with a per-tensor scale, real = q * scale (models/common/quantization.h);
-//   e4m3, e5m2: fp8 bytes in the chip's encoding (dtype.h; OCP on NVIDIA), no scale.
+//   e4m3, e5m2: fp8 bytes in the chip's encoding (dtype.h; OCP on NVIDIA), no scale (the 8-bit row
+//         reductions' outputs carry one: reduction.cpp).
 enum class Storage : std::uint8_t { f32, f16, bf16, s8, e4m3, e5m2 };
 Storage storage_of(DType dtype);
 // s8, e4m3 or e5m2 for int8, fp8_e4m3, fp8_e5m2; nullopt for any other dtype.
@@ -96,21 +97,29 @@ bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target);
 // first..first+3 (element 4w + j in register first + j; s8 multiplies each integer by the
 // parameter `scale`); `word` may be first + 3, which is written last. pack_eight_bit requantizes
 // the four fp32 values in first..first+3 (s8: times the parameter inv_scale_y, clamped to
-// [-127, 127], rounded half to even; fp8: cvt.rn.satfinite) and packs them into register `first`.
+// [-127, 127], rounded half to even; fp8: cvt.rn.satfinite, first times inv_scale_y when
+// `scaled_fp8`) and packs them into register `first`.
 std::string unpack_eight_bit(Storage s, const std::string& word, int first, const std::string& scale);
-std::string pack_eight_bit(Storage s, int first);
+std::string pack_eight_bit(Storage s, int first, bool scaled_fp8 = false);
 // A float's bits as a kernel argument.
 std::uint32_t float_argument(float v);
 // The error bound of an output whose fp32 result is within fp32_error of `want`, once stored in
-// `s`: 16-bit and fp8 round once more (fp8: and saturate at fp8_largest, when > 0); int8 is
-// requantized with output_scale (half a step). The derivation is at the definition; the 8-bit row
-// reductions (reduction.h) use it too.
+// `s`: 16-bit and fp8 round once more (fp8: and saturate at fp8_largest, when > 0; an fp8 output
+// with an output_scale other than 1 was multiplied by fl(1 / output_scale) first and is read back
+// times output_scale); int8 is requantized with output_scale (half a step). The derivation is at
+// the definition; the 8-bit row reductions (reduction.h) use it too.
 double stored_output_tolerance(Storage s, double fp32_error, double want, double output_scale = 1.0,
                                double fp8_largest = 0.0);
 
-// int8 outputs' per-tensor scale, calibrated statically on the host: max|reference output| / 127
-// (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).
-float int8_output_scale(const std::vector<double>& reference_outputs);
+// An 8-bit output's per-tensor scale, calibrated statically on the host: max|reference output| /
+// `largest_code` (1 when every output is 0), so the largest output lands on the format's largest
+// value. int8: largest_code 127, the convention of int8_symmetric_scale (quantization.h); fp8: the
+// format's largest finite value (448 for OCP e4m3), the scale Transformer Engine's amax scaling
+// sets (without its margin).
+float calibrated_output_scale(const std::vector<double>& reference_outputs, double largest_code);
+inline float int8_output_scale(const std::vector<double>& reference_outputs) {
+    return calibrated_output_scale(reference_outputs, 127.0);
+}
 
 // Grid and block for n words on `sms` SMs that each hold `blocks_per_sm` blocks of
 // kElementwiseBlock threads: ceil(n / block) blocks, capped at one full wave.

@@ -82,8 +82,10 @@ public:
                                  (variant_ == ReductionVariant::warp_per_row ? "warp_" : "block_") + to_string(s_);
         out_ = ".kernel " + name + "\n";
         out_ += ln ? ".param rows, cols, words, x, gamma, beta, y, inv_cols" : ".param rows, cols, words, x, y";
-        // s8: each input's per-tensor scale and the output's 1/scale (elementwise.h's convention).
+        // s8: each input's per-tensor scale and the output's 1/scale (elementwise.h's convention);
+        // fp8: the output's 1/scale (the inputs are fp8 values as they are).
         if (s_ == Storage::s8) out_ += ln ? ", scale_x, scale_gamma, scale_beta, inv_scale_y" : ", scale_x, inv_scale_y";
+        else if (eight_bit()) out_ += ", inv_scale_y";
         out_ += "\n";
         out_ += ".reg 32\n";
         if (variant_ == ReductionVariant::block_per_row) out_ += ".shared " + std::to_string(2 * warps_ * 4) + "\n";
@@ -170,7 +172,7 @@ private:
                 if (store_unrolled) {
                     emit("add r8, r7, r5");
                     for (int k = 0; k < u; ++k) {
-                        out_ += pack_eight_bit(s_, 24 + 4 * k);
+                        out_ += pack_eight_bit(s_, 24 + 4 * k, true);
                         emit("st.global [r8" + offset(k) + "], r" + std::to_string(24 + 4 * k));
                     }
                 }
@@ -273,7 +275,7 @@ private:
 
     // Packs r11, r12 (16-bit) and stores the word at y.
     std::string store() const {
-        if (eight_bit()) return pack_eight_bit(s_, 24) + "    add r8, r7, r5\n    st.global [r8], r24\n";
+        if (eight_bit()) return pack_eight_bit(s_, 24, true) + "    add r8, r7, r5\n    st.global [r8], r24\n";
         std::string s;
         if (s_ != Storage::f32)
             s += std::string("    cvt.") + (s_ == Storage::f16 ? "f16" : "bf16") + "x2.f32 r11, r11, r12\n";
@@ -681,7 +683,7 @@ struct EightBitIo {
     DType dtype = DType::int8;
     Fp8Encoding encoding = Fp8Encoding::ocp;
     float scale_x = 1, scale_gamma = 1, scale_beta = 1;  // s8 inputs' per-tensor scales
-    double output_scale = 1;  // s8: an output q means q * output_scale
+    double output_scale = 1;  // an output q (s8 integer, fp8 value) means q * output_scale
     double fp8_largest = 0;   // fp8: the format's largest finite value (the pack saturates there)
     // The values before quantization (x row by row at the storage pitch): the quantization
     // error's reference.
@@ -913,6 +915,24 @@ std::int64_t warp_rows_per_block(std::int64_t rows, int sms) {
     return per_block;
 }
 
+ReductionVariant eight_bit_row_variant(OpKind kind, std::int64_t rows, std::int64_t cols, Storage storage,
+                                       const LoweringTarget& target) {
+    if (reduction_variant(cols) == ReductionVariant::block_per_row) return ReductionVariant::block_per_row;
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+    const std::int64_t sms = std::max(1, target.sms), words = storage_words(cols, storage);
+    const std::int64_t per_block = warp_rows_per_block(rows, target.sms);
+    const std::int64_t warp_rows =
+        sms * per_block *
+        blocks_per_sm(*reduction_kernel(kind, ReductionVariant::warp_per_row, storage),
+                      static_cast<std::uint32_t>(32 * per_block), target);
+    const std::int64_t block_rows =
+        sms * blocks_per_sm(*reduction_kernel(kind, ReductionVariant::block_per_row, storage), kReductionBlock, target);
+    const std::int64_t warp_steps = ceil_div(rows, warp_rows) * (ceil_div(words, 2 * 32) + 1);
+    const std::int64_t block_steps =
+        ceil_div(rows, block_rows) * (ceil_div(words, 2 * static_cast<std::int64_t>(kReductionBlock)) + 1);
+    return block_steps < warp_steps ? ReductionVariant::block_per_row : ReductionVariant::warp_per_row;
+}
+
 LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,
                                   ReductionVariant variant) {
     if (op.kind != OpKind::softmax && op.kind != OpKind::layernorm)
@@ -967,6 +987,11 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     // keeps none (64 x 4099 on [-8, 8): all outputs 0, relative RMS error 0.999), where the
     // calibrated scale is never coarser (the largest probability is at most 1) and, fitted to the
     // op's own outputs, never clips.
+    // fp8 outputs carry a per-tensor scale too, max|reference| / the format's largest value
+    // (calibrated_output_scale), as fp8 attention scales its probabilities (cuDNN's fp8 SDPA,
+    // FlashAttention-3) and Transformer Engine a LayerNorm's fp8 output: unscaled, a softmax row's
+    // probabilities (about 1/cols each) fall below e4m3's smallest normal, 2^-6, and keep 1 to 3
+    // significant bits (docs/gpu.md "8-bit softmax and layernorm" measures both).
     std::shared_ptr<EightBitIo> io;
     if (is_eight_bit(s)) {
         io = std::make_shared<EightBitIo>();
@@ -1014,23 +1039,23 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
             io->scale_x = scale_x;
             io->scale_gamma = scale_gamma;
             io->scale_beta = scale_beta;
-            if (s == Storage::s8) {
-                // The output scale: max|reference| / 127 over the op on the values as read.
-                const auto n = static_cast<std::size_t>(cols);
-                std::vector<double> in(n), gd(n), bd(n), want(static_cast<std::size_t>(rows) * n);
-                for (std::int64_t j = 0; ln && j < cols; ++j) {
-                    gd[static_cast<std::size_t>(j)] = input_value(memory, gamma, j, s, io.get(), scale_gamma);
-                    bd[static_cast<std::size_t>(j)] = input_value(memory, beta, j, s, io.get(), scale_beta);
-                }
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    for (std::int64_t j = 0; j < cols; ++j)
-                        in[static_cast<std::size_t>(j)] = input_value(memory, x, r * pitch + j, s, io.get(), scale_x);
-                    double* row_want = want.data() + static_cast<std::size_t>(r) * n;
-                    if (ln) layernorm_row_double(in.data(), cols, gd.data(), bd.data(), row_want);
-                    else softmax_row_double(in.data(), cols, row_want);
-                }
-                io->output_scale = int8_output_scale(want);
+            // The output scale: max|reference| / 127 (s8) or / the fp8 format's largest value,
+            // over the op on the values as read.
+            const auto n = static_cast<std::size_t>(cols);
+            std::vector<double> in(n), gd(n), bd(n), want(static_cast<std::size_t>(rows) * n);
+            for (std::int64_t j = 0; ln && j < cols; ++j) {
+                gd[static_cast<std::size_t>(j)] = input_value(memory, gamma, j, s, io.get(), scale_gamma);
+                bd[static_cast<std::size_t>(j)] = input_value(memory, beta, j, s, io.get(), scale_beta);
             }
+            for (std::int64_t r = 0; r < rows; ++r) {
+                for (std::int64_t j = 0; j < cols; ++j)
+                    in[static_cast<std::size_t>(j)] = input_value(memory, x, r * pitch + j, s, io.get(), scale_x);
+                double* row_want = want.data() + static_cast<std::size_t>(r) * n;
+                if (ln) layernorm_row_double(in.data(), cols, gd.data(), bd.data(), row_want);
+                else softmax_row_double(in.data(), cols, row_want);
+            }
+            io->output_scale = s == Storage::s8 ? int8_output_scale(want)
+                                                : calibrated_output_scale(want, io->fp8_largest);
             io->x = std::move(values);
             io->gamma = std::move(g);
             io->beta = std::move(b);
@@ -1048,8 +1073,8 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     if (s == Storage::s8) {
         out.args.push_back(float_argument(io->scale_x));
         if (ln) out.args.insert(out.args.end(), {float_argument(io->scale_gamma), float_argument(io->scale_beta)});
-        out.args.push_back(float_argument(1.0f / static_cast<float>(io->output_scale)));
     }
+    if (io) out.args.push_back(float_argument(1.0f / static_cast<float>(io->output_scale)));
 
     std::int64_t rows_per_block = 1;
     std::uint32_t threads = kReductionBlock;
@@ -1116,16 +1141,18 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
 }
 
 // PyTorch has no int8 or fp8 softmax or layernorm kernel (its CUDA dispatch covers float, half
-// and bfloat16), so 8-bit rows run the library's warp- and block-per-row kernels (reduction_variant)
-// on 8-bit storage.
+// and bfloat16), so 8-bit rows run the library's warp- and block-per-row kernels
+// (eight_bit_row_variant) on 8-bit storage.
 LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    if (eight_bit_storage(op.dtype)) return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
+    if (const auto s = eight_bit_storage(op.dtype))
+        return lower_row_reduction(op, memory, target, eight_bit_row_variant(op.kind, op.rows, op.cols, *s, target));
     return lower_row_reduction(op, memory, target,
                                softmax_variant(op.cols, storage_of(op.dtype), target.sm.limits.shared_memory_per_block_bytes));
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
-    if (eight_bit_storage(op.dtype)) return lower_row_reduction(op, memory, target, reduction_variant(op.cols));
+    if (const auto s = eight_bit_storage(op.dtype))
+        return lower_row_reduction(op, memory, target, eight_bit_row_variant(op.kind, op.rows, op.cols, *s, target));
     return lower_row_reduction(op, memory, target, layernorm_variant(op.cols));
 }
 

@@ -5,8 +5,8 @@
 //
 // Softmax runs PyTorch's CUDA kernels (softmax_variant and ReductionVariant below: issue 18 item 4,
 // docs/gpu.md "Softmax: PyTorch's three kernels"), and so does layernorm (layernorm_variant,
-// layernorm_torch.cpp; docs/gpu.md "Layernorm: PyTorch's kernels"). Two OneFlow-style variants,
-// chosen by cols (reduction_variant), stay selectable for both when a test forces them:
+// layernorm_torch.cpp; docs/gpu.md "Layernorm: PyTorch's kernels"). Two OneFlow-style variants
+// run 8-bit rows (eight_bit_row_variant) and stay selectable for both when a test forces them:
 // - warp per row (cols <= kWarpPerRowMaxCols): each warp owns a row; its lanes stride the row by 32
 //   and a 5-step butterfly (16, 8, 4, 2, 1) gives every lane the row's max / sum; blocks of
 //   warp_rows_per_block warps;
@@ -65,7 +65,7 @@ enum class ReductionVariant : std::uint8_t {
     layernorm_moments,
 };
 const char* to_string(ReductionVariant v);
-ReductionVariant reduction_variant(std::int64_t cols);  // layernorm
+ReductionVariant reduction_variant(std::int64_t cols);  // OneFlow's rule by cols alone (eight_bit_row_variant starts from it)
 
 // PyTorch's host_softmax dispatch for a row-wise softmax over the last dim (SoftMax.cu, pytorch
 // commit 000cace5a401cabff792f70ee9768708415ec98d): the persistent warp kernel when
@@ -99,6 +99,18 @@ const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage sto
 // Rows (warps) per block of the warp-per-row variant: 8, halved while 8 per block would leave SMs
 // without a row (rows < per_block x sms), down to 1.
 std::int64_t warp_rows_per_block(std::int64_t rows, int sms);
+
+// The variant of an 8-bit softmax or layernorm (PyTorch has none, so the library chooses between its
+// two OneFlow-style kernels): a block per row beyond kWarpPerRowMaxCols columns, as OneFlow; up to
+// there, whichever of warp and block per row takes fewer estimated steps, warp per row on a tie.
+// Steps = waves of rows (rows over the rows the chip holds at once with that kernel, SMs x the
+// occupancy calculator's blocks per SM x rows per block) x (the unrolled trips of 2 words a
+// thread that one pass over a row takes, + 1 for a row's fixed costs: its set-up and reductions).
+// A few long rows take a block each (128 x 768 int8 on a100: warp 1 x (3 + 1) = 4, block
+// 1 x (1 + 1) = 2), many rows a warp each (2048 x 768: warp 1 x 4, block 3 x 2 = 6); docs/gpu.md
+// "8-bit softmax and layernorm" has the measured cycles the rule follows.
+ReductionVariant eight_bit_row_variant(OpKind kind, std::int64_t rows, std::int64_t cols, Storage storage,
+                                       const LoweringTarget& target);
 
 // The assembled kernel (once per process). Params: softmax rows, cols, words, x, y; layernorm
 // rows, cols, words, x, gamma, beta, y, inv_cols (fp32 bits of 1/cols). words = row pitch in
