@@ -441,14 +441,16 @@ std::shared_ptr<const OpActivity> GpuChip::launch_activity(
 namespace {
 
 // The port's traffic counters extrapolated as simt::extrapolate_stats does the SMs' counters.
-HierarchyTraffic extrapolate_traffic(const HierarchyTraffic& sampled, const HierarchyTraffic& last,
-                                     const HierarchyTraffic& two_before, std::uint64_t waves) {
+HierarchyTraffic extrapolate_traffic(const HierarchyTraffic& sampled, const HierarchyTraffic& at_window_end,
+                                     const HierarchyTraffic& at_window_start, std::size_t window_waves,
+                                     std::uint64_t waves) {
     HierarchyTraffic t = sampled;  // latencies stay the sampled run's (per sector, not work)
     for (auto field : {&HierarchyTraffic::l2_read_bytes, &HierarchyTraffic::l2_write_bytes, &HierarchyTraffic::l2_hits,
                        &HierarchyTraffic::l2_accesses, &HierarchyTraffic::hbm_read_bytes,
                        &HierarchyTraffic::hbm_write_bytes, &HierarchyTraffic::hbm_row_hits,
                        &HierarchyTraffic::hbm_row_misses, &HierarchyTraffic::hbm_row_conflicts})
-        t.*field = simt::extrapolate_counter(sampled.*field, last.*field, two_before.*field, waves);
+        t.*field = simt::extrapolate_counter(sampled.*field, at_window_end.*field, at_window_start.*field, waves,
+                                             window_waves);
     return t;
 }
 
@@ -515,17 +517,18 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     std::optional<SamplingSummary> sampled;
     std::optional<HierarchyTraffic> sampled_traffic;
     if (sampler && sampler->skipped()) {
-        const std::vector<std::uint64_t>& ends = sampler->wave_ends();
-        const std::size_t n = ends.size();
+        // The window: waves first..n (1-based, first >= 2); its counters' increase is the snapshot
+        // at wave n's end less the one at the end of wave first - 1.
+        const std::size_t n = sampler->wave_ends().size(), first = sampler->window_first_wave();
+        const std::size_t window = n - first + 1;
         const std::uint64_t waves = sampler->skipped_waves();
-        const simt::WaveExtrapolation e = simt::extrapolate_cycles(last_.cycles, ends, waves);
-        const simt::KernelStats none;
+        const simt::WaveExtrapolation e = simt::extrapolate_cycles(last_.cycles, sampler->steady(), waves);
         const auto& snaps = sampler->snapshots();
-        last_ = simt::extrapolate_stats(last_, snaps[n - 1], n >= 3 ? snaps[n - 3] : none, waves, e.cycles, dims.grid,
+        last_ = simt::extrapolate_stats(last_, snaps[n - 1], snaps[first - 2], window, waves, e.cycles, dims.grid,
                                         params_.simt.sms, params_.simt.sm.sub_partitions);
         if (hierarchy_port && wave_traffic.size() == n)
-            sampled_traffic = extrapolate_traffic(hierarchy_port->traffic(), wave_traffic[n - 1],
-                                                  n >= 3 ? wave_traffic[n - 3] : HierarchyTraffic{}, waves);
+            sampled_traffic = extrapolate_traffic(hierarchy_port->traffic(), wave_traffic[n - 1], wave_traffic[first - 2],
+                                                  window, waves);
         SamplingSummary s;
         s.total_blocks = dims.grid;
         s.wave_blocks = sampler->wave_blocks();
