@@ -270,6 +270,14 @@ std::string pack_eight_bit(Storage s, int first, bool scaled_fp8) {
 
 namespace {
 
+// Whether an fp8 op's output carries a per-tensor scale (fp8_output_scale): every fp8 op
+// that computes new values; relu and copy, whose outputs are their inputs' values or 0, keep the
+// inputs' (none), and stay exact.
+bool fp8_output_scaled(OpKind kind, Storage s) {
+    return (s == Storage::e4m3 || s == Storage::e5m2) && op_info(kind).vector_ops_per_element != 0 &&
+           kind != OpKind::relu;
+}
+
 // The body (grid_stride_source): r4 the address; r5.. hold data only (timing-only runs skip them).
 std::string kernel_source(const ElementwiseFunction& f, Storage s) {
     const OpKind kind = f.kind;
@@ -286,11 +294,12 @@ std::string kernel_source(const ElementwiseFunction& f, Storage s) {
     } else if (is_eight_bit(s)) {
         // a's four values in r7..r10, b's in r11..r14, r15 the temporary; results packed into r7.
         if (s == Storage::s8) params += binary ? ", scale_a, scale_b, inv_scale_y" : ", scale_x, inv_scale_y";
+        else if (fp8_output_scaled(kind, s)) params += ", inv_scale_y";
         body += unpack_eight_bit(s, "r5", 7, binary ? "scale_a" : "scale_x");
         if (binary) body += unpack_eight_bit(s, "r6", 11, "scale_b");
         for (int j = 0; j < 4; ++j)
             body += f.code("r" + std::to_string(7 + j), "r" + std::to_string(11 + j), "r15");
-        body += pack_eight_bit(s, 7);
+        body += pack_eight_bit(s, 7, fp8_output_scaled(kind, s));
         result = "r7";
     } else {
         // Unpack: r5 = low element, r7 = high element (and r6 / r8 for b), compute both, pack.
@@ -399,10 +408,20 @@ bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target) {
     return std::atoi(arch.c_str() + 3) >= 89;
 }
 
-float calibrated_output_scale(const std::vector<double>& reference_outputs, double largest_code) {
+float int8_output_scale(const std::vector<double>& reference_outputs) {
     double largest = 0;
     for (const double v : reference_outputs) largest = std::max(largest, std::fabs(v));
-    return largest > 0 ? static_cast<float>(largest / largest_code) : 1.0f;
+    return largest > 0 ? static_cast<float>(largest / 127.0) : 1.0f;
+}
+
+float fp8_output_scale(const std::vector<double>& reference_outputs, double largest) {
+    double amax = 0;
+    for (const double v : reference_outputs) amax = std::max(amax, std::fabs(v));
+    if (!(amax > 0)) return 1.0f;
+    int k = static_cast<int>(std::ceil(std::log2(amax / largest)));
+    while (std::ldexp(amax, -k) > largest) ++k;       // log2's rounding, either way
+    while (std::ldexp(amax, -(k - 1)) <= largest) --k;
+    return std::ldexp(1.0f, k);
 }
 
 LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
@@ -458,22 +477,24 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
     const std::uint32_t y = memory.allocate(static_cast<std::size_t>(words) * 4);
     out.args.push_back(y);
 
-    // int8: the output's scale, calibrated on the reference outputs (a copy keeps its input's).
+    // int8 and (fp8_output_scaled) fp8: the output's scale, calibrated on the reference outputs
+    // (int8_output_scale, fp8_output_scale; an int8 copy keeps its input's).
     float output_scale = 1.0f;
-    if (s == Storage::s8 && target.real_data) {
+    const bool scaled_fp8 = fp8_output_scaled(op.kind, s);
+    if ((s == Storage::s8 || scaled_fp8) && target.real_data) {
         if (moves_words) {
             output_scale = scales[0];
         } else {
             std::vector<double> reference(static_cast<std::size_t>(n));
             for (std::size_t e = 0; e < reference.size(); ++e)
                 reference[e] = elementwise_reference_double(op.kind, as_read[0][e], inputs > 1 ? as_read[1][e] : 0.0);
-            output_scale = int8_output_scale(reference);
+            output_scale = s == Storage::s8 ? int8_output_scale(reference)
+                                            : fp8_output_scale(reference, fp8_max(op.dtype, encoding));
         }
     }
-    if (s == Storage::s8 && !moves_words) {
+    if (s == Storage::s8 && !moves_words)
         for (const float scale : scales) out.args.push_back(float_argument(scale));
-        out.args.push_back(float_argument(1.0f / output_scale));
-    }
+    if ((s == Storage::s8 && !moves_words) || scaled_fp8) out.args.push_back(float_argument(1.0f / output_scale));
     out.dims = elementwise_dims(words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
 
     out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));

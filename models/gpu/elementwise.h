@@ -34,8 +34,9 @@ inline constexpr std::uint32_t kElementwiseBlock = 256;
 // The 8-bit storages (four per word) are only the elementwise kernels' so far, so storage_of keeps
 // mapping int8 and fp8 to f32 (the GEMM epilogue and reductions' form) and eight_bit_storage names them:
 //   s8:   int8 q with a per-tensor scale, real = q * scale (models/common/quantization.h);
-//   e4m3, e5m2: fp8 bytes in the chip's encoding (dtype.h; OCP on NVIDIA), no scale (the 8-bit row
-//         reductions' outputs carry one: reduction.cpp).
+//   e4m3, e5m2: fp8 bytes in the chip's encoding (dtype.h; OCP on NVIDIA); the library's inputs
+//         carry no scale, the outputs of ops that compute new values carry one (elementwise.cpp
+//         fp8_output_scaled, reduction.cpp), real = value * scale.
 enum class Storage : std::uint8_t { f32, f16, bf16, s8, e4m3, e5m2 };
 Storage storage_of(DType dtype);
 // s8, e4m3 or e5m2 for int8, fp8_e4m3, fp8_e5m2; nullopt for any other dtype.
@@ -83,7 +84,8 @@ std::string grid_stride_source(const std::string& name, const std::string& param
 
 // The assembled kernel for an elementwise op kind and storage (add, mul: params n, a, b, y; relu,
 // gelu: n, x, y; n counts 32-bit words; s8 adds each input's scale and the output's 1/scale:
-// scale_a, scale_b or scale_x, then inv_scale_y), assembled once per process; nullptr for other kinds.
+// scale_a, scale_b or scale_x, then inv_scale_y; fp8 add, mul and gelu add inv_scale_y), assembled
+// once per process; nullptr for other kinds.
 const simt::Kernel* elementwise_kernel(OpKind kind, Storage storage = Storage::f32);
 
 // Whether the target runs the 8-bit elementwise kernels (and the 8-bit softmax and layernorm:
@@ -111,15 +113,16 @@ std::uint32_t float_argument(float v);
 double stored_output_tolerance(Storage s, double fp32_error, double want, double output_scale = 1.0,
                                double fp8_largest = 0.0);
 
-// An 8-bit output's per-tensor scale, calibrated statically on the host: max|reference output| /
-// `largest_code` (1 when every output is 0), so the largest output lands on the format's largest
-// value. int8: largest_code 127, the convention of int8_symmetric_scale (quantization.h); fp8: the
-// format's largest finite value (448 for OCP e4m3), the scale Transformer Engine's amax scaling
-// sets (without its margin).
-float calibrated_output_scale(const std::vector<double>& reference_outputs, double largest_code);
-inline float int8_output_scale(const std::vector<double>& reference_outputs) {
-    return calibrated_output_scale(reference_outputs, 127.0);
-}
+// An int8 output's per-tensor scale, calibrated statically on the host: max|reference output| /
+// 127 (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).
+float int8_output_scale(const std::vector<double>& reference_outputs);
+// An fp8 output's per-tensor scale, calibrated on the host as amax scaling does (Transformer
+// Engine's delayed scaling, cuDNN's fp8 attention), rounded to a power of two as OCP's MX formats
+// (E8M0 scales) and Transformer Engine's power-of-two option do: the smallest 2^k with
+// max|reference output| / 2^k <= `largest` (the format's largest finite value), 1 when every
+// output is 0. A power of two moves no value within its binade, so a scaled output is never less
+// precise than an unscaled one below the largest value, and fewer fall below the smallest normal.
+float fp8_output_scale(const std::vector<double>& reference_outputs, double largest);
 
 // Grid and block for n words on `sms` SMs that each hold `blocks_per_sm` blocks of
 // kElementwiseBlock threads: ceil(n / block) blocks, capped at one full wave.

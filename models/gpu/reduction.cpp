@@ -987,8 +987,9 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     // keeps none (64 x 4099 on [-8, 8): all outputs 0, relative RMS error 0.999), where the
     // calibrated scale is never coarser (the largest probability is at most 1) and, fitted to the
     // op's own outputs, never clips.
-    // fp8 outputs carry a per-tensor scale too, max|reference| / the format's largest value
-    // (calibrated_output_scale), as fp8 attention scales its probabilities (cuDNN's fp8 SDPA,
+    // fp8 outputs carry a per-tensor scale too, the power of two that brings max|reference| just
+    // under the format's largest value (fp8_output_scale), as fp8 attention scales its
+    // probabilities (cuDNN's fp8 SDPA,
     // FlashAttention-3) and Transformer Engine a LayerNorm's fp8 output: unscaled, a softmax row's
     // probabilities (about 1/cols each) fall below e4m3's smallest normal, 2^-6, and keep 1 to 3
     // significant bits (docs/gpu.md "8-bit softmax and layernorm" measures both).
@@ -1039,8 +1040,8 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
             io->scale_x = scale_x;
             io->scale_gamma = scale_gamma;
             io->scale_beta = scale_beta;
-            // The output scale: max|reference| / 127 (s8) or / the fp8 format's largest value,
-            // over the op on the values as read.
+            // The output scale (int8_output_scale, fp8_output_scale) over the op on the values as
+            // read.
             const auto n = static_cast<std::size_t>(cols);
             std::vector<double> in(n), gd(n), bd(n), want(static_cast<std::size_t>(rows) * n);
             for (std::int64_t j = 0; ln && j < cols; ++j) {
@@ -1055,7 +1056,7 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
                 else softmax_row_double(in.data(), cols, row_want);
             }
             io->output_scale = s == Storage::s8 ? int8_output_scale(want)
-                                                : calibrated_output_scale(want, io->fp8_largest);
+                                                : fp8_output_scale(want, io->fp8_largest);
             io->x = std::move(values);
             io->gamma = std::move(g);
             io->beta = std::move(b);

@@ -5,6 +5,7 @@
 // per element and tensor) and which chips lower_op gives the kernels to.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -54,7 +55,20 @@ TEST_P(EightBitElementwise, EveryOutputWithinItsBoundOfTheDoubleReference) {
         }
     }
     if (kind == OpKind::relu && dtype != DType::int8) {
-        EXPECT_EQ(o.numerics.max_abs_err, 0.0);  // fp8 relu: the input or 0, both fp8 values
+        EXPECT_EQ(o.numerics.max_abs_err, 0.0);  // fp8 relu: the input or 0, both fp8 values, unscaled
+    }
+    if (dtype != DType::int8 && kind != OpKind::relu && kind != OpKind::copy && n > 1) {
+        // A scaled fp8 output: the power-of-two scale puts the largest output in the top binade
+        // below the format's largest value (OCP e4m3 (224, 448], e5m2 (28672, 57344]).
+        const Storage s = *eight_bit_storage(dtype);
+        double largest = 0;
+        for (std::int64_t e = 0; e < n; ++e)
+            largest = std::max(largest, std::fabs(static_cast<double>(load_element(memory, o.lowered.args[kind == OpKind::gelu ? 2 : 3], e, s))));
+        const double top = dtype == DType::fp8_e4m3 ? 448.0 : 57344.0;
+        EXPECT_GE(largest, top / 2);  // z > top / 2 may round down onto it
+        EXPECT_LE(largest, top);
+        int exponent = 0;
+        EXPECT_EQ(std::frexp(static_cast<double>(test::argument_float(o.lowered.args.back())), &exponent), 0.5);
     }
     if (kind == OpKind::copy) {
         EXPECT_EQ(o.numerics.max_abs_err, 0.0);
@@ -137,19 +151,22 @@ TEST(EightBitInstructions, AddPerWordWorkedByHand) {
     EXPECT_EQ(s8.at("fmax"), 4);
     EXPECT_EQ(s8.at("ld.global"), 2);
     EXPECT_EQ(s8.at("st.global"), 1);
-    // ew_add_e4m3: per input 2 cvt fp8x2 -> f16x2 and 4 cvt f16 -> f32; 2 cvt packs; 1 prmt.
+    // ew_add_e4m3: per input 2 cvt fp8x2 -> f16x2 and 4 cvt f16 -> f32; 4 fmul by 1/scale_y;
+    // 2 cvt packs; 1 prmt. ew_relu_e4m3 keeps its input's scale: no fmul.
     const std::map<std::string, int> f8 = opcode_counts(*elementwise_kernel(OpKind::add, Storage::e4m3));
     EXPECT_EQ(f8.at("cvt"), 2 * 6 + 2);
     EXPECT_EQ(f8.at("prmt"), 1);
     EXPECT_EQ(f8.at("fadd"), 4);
+    EXPECT_EQ(f8.at("fmul"), 4);
+    EXPECT_EQ(opcode_counts(*elementwise_kernel(OpKind::relu, Storage::e4m3)).count("fmul"), 0u);
     EXPECT_EQ(f8.count("i2f"), 0u);
 
     // Issued warp instructions for 32 words (128 int8 values), one block of 256 threads: the
     // preamble is 5 (mov, mov, mad, mov, mul). Warp 0 runs one trip: setp, exit (not taken), shl,
     // the body (4 address/load + 24 unpack + 4 op + 16 requantize + 3 pack + add and st = 53), add,
     // bra = 58, then setp and exit: 5 + 58 + 2 = 65. Warps 1-7 have no word: 5 + setp + exit = 7.
-    // 65 + 7 x 7 = 114. fp8 e4m3: body 4 + 12 + 4 + 3 + 2 = 25, warp 0 = 5 + 30 + 2 = 37: 86.
-    for (const auto& [dtype, issued] : {std::pair{DType::int8, 114u}, std::pair{DType::fp8_e4m3, 86u}}) {
+    // 65 + 7 x 7 = 114. fp8 e4m3: body 4 + 12 + 4 + 4 + 3 + 2 = 29, warp 0 = 5 + 34 + 2 = 41: 90.
+    for (const auto& [dtype, issued] : {std::pair{DType::int8, 114u}, std::pair{DType::fp8_e4m3, 90u}}) {
         simt::GlobalMemory memory;
         const test::LaunchOutcome o =
             run(elementwise_op(OpKind::add, 128, dtype), target_on("sm_89", 1, false), true, memory);
