@@ -492,9 +492,10 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
                                             : fp8_output_scale(reference, fp8_max(op.dtype, encoding));
         }
     }
-    if (s == Storage::s8 && !moves_words)
+    const bool int8_scales = s == Storage::s8 && !moves_words;  // an int8 copy moves words: no scales
+    if (int8_scales)
         for (const float scale : scales) out.args.push_back(float_argument(scale));
-    if ((s == Storage::s8 && !moves_words) || scaled_fp8) out.args.push_back(float_argument(1.0f / output_scale));
+    if (int8_scales || scaled_fp8) out.args.push_back(float_argument(1.0f / output_scale));
     out.dims = elementwise_dims(words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
 
     out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));

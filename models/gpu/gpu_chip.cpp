@@ -520,15 +520,15 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
         // The window: waves first..n (1-based, first >= 2); its counters' increase is the snapshot
         // at wave n's end less the one at the end of wave first - 1.
         const std::size_t n = sampler->wave_ends().size(), first = sampler->window_first_wave();
-        const std::size_t window = n - first + 1;
+        const std::size_t window = sampler->steady().waves;  // n - first + 1
         const std::uint64_t waves = sampler->skipped_waves();
         const simt::WaveExtrapolation e = simt::extrapolate_cycles(last_.cycles, sampler->steady(), waves);
         const auto& snaps = sampler->snapshots();
         last_ = simt::extrapolate_stats(last_, snaps[n - 1], snaps[first - 2], window, waves, e.cycles, dims.grid,
                                         params_.simt.sms, params_.simt.sm.sub_partitions);
         if (hierarchy_port && wave_traffic.size() == n)
-            sampled_traffic = extrapolate_traffic(hierarchy_port->traffic(), wave_traffic[n - 1], wave_traffic[first - 2],
-                                                  window, waves);
+            sampled_traffic = extrapolate_traffic(hierarchy_port->traffic(), wave_traffic[n - 1],
+                                                  wave_traffic[first - 2], window, waves);
         SamplingSummary s;
         s.total_blocks = dims.grid;
         s.wave_blocks = sampler->wave_blocks();

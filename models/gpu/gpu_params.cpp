@@ -15,8 +15,8 @@ const ParamTable<GpuParams>& gpu_param_table() {
             .choice("sampling", &GpuParams::sampling, kGpuSamplingNames,
                     "Sampled simulation of library ops (docs/gpu.md \"Sampled simulation\"): `off` simulates every "
                     "block; `waves` simulates a launch of many identical waves of blocks until the per-wave time "
-                    "predicts the rest (the 95% bound of the steady waves' mean and trend over the waves to skip within 1% of "
-                    "the op's cycles), skips all but the last full wave and "
+                    "predicts the rest (the 95% bound of the steady waves' mean and trend over the waves to "
+                    "skip within 1% of the op's cycles), skips all but the last full wave and "
                     "extrapolates their cycles and work counters; the tail is simulated. `kernel` ops are never sampled.")
             .integer("max_kernel_cycles", &GpuParams::max_kernel_cycles, 1, 1e15,
                      "Watchdog: a kernel launch still running after this many cycles is stopped (exit 1, "

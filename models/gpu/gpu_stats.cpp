@@ -61,7 +61,8 @@ const StatDef sampling_skipped_waves{"gpu.sampling.skipped_waves", U::waves,
 const StatDef sampling_steady_wave_cycles{"gpu.sampling.steady_wave_cycles", U::cycles,
                                           "mean wave time of the steady window at convergence"};
 const StatDef sampling_error_estimate{"gpu.sampling.error_estimate", U::ratio,
-                                      "error bound of the op's cycles: the steady window's 95% half-width and trend over the skipped waves / cycles"};
+                                      "error bound of the op's cycles: the steady window's 95% half-width "
+                                      "and trend over the skipped waves / cycles"};
 const StatDef then_launches{"simt.then.launches", U::launches, "launches after the first (split-K's sum)"};
 const StatDef then_cycles{"simt.then.cycles", U::cycles,
                           "their cycles, launch overheads included (in the op's cycles)"};

@@ -989,10 +989,10 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     // op's own outputs, never clips.
     // fp8 outputs carry a per-tensor scale too, the power of two that brings max|reference| just
     // under the format's largest value (fp8_output_scale), as fp8 attention scales its
-    // probabilities (cuDNN's fp8 SDPA,
-    // FlashAttention-3) and Transformer Engine a LayerNorm's fp8 output: unscaled, a softmax row's
-    // probabilities (about 1/cols each) fall below e4m3's smallest normal, 2^-6, and keep 1 to 3
-    // significant bits (docs/gpu.md "8-bit softmax and layernorm" measures both).
+    // probabilities (cuDNN's fp8 SDPA, FlashAttention-3) and Transformer Engine a LayerNorm's fp8
+    // output: unscaled, a softmax row's probabilities (about 1/cols each) fall below e4m3's
+    // smallest normal, 2^-6, and keep 1 to 3 significant bits (docs/gpu.md "8-bit softmax and
+    // layernorm" measures both).
     std::shared_ptr<EightBitIo> io;
     if (is_eight_bit(s)) {
         io = std::make_shared<EightBitIo>();

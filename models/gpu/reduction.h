@@ -65,7 +65,8 @@ enum class ReductionVariant : std::uint8_t {
     layernorm_moments,
 };
 const char* to_string(ReductionVariant v);
-ReductionVariant reduction_variant(std::int64_t cols);  // OneFlow's rule by cols alone (eight_bit_row_variant starts from it)
+// OneFlow's rule by cols alone (eight_bit_row_variant starts from it).
+ReductionVariant reduction_variant(std::int64_t cols);
 
 // PyTorch's host_softmax dispatch for a row-wise softmax over the last dim (SoftMax.cu, pytorch
 // commit 000cace5a401cabff792f70ee9768708415ec98d): the persistent warp kernel when

@@ -140,7 +140,8 @@ std::uint64_t WaveSampler::block_completed(std::uint64_t cycle, std::uint64_t ne
     if (on_wave_end) on_wave_end(n - 1);
     // The window starts after the first (cold) wave and after the wave that made the steady state
     // possible.
-    if (window_first_ == 0 && (!steady_state_possible || steady_state_possible())) window_first_ = std::max<std::size_t>(2, n + 1);
+    if (window_first_ == 0 && (!steady_state_possible || steady_state_possible()))
+        window_first_ = std::max<std::size_t>(2, n + 1);
     const std::uint64_t skip = waves_to_skip(grid_, next_block, wave_blocks_);
     if (skip == 0) {  // nothing left to skip, now or later: stop watching
         decided_ = true;
