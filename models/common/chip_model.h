@@ -103,6 +103,9 @@ public:
     // Whether the last run() took an earlier identical op's outcome instead of simulating (a GPU's
     // repeated ops, models/gpu/repeated_ops.h): the progress line leaves such ops out of the rate.
     virtual bool last_op_reused() const { return false; }
+    // Whether GEMMs may take B in another fp8 format than A (Op::b_dtype: e4m3 x e5m2). The
+    // engine refuses such a trace on a chip that cannot.
+    virtual bool runs_mixed_fp8() const { return false; }
     // Its stats travel with each op's result (OpReport::stats: name, unit, description, value).
 };
 

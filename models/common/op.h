@@ -79,6 +79,9 @@ struct Op {
     OpKind kind = OpKind::matmul;
     std::string name;
     DType dtype = DType::bf16;
+    // matmul, bmm: B's dtype where it differs from dtype, A's (fp8 only: fp8_e4m3 x fp8_e5m2, as
+    // Transformer Engine's hybrid recipe multiplies e5m2 gradients by e4m3 weights or activations).
+    std::optional<DType> b_dtype;
     GemmShape gemm;               // matmul, bmm
     Conv2dShape conv;             // conv2d
     PoolShape pool;               // pool
@@ -87,6 +90,8 @@ struct Op {
     KernelLaunch kernel;          // kernel
     std::string file;             // where the op was read from, for error messages
     int line = 0;
+
+    DType operand_b_dtype() const { return b_dtype.value_or(dtype); }
 
     // Multiply-accumulates of the GEMM-like part (0 for other ops).
     std::int64_t macs() const;

@@ -6,7 +6,13 @@
 
 namespace accelsim {
 
-std::string quantization_scheme(DType t, Fp8Encoding encoding) {
+std::string quantization_scheme(DType t, Fp8Encoding encoding, std::optional<DType> b) {
+    if (b && *b != t) {
+        if (!is_fp8(t) || !is_fp8(*b)) throw std::logic_error("quantization_scheme: only the fp8 formats mix");
+        const std::string fnuz = encoding == Fp8Encoding::fnuz ? " FNUZ" : "";
+        return "A " + std::string(to_string(t)) + fnuz + ", B " + std::string(to_string(*b)) + fnuz +
+               ": inputs rounded to nearest even (saturating), fp32 accumulation, fp32 output, no scaling";
+    }
     if (t == DType::int8)
         return "int8 symmetric per-tensor: scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127], int32 "
                "accumulation, output dequantized by scale_a*scale_b";

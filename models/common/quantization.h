@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ namespace accelsim {
 constexpr bool is_quantized(DType t) { return t == DType::int8 || is_fp8(t); }
 
 // One line naming the scheme (the JSON's "scheme").
-std::string quantization_scheme(DType t, Fp8Encoding encoding = Fp8Encoding::ocp);
+// b: B's dtype of a GEMM whose operands are of two fp8 formats (Op::b_dtype).
+std::string quantization_scheme(DType t, Fp8Encoding encoding = Fp8Encoding::ocp, std::optional<DType> b = std::nullopt);
 
 // int8: the per-tensor scale of n values (max|x| / 127; 1 when every value is 0).
 float int8_symmetric_scale(const float* x, std::size_t n);
@@ -44,6 +46,7 @@ QuantizedOperand quantize_operand(const std::vector<float>& x, DType t, Fp8Encod
 // The error of a quantized op's outputs against the fp32 reference, or of several ops pooled.
 struct QuantizationError {
     DType dtype = DType::int8;  // of the op (pooled: unused)
+    std::optional<DType> b_dtype;  // B's where a GEMM's operands mix fp8 formats
     Fp8Encoding encoding = Fp8Encoding::ocp;  // fp8: the chip's encoding (mi300x: FNUZ)
     std::int64_t values = 0;
     double max_abs = 0;

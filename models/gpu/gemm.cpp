@@ -205,7 +205,8 @@ void fused_epilogue(Asm& a, const GemmEpilogue& epilogue, simt::MmaType type, co
 // area), and B is given transposed (the weights, [K][R][S][C'] = N x K'), loaded like A.
 // epilogue (GEMM only, not partials): steps applied to the fp32 accumulators before the one store
 // (fused_kernels.h); empty: the plain kernel, whose code is unchanged.
-std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false,
+// b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, the mma's .atype.btype form).
+std::string tensor_source(const GemmTile& tile, simt::MmaType type, simt::MmaType b_type, bool conv, bool partials = false,
                           const GemmEpilogue& epilogue = {}) {
     const int T = tile.threads();
     const int BM = tile.bm, BN = tile.bn, BK = tile.bk;
@@ -232,11 +233,9 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
                         : b_rows * groups / T;         // B units (k-pair row x 4 columns) per thread
     const int rows_per_round = T / chunks_per_row;     // A rows between a thread's chunks
     const int kp_step = T / groups;                    // k-pair rows between a thread's B units
-    const char* mma = type == simt::MmaType::s8     ? "mma.m16n8k32.s8"
-                      : type == simt::MmaType::e4m3 ? "mma.m16n8k32.e4m3"
-                      : type == simt::MmaType::e5m2 ? "mma.m16n8k32.e5m2"
-                      : type == simt::MmaType::f16  ? "mma.m16n8k16.f16"
-                                                    : "mma.m16n8k16.bf16";
+    const std::string mma = b_type != type ? std::string("mma.m16n8k32.") + simt::mma_type_name(type) + "." + simt::mma_type_name(b_type)
+                            : simt::is_k32(type) ? std::string("mma.m16n8k32.") + simt::mma_type_name(type)
+                                                 : std::string("mma.m16n8k16.") + simt::mma_type_name(type);
     const char* pack = type == simt::MmaType::f16 ? "cvt.f16x2.f32" : "cvt.bf16x2.f32";
 
     // Registers. Payload (fp data): accumulators, fragments (A double-buffered: 2 x 4), staging.
@@ -303,7 +302,7 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     };
 
     std::string src = std::string(conv ? ".kernel conv_" : ".kernel gemm_") + tile.name() +
-                      type_suffix(type) + (partials ? "_partials" : "") +
+                      type_suffix(type) + (b_type != type ? type_suffix(b_type) : "") + (partials ? "_partials" : "") +
                       (epilogue.steps.empty() ? "" : "_" + epilogue.name()) + "\n";
     src += ".param M, N, Mlast, Nlast, A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_n, "
            "tiles_per_batch, group_blocks, slices, kfirst, b_slice";
@@ -641,30 +640,36 @@ std::string tensor_source(const GemmTile& tile, simt::MmaType type, bool conv, b
     return a.text();
 }
 
-const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, bool conv, bool partials = false,
-                                  const GemmEpilogue& epilogue = {}) {
+const simt::Kernel* cached_kernel(const GemmTile& tile, simt::MmaType type, simt::MmaType b_type, bool conv,
+                                  bool partials = false, const GemmEpilogue& epilogue = {}) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
     const std::string key = std::string(conv ? "conv_" : "gemm_") + tile.name() + "_" + n(tile.warps_m) + "x" +
-                            n(tile.warps_n) + type_suffix(type) +
+                            n(tile.warps_n) + type_suffix(type) + (b_type != type ? type_suffix(b_type) : "") +
                             (!conv && tile.slices_ahead == 2 ? "_ahead2" : "") + (partials ? "_partials" : "") +
                             (epilogue.steps.empty() ? "" : "_" + epilogue.name());
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
     if (!k)
         k = std::make_unique<simt::Kernel>(
-            simt::assemble(tensor_source(tile, type, conv, partials, epilogue), "<gpu library>/" + key));
+            simt::assemble(tensor_source(tile, type, b_type, conv, partials, epilogue), "<gpu library>/" + key));
     return k.get();
 }
 
 }  // namespace
 
-std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, false); }
-std::string conv_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, true); }
-const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, false); }
-const simt::Kernel* conv_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, true); }
+std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, type, false); }
+std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType a_type, simt::MmaType b_type) {
+    return tensor_source(tile, a_type, b_type, false);
+}
+std::string conv_tensor_source(const GemmTile& tile, simt::MmaType type) { return tensor_source(tile, type, type, true); }
+const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, type, false); }
+const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType a_type, simt::MmaType b_type) {
+    return cached_kernel(tile, a_type, b_type, false);
+}
+const simt::Kernel* conv_tensor_kernel(const GemmTile& tile, simt::MmaType type) { return cached_kernel(tile, type, type, true); }
 const simt::Kernel* gemm_epilogue_kernel(const GemmTile& tile, simt::MmaType type, const GemmEpilogue& epilogue) {
-    return cached_kernel(tile, type, false, false, epilogue);
+    return cached_kernel(tile, type, type, false, false, epilogue);
 }
 
 int GemmEpilogue::tensor_steps() const {
@@ -693,7 +698,7 @@ EpilogueStep epilogue_step_of(OpKind kind) {
 }
 
 const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaType type) {
-    return cached_kernel(tile, type, false, true);
+    return cached_kernel(tile, type, type, false, true);
 }
 
 const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const GemmEpilogue& epilogue) {
@@ -1465,14 +1470,19 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
 // On Hopper targets (lower_gemm) the same buffers feed the 8-bit Hopper kernel (gemm_hopper.h:
 // wgmma m64nNk32, K-major A and B^T as PTX requires), `hopper` its tile; shapes it does not tile
 // exactly keep the mma.m16n8k32 kernel.
+//
+// b_dtype: B's format; it differs from dtype (A's) only for fp8 (e4m3 x e5m2, Op::b_dtype), and then
+// the kernels' mma and wgmma take the mixed .atype.btype form, B's bytes and reference are rounded
+// to B's format.
 simt::MmaType byte_gemm_mma_type(DType dtype) {
     return dtype == DType::fp8_e4m3 ? simt::MmaType::e4m3 : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2 : simt::MmaType::s8;
 }
 
-LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemory& memory, const LoweringTarget& target,
-                              const GemmTileChoice& choice, const HopperTileChoice* hopper) {
+LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, simt::GlobalMemory& memory,
+                              const LoweringTarget& target, const GemmTileChoice& choice, const HopperTileChoice* hopper) {
     const bool fp8 = is_fp8(dtype);
-    const simt::MmaType type = byte_gemm_mma_type(dtype);
+    if (b_dtype != dtype && !(fp8 && is_fp8(b_dtype))) throw LoweringError("only the fp8 formats mix (e4m3 x e5m2)");
+    const simt::MmaType type = byte_gemm_mma_type(dtype), b_type = byte_gemm_mma_type(b_dtype);
     const std::int64_t kp = gemm_int8_padded_k(g.k), np = gemm_padded(g.n);
     const std::int64_t a_bytes = g.batch * g.m * kp, b_bytes = g.batch * g.n * kp, c_bytes = g.batch * g.m * np * 4;
     if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
@@ -1489,7 +1499,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn, tiles = hopper->blocks;
         if (kp != g.k || np != g.n || tiles > 0x7fffffffLL) throw LoweringError("lower_byte_gemm: the shape does not tile for the Hopper kernel");
         const std::int64_t grid = hopper->grid;  // persistent: one block per resident slot
-        out.kernel = hopper_gemm_kernel(tile, type);
+        out.kernel = b_type != type ? hopper_gemm_kernel(tile, type, b_type) : hopper_gemm_kernel(tile, type);
         const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
         out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
         out.args = {a, b, c, u(kp), u(kp), u(np * 4), u(g.m * kp), u(g.n * kp), u(g.m * np * 4),
@@ -1510,7 +1520,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         const std::int64_t kfirst_slots = (kp - slices * slice) / 2;
         const std::int64_t blocks = g.batch * tiles_m * tiles_n;
         if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
-        out.kernel = gemm_tensor_kernel(tile, type);
+        out.kernel = gemm_tensor_kernel(tile, type, b_type);
         out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
         // Nlast: the last B^T row (columns past N read it; their C is never stored). b_slice is unused.
         out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, c, u(kp), u(kp), u(np * 4),
@@ -1547,26 +1557,26 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
         std::vector<float> a32, b32;
         draw_unquantized(target.seed, a32, b32);
         qa = quantize_operand(a32, dtype, target.sm.fp8_encoding);
-        qb = quantize_operand(b32, dtype, target.sm.fp8_encoding);
+        qb = quantize_operand(b32, b_dtype, target.sm.fp8_encoding);
     }
     std::uint8_t* data = memory.data();
-    auto byte_of = [dtype, encoding = target.sm.fp8_encoding](float q) {
-        return dtype == DType::int8 ? static_cast<std::uint8_t>(static_cast<std::int8_t>(q))
-                                    : fp8_encode(q, dtype, Fp8Overflow::saturate, encoding);
+    auto byte_of = [encoding = target.sm.fp8_encoding](float q, DType t) {
+        return t == DType::int8 ? static_cast<std::uint8_t>(static_cast<std::int8_t>(q))
+                                : fp8_encode(q, t, Fp8Overflow::saturate, encoding);
     };
     for (std::int64_t p = 0; p < g.batch; ++p)
         for (std::int64_t i = 0; i < g.m; ++i)
             for (std::int64_t kk = 0; kk < g.k; ++kk)
-                data[a + (p * g.m + i) * kp + kk] = byte_of(qa.values[static_cast<std::size_t>((p * g.m + i) * g.k + kk)]);
+                data[a + (p * g.m + i) * kp + kk] = byte_of(qa.values[static_cast<std::size_t>((p * g.m + i) * g.k + kk)], dtype);
     for (std::int64_t p = 0; p < g.batch; ++p)
         for (std::int64_t kk = 0; kk < g.k; ++kk)
             for (std::int64_t j = 0; j < g.n; ++j)
-                data[b + (p * g.n + j) * kp + kk] = byte_of(qb.values[static_cast<std::size_t>((p * g.k + kk) * g.n + j)]);
+                data[b + (p * g.n + j) * kp + kk] = byte_of(qb.values[static_cast<std::size_t>((p * g.k + kk) * g.n + j)], b_dtype);
     // The quantization error: C (int32 accumulators times scale_a scale_b, or fp32 as it is)
     // against Eigen's fp32 GEMM of the unquantized values, drawn again after the launch rather
     // than held through it.
     const double output_scale = qa.scale * qb.scale;
-    auto quantization = [g, np, c, dtype, output_scale, seed = target.seed, encoding = target.sm.fp8_encoding,
+    auto quantization = [g, np, c, dtype, b_dtype, output_scale, seed = target.seed, encoding = target.sm.fp8_encoding,
                          draw_unquantized](const simt::GlobalMemory& mem) {
         std::vector<float> a32, b32;
         draw_unquantized(seed, a32, b32);
@@ -1580,7 +1590,9 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, simt::GlobalMemor
                                                               : static_cast<double>(mem.load_f32(address));
                     got[static_cast<std::size_t>((p * g.m + i) * g.n + j)] = value;
                 }
-        return quantization_error(dtype, got, reference, output_scale, encoding);
+        QuantizationError e = quantization_error(dtype, got, reference, output_scale, encoding);
+        if (b_dtype != dtype) e.b_dtype = b_dtype;
+        return e;
     };
     if (fp8) {
         // The datapath check: Eigen's fp32 GEMM of the same rounded values.
@@ -1666,7 +1678,7 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     choice.blocks_per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
     choice.blocks = g.batch * choice.splits * ((g.m + tile.bm - 1) / tile.bm) * ((g.n + tile.bn - 1) / tile.bn);
     set_waves(choice, target.sms);
-    return int8 ? lower_byte_gemm(g, op.dtype, memory, target, choice, nullptr) : lower_tensor_gemm(op, g, memory, target, choice);
+    return int8 ? lower_byte_gemm(g, op.dtype, op.operand_b_dtype(), memory, target, choice, nullptr) : lower_tensor_gemm(op, g, memory, target, choice);
 }
 
 LoweredKernel lower_hopper_gemm_with_splits(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target, int splits) {
@@ -1704,6 +1716,9 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
         // mma.m16n8k32. Without the dtype's tensor rate the op is a roofline row (lower_op never
         // gets here; the engine refuses fp8 on such a chip). Hopper targets run the 8-bit Hopper
         // kernel (wgmma m64nNk32) on the shapes it tiles exactly.
+        if (op.b_dtype && !target.tensor_cores_for(*op.b_dtype))
+            throw LoweringError(std::string(to_string(*op.b_dtype)) + " operands need an fp8 tensor-core rate (sm.tensor_macs_per_cycle." +
+                                std::string(to_string(*op.b_dtype)) + ")");
         if (!target.tensor_cores_for(op.dtype))
             throw LoweringError(op.dtype == DType::int8
                                     ? std::string("int8 GEMMs need an int8 tensor-core rate (sm.tensor_macs_per_cycle.int8)")
@@ -1712,10 +1727,11 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
         if (hopper_gemm_target(target.sm)) {
             const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
                                                                target.l2_bytes_per_cycle, byte_gemm_mma_type(op.dtype));
-            if (hopper.blocks > 0) return lower_byte_gemm(g, op.dtype, memory, target, GemmTileChoice{}, &hopper);
+            if (hopper.blocks > 0)
+                return lower_byte_gemm(g, op.dtype, op.operand_b_dtype(), memory, target, GemmTileChoice{}, &hopper);
         }
         GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);  // one kernel shape for all three
-        return lower_byte_gemm(g, op.dtype, memory, target, choice, nullptr);
+        return lower_byte_gemm(g, op.dtype, op.operand_b_dtype(), memory, target, choice, nullptr);
     }
     if (!target.tensor_cores_for(op.dtype)) {
         // No mma unit for the dtype (k80: none at all; v100: no bf16): a 16-bit GEMM runs as an

@@ -106,6 +106,9 @@ inline constexpr double kSplitkSumLatencyCycles = 1000;
 //   the k at which the first, partial slice starts), b_slice (BK * ldb)
 std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType type);
 const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType type);
+// fp8 operands of two formats (A e4m3 x B e5m2, or the reverse): the mma's .atype.btype form.
+std::string gemm_tensor_source(const GemmTile& tile, simt::MmaType a_type, simt::MmaType b_type);
+const simt::Kernel* gemm_tensor_kernel(const GemmTile& tile, simt::MmaType a_type, simt::MmaType b_type);
 // The split-K variant: C is an fp32 partial plane per batch entry (ldc, c_batch in bytes of fp32),
 // stored as accumulator pairs (st.global.v2) instead of packed 16-bit pairs.
 const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaType type);

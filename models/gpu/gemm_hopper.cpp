@@ -44,7 +44,10 @@ bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaT
            (shape.m / tile.bm) % tile.cluster == 0;
 }
 
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials) {
+namespace {
+
+// b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype).
+std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
     const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
     const int CW = tile.consumer_warps();
@@ -52,6 +55,8 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     const int bars = S * stage;  // S "full" mbarriers, then S "empty" ones, 8 bytes each
     const int acc_regs = BN / 2;
     const char* dtype = simt::mma_type_name(type);
+    const std::string types = std::string(dtype) + "." + simt::mma_type_name(b_type);  // the 8-bit wgmma's
+    const std::string name = tile.name(type) + "_" + dtype + (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "");
     // 8-bit operands: m64nNk32 on K-major A and B (B transposed in global memory too), and C the
     // accumulators as they are (fp32 or int32), stored as the split-K partials are.
     const bool eight_bit = simt::is_k32(type);
@@ -111,7 +116,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = std::string(".kernel hopper_gemm_") + tile.name(type) + "_" + dtype + (partials ? "_partials" : "") + "\n";
+    std::string src = ".kernel hopper_gemm_" + name + (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
@@ -185,7 +190,7 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
         a("add " + r(ta) + ", " + r(sa) + ", " + n(32 * k));  // the slice's columns of A
         if (eight_bit) {
             a("add " + r(tb) + ", " + r(sb) + ", " + n(32 * k));  // and of B^T (K-major)
-            a("wgmma.mma_async.m64n" + n(BN) + "k32." + dtype + "." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) +
+            a("wgmma.mma_async.m64n" + n(BN) + "k32." + types + " " + r(acc) + ", " + r(ta) + ", " + r(tb) +
               ", " + n(KB) + ", " + n(KB));
         } else {
             a("add " + r(tb) + ", " + r(sb) + ", " + n(16 * BN * 2 * k));  // and its 16 rows of B
@@ -282,14 +287,38 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
     return src + a.text();
 }
 
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials) {
+const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_gemm_" + tile.name(type) + "_" + simt::mma_type_name(type) + (partials ? "_partials" : "");
+    const std::string key = "hopper_gemm_" + tile.name(type) + "_" + simt::mma_type_name(type) +
+                            (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "") + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
-    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_gemm_source(tile, type, partials), "<gpu library>/" + key));
+    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_source(tile, type, b_type, partials), "<gpu library>/" + key));
     return k.get();
+}
+
+void require_mixed_fp8(simt::MmaType a_type, simt::MmaType b_type) {
+    auto fp8 = [](simt::MmaType t) { return t == simt::MmaType::e4m3 || t == simt::MmaType::e5m2; };
+    if (a_type == b_type || !fp8(a_type) || !fp8(b_type))
+        throw LoweringError("the Hopper GEMM mixes only the fp8 types (e4m3 x e5m2)");
+}
+
+}  // namespace
+
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials) {
+    return hopper_source(tile, type, type, partials);
+}
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type) {
+    require_mixed_fp8(a_type, b_type);
+    return hopper_source(tile, a_type, b_type, false);
+}
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials) {
+    return hopper_kernel(tile, type, type, partials);
+}
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type) {
+    require_mixed_fp8(a_type, b_type);
+    return hopper_kernel(tile, a_type, b_type, false);
 }
 
 namespace {

@@ -119,5 +119,8 @@ int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std
 // (no partials).
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false);
+// fp8 operands of two formats (A e4m3 x B e5m2 or the reverse): wgmma's .atype.btype form.
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type);
 
 }  // namespace accelsim::gpu

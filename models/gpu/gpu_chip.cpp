@@ -61,7 +61,9 @@ double GpuChip::matrix_macs_per_cycle(DType dtype) const {
 ComputeUnit GpuChip::compute_unit_for(const Op& op) const {
     const double sms = params_.simt.sms;
     if (is_gemm_like(op.kind)) {
-        const double tensor = matrix_macs_per_cycle(op.dtype);
+        // Mixed fp8 operands (e4m3 x e5m2) at the slower format's rate.
+        const double tensor = op.b_dtype ? std::min(matrix_macs_per_cycle(op.dtype), matrix_macs_per_cycle(*op.b_dtype))
+                                         : matrix_macs_per_cycle(op.dtype);
         if (tensor > 0) return {"tensor", tensor};
         if (op.dtype == DType::int8) return {"int", sms * params_.int_lanes, true};
         return {"fp32", sms * params_.fp32_lanes, true};

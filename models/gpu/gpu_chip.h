@@ -91,6 +91,7 @@ public:
     void plan(const std::vector<Op>& ops) override;
     ComputeUnit compute_unit_for(const Op& op) const override;
     double matrix_macs_per_cycle(DType dtype) const override;
+    bool runs_mixed_fp8() const override { return true; }  // mma and wgmma take .e4m3.e5m2 (PTX)
     MemoryPeaks memory_peaks() const override;
     void record_activity() override { record_activity_ = true; }
     bool last_op_reused() const override { return last_op_reused_; }

@@ -18,9 +18,12 @@ std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& 
         const bool gemm_kind = op.kind == OpKind::matmul || op.kind == OpKind::bmm;
         if (gemm_kind || (op.dtype == DType::int8 && op.kind == OpKind::conv2d)) {
             if (op.dtype == DType::int32) return "the library has no int32 " + kind + " kernel";
-            if (!target.tensor_cores_for(op.dtype))
-                return "this chip's tensor cores have no " + dtype + " rate (config: sm.tensor_macs_per_cycle." + dtype +
-                       " is 0), and the library has no " + dtype + " GEMM outside them";
+            for (const DType t : {op.dtype, op.operand_b_dtype()}) {
+                const std::string name(to_string(t));
+                if (!target.tensor_cores_for(t))
+                    return "this chip's tensor cores have no " + name + " rate (config: sm.tensor_macs_per_cycle." + name +
+                           " is 0), and the library has no " + name + " GEMM outside them";
+            }
             return std::nullopt;
         }
         // int8 and fp8 elementwise ops, softmax and layernorm run the 8-bit kernels (elementwise.h,

@@ -46,6 +46,7 @@ bool same_start(const OpStart& a, const OpStart& b) {
 void append_op_shape_key(std::string& key, const Op& op) {
     append_word(key, static_cast<std::int64_t>(op.kind));
     append_word(key, static_cast<std::int64_t>(op.dtype));
+    append_word(key, op.b_dtype ? static_cast<std::int64_t>(*op.b_dtype) : -1);
     for (const std::int64_t v : {op.gemm.batch, op.gemm.m, op.gemm.n, op.gemm.k}) append_word(key, v);
     const Conv2dShape& c = op.conv;
     for (const std::int64_t v : {c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.stride_h, c.stride_w, c.pad_h, c.pad_w,

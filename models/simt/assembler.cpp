@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "models/simt/isa.h"
@@ -382,24 +383,43 @@ private:
                           ? "dss"
                           : "ds";
         } else if (base == "mma") {
-            // The int8 and fp8 forms also in PTX's full spelling (PTX ISA 9.7.14.5.10, mma.m16n8k32).
-            const bool k32 = parts.size() == 3 && parts[1] == "m16n8k32";
-            const bool s8 = (k32 && parts[2] == "s8") || mnemonic == "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
-            const bool e4m3 = (k32 && parts[2] == "e4m3") ||
-                              mnemonic == "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32";
-            const bool e5m2 = (k32 && parts[2] == "e5m2") ||
-                              mnemonic == "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32";
-            if (!s8 && !e4m3 && !e5m2 &&
-                (parts.size() != 3 || parts[1] != "m16n8k16" || (parts[2] != "f16" && parts[2] != "bf16")))
-                fail(line, "expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, mma.m16n8k32.e4m3 or "
-                           "mma.m16n8k32.e5m2");
+            // The int8 and fp8 forms also in PTX's full spelling (PTX ISA 9.7.14.5.10, mma.m16n8k32):
+            // mma.m16n8k32.s8, mma.m16n8k32.e4m3 (both operands), mma.m16n8k32.e5m2.e4m3 (A's type,
+            // then B's: the fp8 types mix, as .atype and .btype of the full form do).
+            MmaType a_type = MmaType::f16, b_type = MmaType::f16;
+            auto fp8_type = [](const std::string& t) -> std::optional<MmaType> {
+                if (t == "e4m3") return MmaType::e4m3;
+                if (t == "e5m2") return MmaType::e5m2;
+                return std::nullopt;
+            };
+            const std::string full = "mma.sync.aligned.m16n8k32.row.col.";
+            bool valid = false;
+            if (parts.size() == 3 && parts[1] == "m16n8k16" && (parts[2] == "f16" || parts[2] == "bf16")) {
+                a_type = b_type = parts[2] == "f16" ? MmaType::f16 : MmaType::bf16;
+                valid = true;
+            } else if (mnemonic == "mma.m16n8k32.s8" || mnemonic == full + "s32.s8.s8.s32") {
+                a_type = b_type = MmaType::s8;
+                valid = true;
+            } else if ((parts.size() == 3 || parts.size() == 4) && parts[1] == "m16n8k32" &&
+                       fp8_type(parts[2]) && fp8_type(parts.back())) {
+                a_type = *fp8_type(parts[2]);
+                b_type = *fp8_type(parts.back());
+                valid = true;
+            } else if (mnemonic.compare(0, full.size(), full) == 0) {
+                const std::vector<std::string> types = split(mnemonic.substr(full.size()), '.');
+                if (types.size() == 4 && types[0] == "f32" && types[3] == "f32" && fp8_type(types[1]) && fp8_type(types[2])) {
+                    a_type = *fp8_type(types[1]);
+                    b_type = *fp8_type(types[2]);
+                    valid = true;
+                }
+            }
+            if (!valid)
+                fail(line, "expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, mma.m16n8k32.e4m3, "
+                           "mma.m16n8k32.e5m2 or mixed fp8 mma.m16n8k32.e4m3.e5m2 / .e5m2.e4m3");
             in.op = Opcode::mma;
             in.unit = Unit::tensor;
-            in.modifier = static_cast<std::uint8_t>(s8     ? MmaType::s8
-                                                    : e4m3 ? MmaType::e4m3
-                                                    : e5m2 ? MmaType::e5m2
-                                                    : parts[2] == "f16" ? MmaType::f16
-                                                                        : MmaType::bf16);
+            in.modifier = static_cast<std::uint8_t>(a_type);
+            in.b_type = static_cast<std::uint8_t>(b_type);
             in.fp_payload = true;  // payload (int8 data too): only the values depend on it
             pattern = "RRRR";
         } else if (base == "wgmma") {
@@ -458,7 +478,7 @@ private:
                 in.op = Opcode::wgmma_mma;
                 in.unit = Unit::tensor;
                 in.modifier = static_cast<std::uint8_t>(a_type);
-                in.wgmma_b_type = static_cast<std::uint8_t>(b_type);
+                in.b_type = static_cast<std::uint8_t>(b_type);
                 in.wgmma_n = static_cast<std::uint16_t>(n_dim);
                 in.fp_payload = true;
                 pattern = "Rssii";

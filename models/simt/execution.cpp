@@ -622,9 +622,10 @@ void WarpExecutor::execute_mma_k32(const Instruction& in, Warp& w) {
     //   B 32x8:  b0..b3 (k=4t..4t+3, n=g)  b4..b7 (k=4t+16.., n=g)
     //   C/D 16x8 (s32 or f32): c0,c1 (g, 2t, 2t+1)  c2,c3 (g+8, 2t, 2t+1)
     // s8: exact integer accumulation; without .satfinite a sum beyond int32 wraps (two's complement).
-    // e4m3/e5m2: each product of two fp8 values is exact in fp32 (at most 4 x 4 significant bits,
-    // exponents within fp32's normal range), summed into the fp32 accumulator in k order.
-    const auto type = static_cast<MmaType>(in.modifier);
+    // e4m3/e5m2 (A's and B's types may differ): each product of two fp8 values is exact in fp32 (at
+    // most 4 x 4 significant bits, exponents within fp32's normal range), summed into the fp32
+    // accumulator in k order.
+    const auto type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.b_type);
     std::uint8_t a[16][32], b[32][8];
     std::uint32_t c[16][8];
     auto reg = [&](std::uint32_t r, int lane) { return w.regs[static_cast<std::size_t>(r) * 32 + static_cast<std::size_t>(lane)]; };
@@ -657,7 +658,7 @@ void WarpExecutor::execute_mma_k32(const Instruction& in, Warp& w) {
         for (int row = 0; row < 16; ++row)
             for (int k = 0; k < 32; ++k) fa[row][k] = fp8_operand(a[row][k], type);
         for (int k = 0; k < 32; ++k)
-            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_operand(b[k][col], type);
+            for (int col = 0; col < 8; ++col) fb[k][col] = fp8_operand(b[k][col], b_type);
         for (int row = 0; row < 16; ++row)
             for (int col = 0; col < 8; ++col) {
                 float acc = as_float(c[row][col]);
@@ -874,7 +875,7 @@ void WarpExecutor::execute_wgmma_k32(const Instruction& in, Warp& w, const Block
     // B(k, n) at b + n * b_pitch + k (B stored as N rows of K bytes).
     // Arithmetic as mma.m16n8k32 (execute_mma_k32): s8 exact with two's-complement wrapping;
     // fp8 products exact in fp32, summed into the fp32 accumulator in k order.
-    const auto a_type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.wgmma_b_type);
+    const auto a_type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.b_type);
     const int n_dim = in.wgmma_n;
     std::uint32_t scratch_a[32], scratch_b[32];
     const std::uint32_t a = fetch(in.src[0], w, scratch_a)[0], b = fetch(in.src[1], w, scratch_b)[0];

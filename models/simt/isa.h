@@ -42,7 +42,8 @@ enum class ShuffleMode : std::uint8_t { idx, up, down, bfly };
 // f16, bf16: mma.m16n8k16 with fp32 accumulators; s8: mma.m16n8k32 on signed 8-bit inputs with
 // s32 accumulators (PTX's mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32); e4m3, e5m2:
 // mma.m16n8k32 on fp8 inputs with fp32 accumulators (PTX's
-// mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32, sm_89+).
+// mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32, sm_89+; A's and B's fp8 types are chosen
+// independently, e.g. .e5m2.e4m3).
 enum class MmaType : std::uint8_t { f16, bf16, s8, e4m3, e5m2 };
 constexpr bool is_k32(MmaType type) { return type == MmaType::s8 || type == MmaType::e4m3 || type == MmaType::e5m2; }
 // Multiply-accumulates of one mma warp instruction of the type: m16n8k16 = 2048, m16n8k32 = 4096.
@@ -90,8 +91,8 @@ struct Instruction {
     // k) and B (16-bit: k rows of n; 8-bit: n rows of k) operands. cp.async.bulk.tensor: the box
     // (rows x bytes per row).
     std::uint16_t wgmma_n = 0, a_pitch = 0, b_pitch = 0;
-    // wgmma: B's MmaType (modifier is A's); only fp8 may differ (.e4m3 x .e5m2).
-    std::uint8_t wgmma_b_type = 0;
+    // mma and wgmma: B's MmaType (modifier is A's); only the fp8 types may differ (.e4m3 x .e5m2).
+    std::uint8_t b_type = 0;
     std::uint16_t box_rows = 0, box_row_bytes = 0;
     int line = 0;                   // source line, for messages
     // Scoreboard: registers read / written (mma touches register ranges), predicates as bit masks.

@@ -213,10 +213,11 @@ void SmCore::issue(int sp, int slot) {
         case Unit::fp32:
         case Unit::sfu:
         case Unit::tensor: {
-            const PipelineTiming& p = in.unit == Unit::int_alu ? params_.int_alu
-                                      : in.unit == Unit::fp32  ? params_.fp32
-                                      : in.unit == Unit::sfu   ? params_.sfu
-                                                               : params_.tensor_of(static_cast<MmaType>(in.modifier));
+            const PipelineTiming p = in.unit == Unit::int_alu ? params_.int_alu
+                                     : in.unit == Unit::fp32  ? params_.fp32
+                                     : in.unit == Unit::sfu   ? params_.sfu
+                                                              : params_.tensor_of(static_cast<MmaType>(in.modifier),
+                                                                                  static_cast<MmaType>(in.b_type));
             ready = now_ + static_cast<std::uint64_t>(p.latency);
             busy_until = now_ + static_cast<std::uint64_t>(p.initiation_interval);
             break;
@@ -484,16 +485,16 @@ void SmCore::issue_async(int sp, int slot, const Instruction& in, Block& block) 
             // Operands come through the SM's shared-memory port (banks x bank bytes per cycle): the
             // warp's 16 rows of A (512 B: 16 x 16 x 2, or 16 x 32 x 1) and a quarter of B (16 x N x 2
             // or 32 x N x 1, / 4; the warpgroup reads B once, broadcast to its four tensor cores).
-            const auto a_type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.wgmma_b_type);
-            const int interval = std::max(params_.tensor_of(a_type).initiation_interval,
-                                          params_.tensor_of(b_type).initiation_interval);
+            const auto a_type = static_cast<MmaType>(in.modifier), b_type = static_cast<MmaType>(in.b_type);
+            const PipelineTiming timing = params_.tensor_of(a_type, b_type);
+            const int interval = timing.initiation_interval;
             const std::uint64_t compute = static_cast<std::uint64_t>(in.wgmma_n) * static_cast<std::uint64_t>(interval) / 8;
             const std::uint64_t bytes = 512 + 8 * static_cast<std::uint64_t>(in.wgmma_n);
             const auto port = static_cast<std::uint64_t>(std::max(1, params_.smem_banks * params_.smem_bank_bytes));
             smem_operand_free_ = std::max(smem_operand_free_, now_) + (bytes + port - 1) / port;
             std::uint64_t& tensor = tensor_async_free_[static_cast<std::size_t>(sp)];
             tensor = std::max(std::max(tensor, now_) + compute, smem_operand_free_);
-            a.open_done = std::max(a.open_done, tensor + static_cast<std::uint64_t>(params_.tensor_of(a_type).latency));
+            a.open_done = std::max(a.open_done, tensor + static_cast<std::uint64_t>(timing.latency));
             a.open = true;
             break;
         }

@@ -11,6 +11,7 @@
 // non-blocking one answers later through deliver() (launch() runs the SMs in windows and hands
 // the answers over at each window's end). Stores are sent and the warp goes on.
 #include <array>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +51,11 @@ struct SmParams {
     PipelineTiming tensor_e5m2{32, 8};
     const PipelineTiming& tensor_of(MmaType type) const {
         return type == MmaType::s8 ? tensor_s8 : type == MmaType::e4m3 ? tensor_e4m3 : type == MmaType::e5m2 ? tensor_e5m2 : tensor;
+    }
+    // Operands of two types (fp8 e4m3 x e5m2): the slower type's interval and latency.
+    PipelineTiming tensor_of(MmaType a, MmaType b) const {
+        const PipelineTiming &pa = tensor_of(a), &pb = tensor_of(b);
+        return {std::max(pa.latency, pb.latency), std::max(pa.initiation_interval, pb.initiation_interval)};
     }
     int shared_latency = 23;           // ld.shared / shfl, conflict-free
     int shuffle_initiation_interval = 2;

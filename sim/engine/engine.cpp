@@ -105,6 +105,17 @@ void check_simulation_limits(const ChipModel& chip, const std::vector<Op>& ops, 
                              std::string(to_string(op.dtype)) +
                              " rate (fp8 runs on h100, b200, l4, rtx4090 and mi300x; docs/trace-format.md "
                              "\"fp8\"); use dtype=bf16, fp16 or int8");
+        if (op.b_dtype) {
+            if (!chip.runs_mixed_fp8())
+                throw InputError(op_words(op) + ": b_dtype " + std::string(to_string(*op.b_dtype)) + " with dtype " +
+                                 std::string(to_string(op.dtype)) +
+                                 ": mixed fp8 operands run on the GPU models' fp8 tensor cores only; the systolic "
+                                 "model takes one operand dtype per GEMM (docs/trace-format.md \"fp8\")");
+            if (chip.matrix_macs_per_cycle(*op.b_dtype) <= 0)
+                throw InputError(op_words(op) + ": b_dtype " + std::string(to_string(*op.b_dtype)) +
+                                 " needs a matrix unit that runs it, and this chip's config gives no " +
+                                 std::string(to_string(*op.b_dtype)) + " rate");
+        }
         if (options.validate && static_cast<double>(op.macs()) > limits.validate_max_macs)
             throw InputError(op_words(op) + ": checking its " + count(static_cast<double>(op.macs())) +
                              " MACs against Eigen would take too long; the limit is " +

@@ -54,8 +54,12 @@ std::map<std::string, std::int64_t> RunReport::total_bytes() const {
 
 double MatrixPeaks::for_op(const Op& op) const {
     if (!op_info(op.kind).has_dtype) return default_dtype;
-    const auto it = by_dtype.find(op.dtype);
-    return it != by_dtype.end() && it->second > 0 ? it->second : default_dtype;
+    auto peak = [&](DType t) {
+        const auto it = by_dtype.find(t);
+        return it != by_dtype.end() && it->second > 0 ? it->second : default_dtype;
+    };
+    // Mixed fp8 operands run at the slower format's rate (equal on every shipped chip).
+    return op.b_dtype ? std::min(peak(op.dtype), peak(*op.b_dtype)) : peak(op.dtype);
 }
 
 namespace {
@@ -83,9 +87,11 @@ std::size_t RunReport::ops_without_cycle_model() const {
 
 namespace {
 
-// A kernel op's program decides its element types: it has no dtype to show.
+// A kernel op's program decides its element types: it has no dtype to show. Mixed fp8 operands
+// show as A's and B's formats, e.g. fp8_e5m2*fp8_e4m3.
 std::string dtype_text(const Op& op, const char* none) {
-    return op_info(op.kind).has_dtype ? std::string(to_string(op.dtype)) : std::string(none);
+    if (!op_info(op.kind).has_dtype) return none;
+    return std::string(to_string(op.dtype)) + (op.b_dtype ? "*" + std::string(to_string(*op.b_dtype)) : "");
 }
 
 // GEMM-like ops whose dtype the chip's matrix unit does not run: they fell to a slower unit.
@@ -111,7 +117,7 @@ constexpr const char* kQuantizationScope =
 json quantization_json(const QuantizationError& q, bool per_op) {
     json j = {{"reference", "fp32"}, {"values", q.values}, {"max_abs", q.max_abs}, {"relative_rms", q.relative_rms()}};
     if (per_op) {
-        j["scheme"] = quantization_scheme(q.dtype, q.encoding);
+        j["scheme"] = quantization_scheme(q.dtype, q.encoding, q.b_dtype);
     } else {
         j["scope"] = kQuantizationScope;
         j["ops"] = q.ops;
@@ -133,6 +139,7 @@ json op_json(const OpReport& r) {
     o["kind"] = std::string(to_string(r.op.kind));
     const OpKindInfo& info = op_info(r.op.kind);
     o["dtype"] = info.has_dtype ? json(std::string(to_string(r.op.dtype))) : json(nullptr);
+    if (r.op.b_dtype) o["b_dtype"] = std::string(to_string(*r.op.b_dtype));  // mixed fp8 GEMMs only
     o["shape"] = shape_json(r.op);
     o["model"] = r.model;
     if (!r.roofline_reason.empty()) o["roofline_reason"] = r.roofline_reason;
@@ -519,7 +526,7 @@ struct ReportWriter::Impl {
     std::map<std::string, std::uint64_t> by_bound;
     Fallback fallback;
     std::set<std::string> levels, bounds;
-    std::size_t name_w = 2, shape_w = 5, model_w = 5;
+    std::size_t name_w = 2, shape_w = 5, dtype_w = 5, model_w = 5;
     // Top bottlenecks: the five longest ops, longest first, earlier first among equals.
     struct Top {
         std::uint64_t cycles;
@@ -660,6 +667,7 @@ void ReportWriter::add(const OpReport& r) {
         const OpRow row = row_of(r);
         w.name_w = std::max(w.name_w, row.name.size());
         w.shape_w = std::max(w.shape_w, row.shape.size());
+        w.dtype_w = std::max(w.dtype_w, row.dtype_table.size());
         w.model_w = std::max(w.model_w, row.model.size());
         put_row(*w.rows, row);
     }
@@ -743,8 +751,8 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     out << "\n";
 
     char line[1024];
-    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %8s  %6s  %-8s", "#",
-                  static_cast<int>(name_w), "op", "kind", static_cast<int>(shape_w), "shape", "dtype",
+    std::snprintf(line, sizeof line, "%4s  %-*s  %-9s  %-*s  %-*s  %-*s  %14s  %10s  %8s  %6s  %-8s", "#",
+                  static_cast<int>(name_w), "op", "kind", static_cast<int>(shape_w), "shape", static_cast<int>(dtype_w), "dtype",
                   static_cast<int>(model_w), "model", "cycles", "time(us)", "host(us)", "util", "bound");
     out << line;
     for (const auto& l : levels) {
@@ -755,9 +763,9 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
         const OpRow r = get_row(*rows);
-        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-5s  %-*s  %14s  %10s  %8s  %6s  %-8s", index,
+        std::snprintf(line, sizeof line, "%4zu  %-*s  %-9s  %-*s  %-*s  %-*s  %14s  %10s  %8s  %6s  %-8s", index,
                       static_cast<int>(name_w), r.name.c_str(), r.kind.c_str(), static_cast<int>(shape_w),
-                      r.shape.c_str(), r.dtype_table.c_str(), static_cast<int>(model_w), r.model.c_str(),
+                      r.shape.c_str(), static_cast<int>(dtype_w), r.dtype_table.c_str(), static_cast<int>(model_w), r.model.c_str(),
                       with_commas(r.cycles).c_str(),
                       fixed(static_cast<double>(r.cycles) / clock_hz * 1e6, 2).c_str(),
                       fixed(static_cast<double>(r.host_cycles) / clock_hz * 1e6, 2).c_str(),
@@ -870,15 +878,16 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
 // The int8/fp8 ops' error against fp32, one line each, then the run's pooled figure.
 void ReportWriter::Impl::write_quantization(std::ostream& out, const QuantizationError& pooled) {
     char line[1024];
-    std::snprintf(line, sizeof line, "quantization error against fp32 (docs/outputs.md):\n  %-*s  %-8s  %12s  %12s\n",
-                  static_cast<int>(name_w), "op", "dtype", "max abs", "rel RMS");
+    std::snprintf(line, sizeof line, "quantization error against fp32 (docs/outputs.md):\n  %-*s  %-*s  %12s  %12s\n",
+                  static_cast<int>(name_w), "op", static_cast<int>(std::max<std::size_t>(dtype_w, 8)), "dtype", "max abs",
+                  "rel RMS");
     out << line;
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
         const OpRow r = get_row(*rows);
         if (!r.quantization_max_abs) continue;
-        std::snprintf(line, sizeof line, "  %-*s  %-8s  %12.4g  %12.4g\n", static_cast<int>(name_w), r.name.c_str(),
-                      r.dtype_table.c_str(), *r.quantization_max_abs, *r.quantization_relative_rms);
+        std::snprintf(line, sizeof line, "  %-*s  %-*s  %12.4g  %12.4g\n", static_cast<int>(name_w), r.name.c_str(),
+                      static_cast<int>(std::max<std::size_t>(dtype_w, 8)), r.dtype_table.c_str(), *r.quantization_max_abs, *r.quantization_relative_rms);
         out << line;
     }
     std::snprintf(line, sizeof line,

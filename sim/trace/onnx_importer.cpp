@@ -609,6 +609,14 @@ private:
         return op;
     }
 
+    // A GEMM whose B is in the other fp8 format than A (an fp8 training graph's e5m2 gradients
+    // times e4m3 weights): Op::b_dtype. Any other B type leaves the op in A's dtype, as before.
+    void set_b_dtype(Op& op, const std::string& b_source) {
+        const TensorInfo* t = info(b_source);
+        const std::optional<DType> b = t ? dtype_of(t->elem_type) : std::nullopt;
+        if (b && is_fp8(op.dtype) && is_fp8(*b) && *b != op.dtype) op.b_dtype = *b;
+    }
+
     void unmapped(const std::string& label) { ++summary_.unmapped[label]; }
 
     void map_nodes() {
@@ -767,6 +775,7 @@ private:
         if (const std::string problem = numpy_matmul(*a, *b, kind, gemm); !problem.empty())
             fail(path_, node_label(n, i) + ": " + problem);
         Op op = new_op(kind, i, n.input(0));
+        set_b_dtype(op, n.input(1));
         op.gemm = gemm;
         push(std::move(op), i);
         return true;
@@ -779,6 +788,7 @@ private:
         if (!a || !b || a->size() != 2 || b->size() != 2) return false;
         const bool ta = int_attribute(n, "transA", 0) != 0, tb = int_attribute(n, "transB", 0) != 0;
         Op op = new_op(OpKind::matmul, i, n.input(0));
+        set_b_dtype(op, n.input(1));
         op.gemm.m = ta ? (*a)[1] : (*a)[0];
         op.gemm.k = ta ? (*a)[0] : (*a)[1];
         op.gemm.n = tb ? (*b)[0] : (*b)[1];

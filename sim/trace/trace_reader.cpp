@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 
+#include "models/common/enum_names.h"
 #include "models/common/op_checks.h"
 #include "models/common/op_table.h"
 #include "sim/trace/scalesim_reader.h"
@@ -211,6 +212,8 @@ class TextTraceParser {
         const std::vector<std::string>& optional = optional_keys(*kind);
         allowed.insert(allowed.end(), optional.begin(), optional.end());
         if (op_info(*kind).has_dtype) allowed.emplace_back("dtype");
+        const bool mixes_operands = op_info(*kind).layout == OpLayout::gemm;  // matmul, bmm
+        if (mixes_operands) allowed.emplace_back("b_dtype");
 
         std::map<std::string, std::string> kv;
         for (std::size_t t = 2; t < tokens.size(); ++t) {
@@ -239,10 +242,21 @@ class TextTraceParser {
         if (const auto it = kv.find("dtype"); it != kv.end()) {
             const auto dtype = parse_operand_dtype(it->second);
             if (!dtype)
-                ctx.error("unknown dtype '" + it->second + "'" +
-                          did_you_mean(it->second, operand_dtype_names()) +
-                          " (valid: int8, fp16, bf16, fp32)");
+                ctx.error("unknown dtype '" + it->second + "'" + did_you_mean(it->second, operand_dtype_names()) +
+                          " (valid: " + join_names(operand_dtype_names()) + ")");
             op.dtype = *dtype;
+        }
+        if (const auto it = kv.find("b_dtype"); it != kv.end()) {
+            const auto b_dtype = parse_operand_dtype(it->second);
+            if (!b_dtype)
+                ctx.error("unknown b_dtype '" + it->second + "'" + did_you_mean(it->second, operand_dtype_names()) +
+                          " (valid: " + join_names(operand_dtype_names()) + ")");
+            // Only the fp8 formats mix (the tensor cores' .e4m3.e5m2 forms); a b_dtype equal to
+            // dtype says nothing more.
+            if (!is_fp8(op.dtype) || !is_fp8(*b_dtype))
+                ctx.error("b_dtype " + it->second + " with dtype " + std::string(to_string(op.dtype)) +
+                          ": only the fp8 formats mix (dtype=fp8_e4m3 b_dtype=fp8_e5m2, or the reverse)");
+            if (*b_dtype != op.dtype) op.b_dtype = *b_dtype;
         }
         read_shape(LineFields(ctx, kv, folder_), op);
         if (const std::string problem = shape_problem(op); !problem.empty()) ctx.error(problem);

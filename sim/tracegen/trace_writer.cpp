@@ -34,6 +34,7 @@ void write_trace(std::ostream& out, const std::vector<Op>& ops, const std::strin
         write_shape(out, op);
         if (op_info(op.kind).has_dtype && (!implicit_dtype || op.dtype != *implicit_dtype))
             out << " dtype=" << to_string(op.dtype);
+        if (op.b_dtype) out << " b_dtype=" << to_string(*op.b_dtype);
         out << '\n';
     }
 }

@@ -113,6 +113,39 @@ TEST(Cli, Fp8RunsWhereATensorCoreRunsItAndIsRefusedElsewhere) {
     EXPECT_TRUE(contains(tpu.out, "numerics: PASSED")) << tpu.out;
 }
 
+TEST(Cli, MixedFp8OperandsRunOnGpusAndAreRefusedOnSystolicChips) {
+    // b_dtype (docs/trace-format.md "Mixed fp8 operands"): on l4 (sm_89, the mma kernel) an
+    // e5m2 x e4m3 matmul and an e4m3 x e5m2 bmm pass --validate against Eigen on each operand's
+    // rounding; the JSON carries both formats, the table and CSV show A*B. A systolic chip given
+    // fp8 rates refuses the op (one line naming it, exit 2).
+    const fs::path dir = scratch_dir();
+    const fs::path trace = dir / "mixed.trace";
+    write_file(trace, "# accelsim-trace 1\nmatmul dgrad m=64 n=48 k=96 dtype=fp8_e5m2 b_dtype=fp8_e4m3\n"
+                      "bmm wgrad b=2 m=32 n=16 k=64 dtype=fp8_e4m3 b_dtype=fp8_e5m2\n");
+    const Result ran = run("--config configs/l4.json --validate --json '" + (dir / "l4.json").string() + "' --csv '" +
+                           (dir / "l4.csv").string() + "' --trace '" + trace.string() + "'");
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    EXPECT_TRUE(contains(ran.out, "fp8_e5m2*fp8_e4m3")) << ran.out;
+    EXPECT_TRUE(contains(ran.out, "numerics: PASSED")) << ran.out;
+    const auto j = nlohmann::json::parse(slurp(dir / "l4.json"));
+    ASSERT_EQ(j["ops"].size(), 2u);
+    EXPECT_EQ(j["ops"][0]["dtype"], "fp8_e5m2");
+    EXPECT_EQ(j["ops"][0]["b_dtype"], "fp8_e4m3");
+    EXPECT_EQ(j["ops"][1]["b_dtype"], "fp8_e5m2");
+    EXPECT_EQ(j["ops"][0]["model"], "simt");
+    // 64 x 48 + 2 x 32 x 16 outputs, each within its bound.
+    EXPECT_EQ(j["numerics"]["checked"], 64 * 48 + 2 * 32 * 16);
+    EXPECT_TRUE(contains(j["ops"][0]["numerics"]["quantization_error"]["scheme"].get<std::string>(), "A fp8_e5m2, B fp8_e4m3"))
+        << j["ops"][0]["numerics"].dump();
+    EXPECT_TRUE(contains(slurp(dir / "l4.csv"), ",fp8_e4m3*fp8_e5m2,"));
+    const Result tpu = run("--config configs/tpu_v4.json --set mxu.macs_per_pe_per_cycle.fp8_e4m3=1 "
+                           "--set mxu.macs_per_pe_per_cycle.fp8_e5m2=1 --trace '" + trace.string() + "'");
+    EXPECT_EQ(tpu.exit_code, 2);
+    EXPECT_TRUE(contains(tpu.err, "mixed.trace:2")) << tpu.err;
+    EXPECT_TRUE(contains(tpu.err, "the systolic model takes one operand dtype")) << tpu.err;
+    EXPECT_EQ(std::count(tpu.err.begin(), tpu.err.end(), '\n'), 1) << "one clear error line: " << tpu.err;
+}
+
 TEST(Cli, AnInt8OnlyChipRefusesABf16OpNamingItsLine) {
     // coral_edgetpu (tpu.int8_only): the trace's second op pins bf16; the first (int8 by the
     // config's default) would run. One error line naming the trace line, exit 2.

@@ -166,5 +166,77 @@ TEST(Fp8Gemm, AChipWithoutAnFp8RateHasNoFp8Kernel) {
     EXPECT_THROW(lower_gemm(op, memory, target), LoweringError);
 }
 
+// A in one fp8 format and B in the other: Transformer Engine's hybrid recipe (e5m2 gradients times
+// e4m3 weights or activations), mma.m16n8k32 with .atype != .btype.
+Op mixed_op(OpKind kind, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, DType a, DType b) {
+    Op op = gemm_op(kind, batch, m, n, k, a);
+    op.b_dtype = b;
+    return op;
+}
+
+TEST(Fp8Gemm, MixedFormatsMatchEigenOnEachOperandsRounding) {
+    // The check is Eigen's fp32 GEMM of A rounded to A's format and B to B's; a kernel reading B's
+    // e5m2 bytes as e4m3 (or the reverse) would be off by factors up to 2^8 and fail it
+    // (MmaFp8.MixedFormatsReadEachOperandInItsOwnFormat shows the mma itself).
+    const std::int64_t shapes[][4] = {{1, 17, 33, 45}, {1, 130, 70, 200}, {3, 65, 40, 33}};
+    for (const auto& [a, b] : {std::pair{DType::fp8_e4m3, DType::fp8_e5m2}, std::pair{DType::fp8_e5m2, DType::fp8_e4m3}})
+        for (const auto& s : shapes) {
+            const Op op = mixed_op(s[0] > 1 ? OpKind::bmm : OpKind::matmul, s[0], s[1], s[2], s[3], a, b);
+            const Fp8Run r = run(op, 2, true, false);
+            EXPECT_EQ(r.numerics.checked, s[0] * s[1] * s[2]);
+            EXPECT_TRUE(r.numerics.passed) << to_string(a) << " x " << to_string(b) << " " << s[1] << "x" << s[2] << "x" << s[3];
+            ASSERT_TRUE(r.numerics.quantization.has_value());
+            ASSERT_TRUE(r.numerics.quantization->b_dtype.has_value());
+            EXPECT_EQ(*r.numerics.quantization->b_dtype, b);
+        }
+}
+
+TEST(Fp8Gemm, MixedFormatsErrorCombinesBothOperandsRounding) {
+    // Against fp32, C = sum_k a_k b_k with a_k = a (1 + d_a), b_k = b (1 + d_b): the error is about
+    // sum_k a b (d_a + d_b), and over independent uniform inputs its relative RMS is
+    // sqrt(E[d_a^2] + E[d_b^2]) (weighted by a^2 b^2, the same for both formats' weighting). So
+    // mixed^2 = (e4m3 x e4m3^2 + e5m2 x e5m2^2) / 2, each single-format error being sqrt(2 E[d^2]).
+    // e4m3 keeps 3 mantissa bits, e5m2 2: e5m2's error is about twice e4m3's.
+    const Op e4 = gemm_op(OpKind::matmul, 1, 128, 128, 256, DType::fp8_e4m3);
+    const Op e5 = gemm_op(OpKind::matmul, 1, 128, 128, 256, DType::fp8_e5m2);
+    const double r44 = run(e4, 2, true, false).numerics.quantization->relative_rms();
+    const double r55 = run(e5, 2, true, false).numerics.quantization->relative_rms();
+    EXPECT_NEAR(r55 / r44, 2.0, 0.2);
+    for (const auto& [a, b] : {std::pair{DType::fp8_e4m3, DType::fp8_e5m2}, std::pair{DType::fp8_e5m2, DType::fp8_e4m3}}) {
+        const Fp8Run r = run(mixed_op(OpKind::matmul, 1, 128, 128, 256, a, b), 2, true, false);
+        ASSERT_TRUE(r.numerics.passed);
+        EXPECT_NEAR(r.numerics.quantization->relative_rms(), std::sqrt((r44 * r44 + r55 * r55) / 2), 0.05 * r44)
+            << to_string(a) << " x " << to_string(b) << ": e4m3 " << r44 << ", e5m2 " << r55;
+    }
+}
+
+TEST(Fp8Gemm, MixedFormatsRunAtTheSlowerFormatsRate) {
+    // At h100's rates (both formats 4096 MACs per SM per cycle) the mixed kernel is the e4m3 one
+    // with another mma of the same interval: the same cycles. With e5m2 at half the rate (2048:
+    // II 8 instead of 4) the mixed kernel runs every mma at e5m2's interval, so its cycles are
+    // exactly the e5m2 kernel's, and slower than e4m3's.
+    const GemmTile tile = gemm_tensor_tiles().front();
+    auto cycles = [&](const Op& op, double e5m2_rate) {
+        simt::SimtParams params = h100_like(2);
+        simt::SmSpec spec;
+        spec.tensor_macs_per_cycle = {4096, 2048, 2048, 1024, 4096, e5m2_rate};
+        const simt::SmParams rates = simt::sm_params_from(spec);
+        params.sm.tensor_e5m2 = rates.tensor_e5m2;
+        LoweringTarget target;
+        target.sms = 2;
+        target.sm = params.sm;
+        target.seed = 7;
+        target.real_data = false;
+        target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, e5m2_rate};
+        return test::run_single_launch_gemm(op, params, target, true, &tile).stats.cycles;
+    };
+    const Op mixed = mixed_op(OpKind::matmul, 1, 200, 180, 256, DType::fp8_e4m3, DType::fp8_e5m2);
+    const Op e4 = gemm_op(OpKind::matmul, 1, 200, 180, 256, DType::fp8_e4m3);
+    const Op e5 = gemm_op(OpKind::matmul, 1, 200, 180, 256, DType::fp8_e5m2);
+    EXPECT_EQ(cycles(mixed, 4096), cycles(e4, 4096));
+    EXPECT_EQ(cycles(mixed, 2048), cycles(e5, 2048));
+    EXPECT_GT(cycles(mixed, 2048), cycles(e4, 2048));
+}
+
 }  // namespace
 }  // namespace accelsim::gpu

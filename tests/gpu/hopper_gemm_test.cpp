@@ -430,5 +430,33 @@ TEST(HopperGemm8bit, LoweringKeepsTheMmaKernelElsewhere) {
     }
 }
 
+TEST(HopperGemm8bit, MixedFp8FormatsMatchEigenOnEachOperandsRounding) {
+    // A in one fp8 format and B in the other (Op::b_dtype): the kernel's wgmma takes the mixed
+    // .e4m3.e5m2 / .e5m2.e4m3 form, B's bytes are e5m2 (e4m3) encodings, and the check is Eigen's
+    // fp32 GEMM of A rounded to A's format and B to B's. At h100's rates (equal for both formats)
+    // the cycles are the single-format kernel's, instruction for instruction.
+    const struct { DType a, b; } pairs[] = {{DType::fp8_e4m3, DType::fp8_e5m2}, {DType::fp8_e5m2, DType::fp8_e4m3}};
+    for (const auto& p : pairs) {
+        Op op = gemm_op(1, 256, 512, 256, p.a);
+        op.b_dtype = p.b;
+        const HopperRun mixed = run(op, 2, true);
+        const std::string a_name = simt::mma_type_name(mma_type_of(p.a)), b_name = simt::mma_type_name(mma_type_of(p.b));
+        EXPECT_EQ(mixed.kernel.rfind("hopper_gemm_", 0), 0u) << mixed.kernel;
+        EXPECT_NE(mixed.kernel.find("_" + a_name + "_" + b_name), std::string::npos) << mixed.kernel;
+        EXPECT_EQ(mixed.numerics.checked, 256 * 512);
+        EXPECT_TRUE(mixed.numerics.passed) << mixed.kernel << " max abs err " << mixed.numerics.max_abs_err;
+        EXPECT_EQ(static_cast<std::int64_t>(mixed.stats.mma_issued) * 4096, 256LL * 512 * 256);
+        EXPECT_EQ(mixed.stats.cycles, run(gemm_op(1, 256, 512, 256, p.a), 2, true).stats.cycles);
+        Op batched = gemm_op(3, 128, 128, 256, p.a);
+        batched.b_dtype = p.b;
+        const HopperRun b = run(batched, 2, true);
+        EXPECT_EQ(b.numerics.checked, 3 * 128 * 128);
+        EXPECT_TRUE(b.numerics.passed) << b.kernel;
+    }
+    const HopperTile tile{128, 128, 4};
+    EXPECT_THROW(hopper_gemm_kernel(tile, simt::MmaType::s8, simt::MmaType::e4m3), LoweringError);
+    EXPECT_THROW(hopper_gemm_kernel(tile, simt::MmaType::e4m3, simt::MmaType::e4m3), LoweringError);
+}
+
 }  // namespace
 }  // namespace accelsim::gpu

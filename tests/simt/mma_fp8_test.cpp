@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <random>
 
 #include <Eigen/Core>
@@ -26,11 +27,14 @@ using MatA = Eigen::Matrix<float, 16, 32, Eigen::RowMajor>;
 using MatB = Eigen::Matrix<float, 32, 8, Eigen::RowMajor>;
 using MatC = Eigen::Matrix<float, 16, 8, Eigen::RowMajor>;
 
-// A and B hold fp8 values (as floats); they are encoded to the format's bytes for the kernel.
-MatC run_mma(const Kernel& k, DType format, const MatA& a, const MatB& b, const MatC& c) {
+// A and B hold fp8 values (as floats); they are encoded to the format's bytes for the kernel, B to
+// b_format where given (the mixed forms).
+MatC run_mma(const Kernel& k, DType format, const MatA& a, const MatB& b, const MatC& c,
+             std::optional<DType> b_format = std::nullopt) {
     MatC d;
+    const DType bf = b_format.value_or(format);
     std::function<std::uint8_t(int, int)> a_byte = [&](int i, int kk) { return fp8_encode(a(i, kk), format); };
-    std::function<std::uint8_t(int, int)> b_byte = [&](int kk, int n) { return fp8_encode(b(kk, n), format); };
+    std::function<std::uint8_t(int, int)> b_byte = [&](int kk, int n) { return fp8_encode(b(kk, n), bf); };
     test::run_mma_m16n8k32(k, a_byte, b_byte, c.data(), d.data());
     return d;
 }
@@ -142,6 +146,73 @@ TEST(MmaFp8, TensorPipeIssuesAtTheConfigsFp8Rate) {
     EXPECT_EQ(launch(independent_mmas("mma.m16n8k32.e4m3", 10), {1, 32}, {}, mem, p).cycles, 290u);
     EXPECT_EQ(p.sm.tensor_s8.initiation_interval, 16);
     EXPECT_EQ(launch(independent_mmas("mma.m16n8k32.s8", 10), {1, 32}, {}, mem, p).cycles, 146u);
+}
+
+TEST(MmaFp8, MixedFormatsReadEachOperandInItsOwnFormat) {
+    // PTX's mma.m16n8k32 takes .atype and .btype independently (.e4m3.e5m2, .e5m2.e4m3). Integer
+    // values each format holds (e4m3: every integer to 16; e5m2: to 8, then even to 16) and integer
+    // C: exact in fp32 in any order, so the mma must match Eigen bit for bit. The same B bytes read
+    // in A's format would be other numbers (0x4C = 0.10011.00 is 2^(19-15) = 16 in e5m2 and
+    // 0.1001.100 = 1.5 x 2^(9-7) = 6 in e4m3), so a kernel that ignored B's type fails this.
+    std::mt19937 rng(58);
+    std::uniform_int_distribution<int> value(-16, 16), acc(-100000, 100000);
+    const struct {
+        DType a, b;
+        const char* short_form;
+        const char* ptx;
+    } pairs[] = {
+        {DType::fp8_e4m3, DType::fp8_e5m2, "mma.m16n8k32.e4m3.e5m2", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"},
+        {DType::fp8_e5m2, DType::fp8_e4m3, "mma.m16n8k32.e5m2.e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32"},
+    };
+    EXPECT_EQ(fp8_decode(0x4C, DType::fp8_e5m2), 16.0f);
+    EXPECT_EQ(fp8_decode(0x4C, DType::fp8_e4m3), 6.0f);
+    for (const auto& p : pairs) {
+        MatA a;
+        MatB b;
+        MatC c;
+        for (int i = 0; i < a.size(); ++i) a.data()[i] = fp8_round(static_cast<float>(value(rng)), p.a);
+        for (int i = 0; i < b.size(); ++i) b.data()[i] = fp8_round(static_cast<float>(value(rng)), p.b);
+        for (int i = 0; i < c.size(); ++i) c.data()[i] = static_cast<float>(acc(rng));
+        const MatC expected = a * b + c;
+        // B's bytes read as A's format: what a kernel ignoring .btype would compute.
+        MatB misread;
+        for (int i = 0; i < b.size(); ++i) misread.data()[i] = fp8_decode(fp8_encode(b.data()[i], p.b), p.a);
+        const MatC wrong = a * misread + c;
+        for (const char* mnemonic : {p.short_form, p.ptx}) {
+            const MatC d = run_mma(assemble(mma_m16n8k32_source(mnemonic), "mma_mixed.sasm"), p.a, a, b, c, p.b);
+            int differs_from_wrong = 0;
+            for (int i = 0; i < 16; ++i)
+                for (int j = 0; j < 8; ++j) {
+                    EXPECT_EQ(d(i, j), expected(i, j)) << mnemonic << " " << i << "," << j;
+                    differs_from_wrong += d(i, j) != wrong(i, j);
+                }
+            EXPECT_GT(differs_from_wrong, 100) << mnemonic;  // of 128: the data tells the formats apart
+        }
+    }
+    // .s8 does not mix with fp8, and a 16-bit mma has no second type.
+    for (const char* bad : {"mma.m16n8k32.e4m3.s8", "mma.m16n8k32.s8.e5m2", "mma.m16n8k16.f16.bf16",
+                            "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.s8.f32", "mma.m16n8k32.e4m3.e5m2.e4m3"})
+        EXPECT_THROW(assemble(mma_m16n8k32_source(bad), "bad.sasm"), AssemblyError) << bad;
+}
+
+TEST(MmaFp8, MixedFormatsIssueAtTheSlowerFormatsRate) {
+    // An rtx4090-like SM (fp8 e4m3 512 MACs per cycle: one m16n8k32 per 32 cycles per
+    // sub-partition) given half that rate for e5m2 (256: one per 64 cycles). Ten independent mixed
+    // mmas from one warp issue every 64 cycles, at 0, 64, ..., 576; exit at 577, done at 578; the
+    // e4m3 form keeps 32: 9 x 32 + 2 = 290 (the test above).
+    SmSpec spec;
+    spec.tensor_macs_per_cycle.fp16 = 256;
+    spec.tensor_macs_per_cycle.int8 = 1024;
+    spec.tensor_macs_per_cycle.fp8_e4m3 = 512;
+    spec.tensor_macs_per_cycle.fp8_e5m2 = 256;
+    SimtParams p;
+    p.sm = sm_params_from(spec);
+    p.sm.limits = *published_limits("sm_89");
+    ASSERT_EQ(p.sm.tensor_e5m2.initiation_interval, 64);
+    GlobalMemory mem;
+    EXPECT_EQ(launch(independent_mmas("mma.m16n8k32.e4m3", 10), {1, 32}, {}, mem, p).cycles, 290u);
+    for (const char* mixed : {"mma.m16n8k32.e4m3.e5m2", "mma.m16n8k32.e5m2.e4m3"})
+        EXPECT_EQ(launch(independent_mmas(mixed, 10), {1, 32}, {}, mem, p).cycles, 578u) << mixed;
 }
 
 }  // namespace

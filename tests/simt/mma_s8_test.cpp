@@ -77,7 +77,7 @@ TEST(MmaS8, AssemblerRejectsOtherShapesAndTypes) {
             FAIL() << "assembled " << mnemonic;
         } catch (const AssemblyError& e) {
             EXPECT_EQ(std::string(e.what()), "k.sasm:2: expected mma.m16n8k16.f16, mma.m16n8k16.bf16, mma.m16n8k32.s8, "
-                                             "mma.m16n8k32.e4m3 or mma.m16n8k32.e5m2");
+                                             "mma.m16n8k32.e4m3, mma.m16n8k32.e5m2 or mixed fp8 mma.m16n8k32.e4m3.e5m2 / .e5m2.e4m3");
         }
     }
 }

@@ -212,6 +212,34 @@ TEST(OnnxImport, Fp8ModelsKeepTheirFormat) {
     }
 }
 
+TEST(OnnxImport, Fp8GemmsOfTwoFormatsKeepBoth) {
+    // An e5m2 activation (a gradient) times e4m3 weights, and the reverse through Gemm: the op takes
+    // A's format as its dtype and B's as b_dtype; a B in A's format adds nothing, and a B of
+    // another type (fp16) leaves the op in A's dtype.
+    const struct { std::int32_t a, b; DType dtype; std::optional<DType> b_dtype; const char* node; } cases[] = {
+        {19, 17, DType::fp8_e5m2, DType::fp8_e4m3, "MatMul"},
+        {17, 20, DType::fp8_e4m3, DType::fp8_e5m2, "Gemm"},
+        {17, 18, DType::fp8_e4m3, std::nullopt, "MatMul"},
+        {17, onnx::TensorProto_DataType_FLOAT16, DType::fp8_e4m3, std::nullopt, "MatMul"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(std::to_string(c.a) + " x " + std::to_string(c.b));
+        OnnxBuilder b(17, c.a);
+        b.input("x", {std::int64_t{32}, std::int64_t{64}});
+        b.weight("w", {64, 16});
+        b.node(c.node, {"x", "w"}, {"y"});
+        b.output("y");
+        for (auto& t : *b.model().mutable_graph()->mutable_initializer())
+            if (t.name() == "w") t.set_data_type(c.b);
+        const ImportedModel m = import_onnx(save(b, "mixed.onnx"), DType::bf16, {});
+        ASSERT_EQ(m.ops.size(), 1u);
+        EXPECT_EQ(m.ops[0].dtype, c.dtype);
+        EXPECT_EQ(m.ops[0].b_dtype, c.b_dtype);
+        EXPECT_EQ(m.ops[0].gemm.m, 32);
+        EXPECT_EQ(m.ops[0].gemm.n, 16);
+    }
+}
+
 // The CNN at batch 1:
 //   c1: 64x64x3 -> 16, 3x3/1 pad 1: out 64x64; MACs 64*64*16*3*9 = 1,769,472
 //   BatchNormalization right after it: folded (no op)

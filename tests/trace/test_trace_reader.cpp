@@ -2,7 +2,10 @@
 // out by hand in the comments, not taken from the program.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "sim/trace/trace_reader.h"
+#include "sim/tracegen/trace_writer.h"
 #include "trace_test_util.h"
 
 namespace accelsim {
@@ -295,11 +298,52 @@ TEST(TraceReaderErrors, ConvShapeRules) {
 TEST(TraceReaderErrors, Dtype) {
     EXPECT_EQ(read_error("e.trace", with_header("matmul a m=1 n=1 k=1 dtype=bf61\n")),
               "e.trace:2: matmul: unknown dtype 'bf61' (did you mean 'bf16'?) "
-              "(valid: int8, fp16, bf16, fp32)");
+              "(valid: int8, fp16, bf16, fp32, fp8_e4m3 or fp8_e5m2)");
     // int32 is an accumulator type, not an operand type.
     EXPECT_EQ(read_error("e.trace", with_header("matmul a m=1 n=1 k=1 dtype=int32\n")),
               "e.trace:2: matmul: unknown dtype 'int32' (did you mean 'int8'?) "
-              "(valid: int8, fp16, bf16, fp32)");
+              "(valid: int8, fp16, bf16, fp32, fp8_e4m3 or fp8_e5m2)");
+}
+
+// b_dtype: B's fp8 format where it differs from A's (matmul and bmm only).
+TEST(TraceReaderErrors, MixedFp8Operands) {
+    EXPECT_EQ(read_error("e.trace", with_header("matmul a m=1 n=1 k=1 dtype=bf16 b_dtype=fp8_e4m3\n")),
+              "e.trace:2: matmul: b_dtype fp8_e4m3 with dtype bf16: only the fp8 formats mix "
+              "(dtype=fp8_e4m3 b_dtype=fp8_e5m2, or the reverse)");
+    EXPECT_EQ(read_error("e.trace", with_header("bmm a b=2 m=1 n=1 k=1 dtype=fp8_e4m3 b_dtype=int8\n")),
+              "e.trace:2: bmm: b_dtype int8 with dtype fp8_e4m3: only the fp8 formats mix "
+              "(dtype=fp8_e4m3 b_dtype=fp8_e5m2, or the reverse)");
+    EXPECT_EQ(read_error("e.trace", with_header("matmul a m=1 n=1 k=1 dtype=fp8_e4m3 b_dtype=fp8_e5m\n")),
+              "e.trace:2: matmul: unknown b_dtype 'fp8_e5m' (did you mean 'fp8_e5m2'?) "
+              "(valid: int8, fp16, bf16, fp32, fp8_e4m3 or fp8_e5m2)");
+    EXPECT_EQ(read_error("e.trace", with_header("softmax s rows=2 cols=4 dtype=fp8_e4m3 b_dtype=fp8_e5m2\n")),
+              "e.trace:2: softmax: unknown key 'b_dtype' (did you mean 'dtype'?)");
+}
+
+TEST(TraceReader, MixedFp8OperandsRoundTrip) {
+    const std::string path = write_file("mixed.trace", with_header("matmul dgrad m=64 n=32 k=128 dtype=fp8_e5m2 b_dtype=fp8_e4m3\n"
+                                                               "bmm wgrad b=2 m=16 n=16 k=64 dtype=fp8_e4m3 b_dtype=fp8_e5m2\n"
+                                                               "matmul same m=8 n=8 k=32 dtype=fp8_e4m3 b_dtype=fp8_e4m3\n"));
+    const std::vector<Op> ops = read_trace(path, DType::bf16);
+    ASSERT_EQ(ops.size(), 3u);
+    EXPECT_EQ(ops[0].dtype, DType::fp8_e5m2);
+    ASSERT_TRUE(ops[0].b_dtype.has_value());
+    EXPECT_EQ(*ops[0].b_dtype, DType::fp8_e4m3);
+    EXPECT_EQ(ops[1].operand_b_dtype(), DType::fp8_e5m2);
+    EXPECT_FALSE(ops[2].b_dtype.has_value());  // the same format: nothing mixed
+    // One byte per element either way: A 64 x 128, B 128 x 32; fp32 out.
+    EXPECT_EQ(ops[0].input_bytes(), 64 * 128);
+    EXPECT_EQ(ops[0].weight_bytes(), 128 * 32);
+    std::ostringstream written;
+    write_trace(written, ops, "", std::nullopt);
+    EXPECT_NE(written.str().find("dtype=fp8_e5m2 b_dtype=fp8_e4m3"), std::string::npos) << written.str();
+    const std::string again = write_file("mixed_again.trace", written.str());
+    const std::vector<Op> back = read_trace(again, DType::bf16);
+    ASSERT_EQ(back.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(back[i].dtype, ops[i].dtype);
+        EXPECT_EQ(back[i].b_dtype, ops[i].b_dtype);
+    }
 }
 
 TEST(TraceReaderErrors, Names) {
