@@ -16,9 +16,15 @@ namespace {
 
 constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
 
-// Which kernel runs the conv (conv.h): the 16-bit or the int8 tensor-core variant, or the FP32
-// FFMA variant (fp32, and 16-bit dtypes the chip's tensor cores do not run, on fp32 copies).
-enum class ConvPath { tensor16, tensor_int8, ffma };
+// Which kernel runs the conv (conv.h): the 16-bit or the 8-bit tensor-core variant (int8 with
+// int32 outputs; fp8 with fp32 outputs, the same kernel with the fp8 mma, as for GEMMs), or the
+// FP32 FFMA variant (fp32, and 16-bit dtypes the chip's tensor cores do not run, on fp32 copies).
+enum class ConvPath { tensor16, tensor_8bit, ffma };
+
+// The 8-bit kernel's mma type: s8, e4m3 or e5m2.
+simt::MmaType eight_bit_mma_type(DType dtype) {
+    return dtype == DType::fp8_e4m3 ? simt::MmaType::e4m3 : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2 : simt::MmaType::s8;
+}
 
 struct ConvLayout {
     Conv2dShape s;
@@ -61,8 +67,8 @@ ConvLayout conv_layout(const Op& op, ConvPath path) {
             l.cp = gemm_padded(l.cg);
             l.kp = gemm_padded(l.kg);
             break;
-        case ConvPath::tensor_int8:  // 16-byte chunks of 16 values; int32 outputs (as the int8 GEMM)
-            l.dtype = DType::int8;
+        case ConvPath::tensor_8bit:  // 16-byte chunks of 16 values; int32 or fp32 outputs (as the 8-bit GEMM)
+            l.dtype = op.dtype;
             l.in_eb = 1;
             l.out_eb = 4;
             l.cp = gemm_int8_padded_k(l.cg);
@@ -255,6 +261,50 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_int8_conv(const 
     };
 }
 
+// fp8 (docs/gpu.md, "fp8 GEMMs"): input and weights rounded to the format in the chip's encoding
+// (quantization.h), stored as fp8 bytes; the fp32 outputs checked against the direct convolution of
+// the same rounded values within K * 2^-24 * sum |x||w| (each fp8 product is exact in fp32; the
+// kernel's fp32 accumulation of the K = R*S*C/groups taps), and the quantization error against the
+// direct convolution of the unrounded values.
+std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const ConvLayout& l, std::uint64_t seed,
+                                                                         Fp8Encoding encoding, simt::GlobalMemory& memory,
+                                                                         bool on_worker) {
+    const ConvValues v = draw_conv_values(l.s, seed);
+    const DType dtype = l.dtype;
+    QuantizedOperand qx = quantize_operand(v.x, dtype, encoding), qw = quantize_operand(v.w, dtype, encoding);
+    const double output_scale = qx.scale * qw.scale;
+    ConvValues q{std::move(qx.values), std::move(qw.values)};
+    store_conv_values(l, q.x, q.w, [&](std::uint32_t address, float f) {
+        memory.data()[address] = fp8_encode(f, dtype, Fp8Overflow::saturate, encoding);
+    });
+    return [l, seed, encoding, output_scale, reference = start_direct_conv(l, std::move(q), on_worker)](
+               const simt::GlobalMemory& memory) {
+        const double taps = static_cast<double>(l.s.r * l.s.s * l.cg);
+        LoweringNumerics out;
+        const std::vector<DirectConvValue>& values = reference.get();
+        std::vector<double> got;
+        got.reserve(values.size());
+        std::size_t next = 0;
+        for_each_conv_output(l, [&](std::int64_t n, std::int64_t y, std::int64_t xo, std::int64_t grp, std::int64_t k) {
+            const DirectConvValue& want = values[next++];
+            const double value = memory.load_f32(static_cast<std::uint32_t>(l.out + l.out_index(n, y, xo, grp, k) * l.out_eb));
+            const double err = std::fabs(value - want.ref);
+            out.max_abs_err = std::max(out.max_abs_err, err);
+            if (want.ref != 0) out.max_rel_err = std::max(out.max_rel_err, err / std::fabs(want.ref));
+            if (!(err <= taps * 0x1p-24 * want.mag + 1e-30)) out.passed = false;
+            ++out.checked;
+            got.push_back(value);
+        });
+        const ConvValues unquantized = draw_conv_values(l.s, seed);
+        std::vector<float> reference_fp32;
+        reference_fp32.reserve(got.size());
+        for_each_direct_conv(l, unquantized.x, unquantized.w,
+                             [&](std::int64_t, double ref, double) { reference_fp32.push_back(static_cast<float>(ref)); });
+        out.quantization = quantization_error(l.dtype, got, reference_fp32, output_scale, encoding);
+        return out;
+    };
+}
+
 void allocate_conv(ConvLayout& l, simt::GlobalMemory& memory) {
     l.in = memory.allocate(static_cast<std::size_t>(l.in_bytes));
     l.w = memory.allocate(static_cast<std::size_t>(l.w_bytes));
@@ -294,7 +344,7 @@ LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& me
                                 const GemmTile& tile) {
     ConvLayout l = layout;
     const Conv2dShape& s = l.s;
-    const simt::MmaType type = l.path == ConvPath::tensor_int8 ? simt::MmaType::s8
+    const simt::MmaType type = l.path == ConvPath::tensor_8bit ? eight_bit_mma_type(l.dtype)
                                : l.dtype == DType::bf16        ? simt::MmaType::bf16
                                                                : simt::MmaType::f16;
     allocate_conv(l, memory);
@@ -318,8 +368,10 @@ LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& me
     out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(tile.bk * 2 / l.in_eb)));  // values per slice
     push_launch_stats(out, l, target, tile.threads(), blocks);
     if (target.real_data)
-        out.check = l.path == ConvPath::tensor_int8 ? fill_int8_conv(l, target.seed, memory)
-                                                    : fill_float_conv(l, target.seed, memory, target.reference_on_worker);
+        out.check = l.path != ConvPath::tensor_8bit ? fill_float_conv(l, target.seed, memory, target.reference_on_worker)
+                    : l.dtype == DType::int8        ? fill_int8_conv(l, target.seed, memory)
+                                                    : fill_fp8_conv(l, target.seed, target.sm.fp8_encoding, memory,
+                                                                    target.reference_on_worker);
     return out;
 }
 
@@ -350,8 +402,8 @@ LoweredKernel lower_ffma_conv(const ConvLayout& layout, simt::GlobalMemory& memo
 
 ConvPath tensor_path_of(DType dtype) {
     if (dtype == DType::fp16 || dtype == DType::bf16) return ConvPath::tensor16;
-    if (dtype == DType::int8) return ConvPath::tensor_int8;
-    throw LoweringError("the tensor-core implicit-GEMM kernel takes fp16, bf16 or int8, not " +
+    if (dtype == DType::int8 || is_fp8(dtype)) return ConvPath::tensor_8bit;
+    throw LoweringError("the tensor-core implicit-GEMM kernel takes fp16, bf16, int8, fp8_e4m3 or fp8_e5m2, not " +
                         std::string(to_string(dtype)));
 }
 
@@ -366,8 +418,10 @@ LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const Lower
     if (op.dtype == DType::fp32) return lower_ffma_conv(conv_layout(op, ConvPath::ffma), memory, target);
     const ConvPath path = tensor_path_of(op.dtype);
     if (!target.tensor_cores_for(op.dtype)) {
-        if (path == ConvPath::tensor_int8)
-            throw LoweringError("int8 convolutions need an int8 tensor-core rate (sm.tensor_macs_per_cycle.int8)");
+        if (path == ConvPath::tensor_8bit)
+            throw LoweringError(std::string(to_string(op.dtype)) + " convolutions need an " +
+                                (op.dtype == DType::int8 ? "int8" : "fp8") + " tensor-core rate (sm.tensor_macs_per_cycle." +
+                                std::string(to_string(op.dtype)) + ")");
         // No mma unit for the dtype (k80: none; v100: no bf16): a 16-bit conv runs as an fp32 one
         // on fp32 copies, as the GEMMs do (lower_gemm); the stat says so.
         LoweredKernel out = lower_ffma_conv(conv_layout(op, ConvPath::ffma), memory, target);
@@ -377,7 +431,7 @@ LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const Lower
     const ConvLayout l = conv_layout(op, path);
     const GemmShape g{l.s.groups, l.s.n * l.oh * l.ow, l.kg, l.kred};
     GemmTile tile = choose_gemm_tile(g, target.sms, target.sm,
-                                     path == ConvPath::tensor_int8 ? simt::MmaType::s8 : simt::MmaType::f16).tile;
+                                     path == ConvPath::tensor_8bit ? simt::MmaType::s8 : simt::MmaType::f16).tile;  // one shape for the 8-bit types
     tile.slices_ahead = 1;  // the conv variant keeps one slice ahead (its im2col state is per slice)
     return lower_tensor_conv(l, memory, target, tile);
 }

@@ -8,21 +8,22 @@ std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& 
     // The kernels compute in fp32 on 16- or 32-bit floating-point tensors, except the int8
     // tensor-core GEMM and conv (int32 accumulators) on chips with an int8 tensor rate; other
     // integer ops keep their roofline rows (docs/gpu.md).
-    // fp8 likewise: GEMMs run the fp8 tensor-core kernel, other fp8 ops (and fp8 convolutions)
-    // keep roofline rows, but for the elementwise ones, softmax and layernorm below.
+    // fp8 likewise: GEMMs and convolutions run the 8-bit tensor-core kernels with the fp8 mma, other
+    // fp8 ops keep roofline rows, but for the elementwise ones, softmax and layernorm below.
     if (op.kind == OpKind::kernel) return std::nullopt;
     const std::string kind(to_string(op.kind)), dtype(to_string(op.dtype));
     const bool elementwise_kernel = is_elementwise(op.kind) && has_elementwise_kernel(op.kind);
     const bool byte_type = op.dtype == DType::int8 || op.dtype == DType::int32 || is_fp8(op.dtype);
     if (byte_type) {
         const bool gemm_kind = op.kind == OpKind::matmul || op.kind == OpKind::bmm;
-        if (gemm_kind || (op.dtype == DType::int8 && op.kind == OpKind::conv2d)) {
+        if (gemm_kind || op.kind == OpKind::conv2d) {  // int8 and fp8: the 8-bit kernels
             if (op.dtype == DType::int32) return "the library has no int32 " + kind + " kernel";
             for (const DType t : {op.dtype, op.operand_b_dtype()}) {
                 const std::string name(to_string(t));
                 if (!target.tensor_cores_for(t))
                     return "this chip's tensor cores have no " + name + " rate (config: sm.tensor_macs_per_cycle." + name +
-                           " is 0), and the library has no " + name + " GEMM outside them";
+                           " is 0), and the library has no " + name + " " + (gemm_kind ? std::string("GEMM") : kind) +
+                           " outside them";
             }
             return std::nullopt;
         }
@@ -30,7 +31,7 @@ std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& 
         // reduction.h) where the ISA has their conversions: int8 everywhere, fp8 from sm_89.
         const bool vector_kind = elementwise_kernel || op.kind == OpKind::softmax || op.kind == OpKind::layernorm;
         if (!vector_kind || op.dtype == DType::int32)
-            return "the library has no " + dtype + " " + kind + " kernel (8-bit storage: GEMMs, int8 convolutions, "
+            return "the library has no " + dtype + " " + kind + " kernel (8-bit storage: GEMMs, convolutions, "
                    "elementwise ops, softmax and layernorm)";
         if (!runs_eight_bit_elementwise(op.dtype, target))
             return "an fp8 " + kind + " needs PTX's cvt e4m3x2/e5m2x2 conversions, sm_89 or later; this chip is " +

@@ -115,6 +115,69 @@ TEST(ConvKernels, Int8MatchesDirectConvolutionExactly) {
     }
 }
 
+// h100's tensor rates per SM (configs/h100.json): 16-bit 2048, int8 and both fp8 formats 4096.
+constexpr DTypeRates kH100Rates{4096, 2048, 2048, 1024, 4096, 4096};
+
+TEST(ConvKernels, Fp8MatchesTheDirectConvolutionOfTheRoundedValues) {
+    // fp8 on the 8-bit kernel with the fp8 mma (mma.m16n8k32.e4m3 / .e5m2): every fp32 output
+    // within K * 2^-24 * sum |x||w| of the direct convolution (in double) of the same fp8-rounded
+    // values; the error against the unrounded values is the format's: e4m3 keeps 3 mantissa bits,
+    // e5m2 2, so e5m2's relative RMS is about twice e4m3's.
+    for (const Conv2dShape& s : covered_shapes()) {
+        double rms[2] = {0, 0};
+        int i = 0;
+        for (const DType dt : {DType::fp8_e4m3, DType::fp8_e5m2}) {
+            const ConvRun r = run(conv_op(s, dt), true, nullptr, false, &kH100Rates);
+            EXPECT_EQ(r.numerics.checked, s.n * s.out_h() * s.out_w() * s.k);
+            EXPECT_TRUE(r.numerics.passed) << "c=" << s.c << " k=" << s.k << " r=" << s.r << " groups=" << s.groups << " "
+                                           << to_string(dt) << " max abs err " << r.numerics.max_abs_err;
+            ASSERT_TRUE(r.numerics.quantization.has_value());
+            EXPECT_EQ(r.numerics.quantization->dtype, dt);
+            rms[i++] = r.numerics.quantization->relative_rms();
+            EXPECT_GT(r.stats.mma_issued, 0u);
+        }
+        EXPECT_GT(rms[0], 0.0);
+        EXPECT_NEAR(rms[1] / rms[0], 2.0, 0.5) << "c=" << s.c << " k=" << s.k << " r=" << s.r;
+    }
+}
+
+TEST(ConvKernels, Fp8TakesTheInt8KernelsScheduleAtAnEqualRate) {
+    // At equal int8 and fp8 rates (h100's 4096 MACs per SM per cycle for the tile rule; the SM's
+    // pipes at their equal default intervals) the fp8 conv is the int8 conv with another mma of
+    // the same interval: the same cycles, mmas and sectors; and timing-only runs
+    // give the full run's cycles. Stored bytes are read by the encoding: FNUZ (mi300x) passes too.
+    const Op int8 = conv_op(shape(2, 10, 11, 40, 24, 3, 2, 1), DType::int8);
+    const ConvRun reference = run(int8, false, nullptr, true, &kH100Rates);
+    for (const DType dt : {DType::fp8_e4m3, DType::fp8_e5m2}) {
+        const Op op = conv_op(shape(2, 10, 11, 40, 24, 3, 2, 1), dt);
+        const ConvRun full = run(op, true, nullptr, false, &kH100Rates);
+        const ConvRun timing = run(op, false, nullptr, true, &kH100Rates);
+        EXPECT_TRUE(full.numerics.passed) << to_string(dt);
+        EXPECT_EQ(full.stats.cycles, timing.stats.cycles) << to_string(dt);
+        EXPECT_EQ(timing.stats.cycles, reference.stats.cycles) << to_string(dt);
+        EXPECT_EQ(timing.stats.mma_issued, reference.stats.mma_issued) << to_string(dt);
+        EXPECT_EQ(timing.stats.global_sectors, reference.stats.global_sectors) << to_string(dt);
+    }
+    simt::SimtParams params;
+    params.sms = 2;
+    params.sm.limits = *simt::published_limits("sm_80");
+    params.sm.fp8_encoding = Fp8Encoding::fnuz;
+    LoweringTarget target;
+    target.tensor_macs_per_sm_cycle = kH100Rates;
+    target.sms = 2;
+    target.sm = params.sm;
+    target.seed = 3;
+    target.real_data = true;
+    simt::GlobalMemory memory;
+    const LoweredKernel lk = lower_conv2d(conv_op(shape(1, 9, 9, 16, 24, 3, 1, 1), DType::fp8_e4m3), memory, target);
+    simt::FixedLatencyMemory port(200);
+    simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {false});
+    const LoweringNumerics fnuz = lk.check(memory);
+    EXPECT_TRUE(fnuz.passed) << fnuz.max_abs_err;
+    ASSERT_TRUE(fnuz.quantization.has_value());
+    EXPECT_EQ(fnuz.quantization->encoding, Fp8Encoding::fnuz);
+}
+
 TEST(ConvKernels, SixteenBitWithoutTensorCoresRunsTheFfmaKernel) {
     // k80 (no tensor cores) and v100 for bf16: fp16 / bf16 convs run on fp32 copies, as GEMMs do.
     const DTypeRates none{0, 0, 0, 0};
@@ -216,6 +279,7 @@ TEST(ConvKernels, UnsupportedInputsAreLoweringErrors) {
     LoweringTarget target;
     target.sm.limits = *simt::published_limits("sm_80");
     EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::int32), memory, target), LoweringError);
+    // fp8 needs an fp8 tensor rate (the default target has none; h100's has).
     EXPECT_THROW(lower_conv2d(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::fp8_e4m3), memory, target), LoweringError);
     const GemmTile tile = gemm_tensor_tiles()[0];
     EXPECT_THROW(lower_conv2d_with_tile(conv_op(shape(1, 8, 8, 8, 8, 3, 1, 1), DType::fp32), memory, target, tile),

@@ -25,6 +25,19 @@ Op gemm_op(DType dtype) {
     return op;
 }
 
+Op conv_op(DType dtype) {
+    Op op;
+    op.kind = OpKind::conv2d;
+    op.name = "t";
+    op.dtype = dtype;
+    op.conv.n = 1;
+    op.conv.h = op.conv.w = 8;
+    op.conv.c = op.conv.k = 16;
+    op.conv.r = op.conv.s = 3;
+    op.conv.pad_h = op.conv.pad_w = 1;
+    return op;
+}
+
 Op pool_op(DType dtype, std::int64_t channels) {
     Op op;
     op.kind = OpKind::pool;
@@ -70,8 +83,15 @@ TEST(NoKernelReason, EachGapOfTheLibraryHasItsOwnReason) {
     EXPECT_EQ(reason(row_op(OpKind::softmax, 4, 64, DType::fp8_e5m2), hopper), "(lowered)");
     EXPECT_EQ(reason(row_op(OpKind::layernorm, 4, 64, DType::int8), volta), "(lowered)");
     EXPECT_EQ(reason(pool_op(DType::int8, 4), hopper),
-              "the library has no int8 pool kernel (8-bit storage: GEMMs, int8 convolutions, elementwise ops, "
+              "the library has no int8 pool kernel (8-bit storage: GEMMs, convolutions, elementwise ops, "
               "softmax and layernorm)");
+    // Convolutions: int8 and fp8 run the 8-bit implicit-GEMM kernel where the tensor cores take the
+    // type; int32 has no kernel.
+    EXPECT_EQ(reason(conv_op(DType::fp8_e5m2), hopper), "(lowered)");
+    EXPECT_EQ(reason(conv_op(DType::fp8_e4m3), ampere),
+              "this chip's tensor cores have no fp8_e4m3 rate (config: sm.tensor_macs_per_cycle.fp8_e4m3 is 0), and the "
+              "library has no fp8_e4m3 conv2d outside them");
+    EXPECT_EQ(reason(conv_op(DType::int32), hopper), "the library has no int32 conv2d kernel");
     EXPECT_EQ(reason(pool_op(DType::fp16, 3), hopper),
               "a pool in fp16 holds two channels per word; an odd channel count (3) has no kernel");
     EXPECT_EQ(reason(pool_op(DType::fp16, 4), hopper), "(lowered)");
@@ -83,6 +103,8 @@ TEST(NoKernelReason, EachGapOfTheLibraryHasItsOwnReason) {
             expect_lowering_agrees(gemm_op(d), *t);
         for (const DType d : {DType::int8, DType::fp8_e4m3, DType::bf16})
             expect_lowering_agrees(row_op(OpKind::softmax, 4, 64, d), *t);
+        for (const DType d : {DType::int8, DType::int32, DType::fp8_e4m3, DType::fp8_e5m2, DType::fp16})
+            expect_lowering_agrees(conv_op(d), *t);
         expect_lowering_agrees(pool_op(DType::fp16, 3), *t);
         expect_lowering_agrees(pool_op(DType::fp16, 4), *t);
     }
