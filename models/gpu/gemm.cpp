@@ -772,6 +772,32 @@ const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const Gemm
     return k.get();
 }
 
+const simt::Kernel* splitk_sum_wide_kernel(int splits, bool integer) {
+    if (splits < 2 || splits > 8) throw LoweringError("split-K sum: 2 to 8 parts");
+    static std::mutex mutex;
+    static std::map<std::pair<int, bool>, std::unique_ptr<simt::Kernel>> kernels;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[{splits, integer}];
+    if (k) return k.get();
+    // As splitk_sum_kernel: r0 pair index, r1 stride, r2 its byte offset in a plane, r3 an
+    // address; r4.. the S pairs. The sum is stored as it is (no packing): C has the planes' layout.
+    const std::string name = "splitk_sum_wide_" + n(splits) + (integer ? "_s32" : "_f32");
+    std::string src = ".kernel " + name + "\n.param pairs, ws, plane, c\n.reg " + n(4 + 2 * splits) + "\n";
+    src += "    mov r0, %ctaid\n    mov r1, %ntid\n    mad r0, r0, r1, %tid\n    mov r2, %nctaid\n    mul r1, r2, r1\n";
+    src += "loop:\n    setp.ge.s32 p0, r0, pairs\n    @p0 exit\n    shl r2, r0, 3\n    add r3, r2, ws\n";
+    for (int p = 0; p < splits; ++p) {
+        if (p > 0) src += "    add r3, r3, plane\n";
+        src += "    ld.global.v2 " + r(4 + 2 * p) + ", [r3]\n";
+    }
+    const std::string op = integer ? "    add " : "    fadd ";
+    for (int p = 1; p < splits; ++p) {
+        src += op + "r4, r4, " + r(4 + 2 * p) + "\n";
+        src += op + "r5, r5, " + r(5 + 2 * p) + "\n";
+    }
+    src += "    add r3, r2, c\n    st.global.v2 [r3], r4\n    add r0, r0, r1\n    bra loop\n";
+    k = std::make_unique<simt::Kernel>(simt::assemble(src, "<gpu library>/" + name));
+    return k.get();
+}
 
 namespace {
 // conv: the implicit-GEMM conv2d variant (conv.h): A rows are output pixels and each A element is
@@ -1513,26 +1539,49 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
         push_launch_shape_stats(out, hopper_tile_waves(tiles, hopper->blocks_per_sm, target.sms), tile.threads());
     } else {
         const GemmTile& tile = choice.tile;
+        // Split-K (choose_gemm_splits with 1-byte elements): each of the S parts of K' is a batch
+        // entry of the same kernel (A and B^T advanced by K'/S bytes along their rows) writing its
+        // accumulators into its own plane of a workspace, and a second launch adds the planes into C
+        // (fp32 or int32, as they are). The kernel already stores 32-bit accumulators.
+        const std::int64_t splits = std::max(1, choice.splits);
+        if (splits > 1 && (g.batch != 1 || kp % (16 * splits) != 0))
+            throw LoweringError("split-K needs batch 1 and K' divisible by 16 x " + std::to_string(splits));
+        const std::int64_t k_part = kp / splits, plane = g.m * np * 4;
+        std::uint32_t workspace = 0;
+        if (splits > 1) {
+            if (a_bytes + b_bytes + c_bytes + splits * plane > kMaxBufferBytes)
+                throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
+            workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
+        }
         // The kernel counts K in 16-bit slots (its slice is BK of them = 2 BK int8 values).
         const std::int64_t slice = 2 * tile.bk;
         const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
-        const std::int64_t slices = (kp + slice - 1) / slice;
-        const std::int64_t kfirst_slots = (kp - slices * slice) / 2;
-        const std::int64_t blocks = g.batch * tiles_m * tiles_n;
+        const std::int64_t slices = (k_part + slice - 1) / slice;
+        const std::int64_t kfirst_slots = (k_part - slices * slice) / 2;
+        const std::int64_t blocks = g.batch * splits * tiles_m * tiles_n;
         if (blocks > 0xffffffffLL) throw LoweringError("gemm: grid too large");
         out.kernel = gemm_tensor_kernel(tile, type, b_type);
         out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(tile.threads())};
         // Nlast: the last B^T row (columns past N read it; their C is never stored). b_slice is unused.
-        out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, c, u(kp), u(kp), u(np * 4),
-                    u(g.m * kp), u(g.n * kp), u(g.m * np * 4), u(tiles_m), u(tiles_n), u(tiles_m * tiles_n),
-                    u(kGemmGroupRows * tiles_n), u(slices), u(kfirst_slots), 0};
+        const bool split = splits > 1;
+        out.args = {u(g.m), u(g.n), u(g.m - 1), u(g.n - 1), a, b, split ? workspace : c, u(kp), u(kp), u(np * 4),
+                    u(split ? k_part : g.m * kp), u(split ? k_part : g.n * kp), u(plane), u(tiles_m), u(tiles_n),
+                    u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n), u(slices), u(kfirst_slots), 0};
+        if (split) {
+            LoweredLaunch sum;
+            sum.kernel = splitk_sum_wide_kernel(static_cast<int>(splits), dtype == DType::int8);
+            const std::int64_t pairs = plane / 8;
+            sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
+            sum.args = {u(pairs), workspace, u(plane), c};
+            out.then.push_back(std::move(sum));
+        }
         out.stats.push_back(stat_value(stat::tile_m, tile.bm));
         out.stats.push_back(stat_value(stat::tile_n, tile.bn));
         out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(slice)));  // 8-bit values
         out.stats.push_back(stat_value(stat::warps_m, tile.warps_m));
         out.stats.push_back(stat_value(stat::warps_n, tile.warps_n));
         out.stats.push_back(stat_value(stat::slices_ahead, tile.slices_ahead));
-        out.stats.push_back(stat_value(stat::splits, 1));
+        out.stats.push_back(stat_value(stat::splits, static_cast<double>(splits)));
         GemmTileChoice shown = choice;
         shown.blocks = blocks;
         shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
@@ -1670,7 +1719,6 @@ LoweredKernel lower_gemm_with_tile(const Op& op, simt::GlobalMemory& memory, con
     const GemmShape g = gemm_shape_of(op);
     if (op.dtype == DType::fp32) throw LoweringError("lower_gemm_with_tile: fp32 has no tensor-core tile");
     const bool int8 = op.dtype == DType::int8 || is_fp8(op.dtype);  // the 8-bit kernel
-    if (int8 && splits > 1) throw LoweringError("the int8 and fp8 GEMMs have no split-K");
     GemmTileChoice choice;
     choice.tile = tile;
     choice.splits = std::max(1, splits);
@@ -1731,6 +1779,7 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
                 return lower_byte_gemm(g, op.dtype, op.operand_b_dtype(), memory, target, GemmTileChoice{}, &hopper);
         }
         GemmTileChoice choice = choose_gemm_tile(g, target.sms, target.sm, simt::MmaType::s8);  // one kernel shape for all three
+        choice.splits = choose_gemm_splits(g, choice, target.sms, target, 1);
         return lower_byte_gemm(g, op.dtype, op.operand_b_dtype(), memory, target, choice, nullptr);
     }
     if (!target.tensor_cores_for(op.dtype)) {
@@ -1753,13 +1802,17 @@ LoweredKernel lower_gemm(const Op& op, simt::GlobalMemory& memory, const Lowerin
     return lower_tensor_gemm(op, g, memory, target, choice);
 }
 
-int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int sms, const LoweringTarget& target) {
+int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int sms, const LoweringTarget& target,
+                       int element_bytes) {
     if (shape.batch != 1 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0)) return 1;
-    const std::int64_t k = gemm_padded(shape.k), bk = choice.tile.bk;
+    if (element_bytes != 1 && element_bytes != 2) throw LoweringError("choose_gemm_splits: 1- or 2-byte operands");
+    // K' and a slice in elements: 16-bit BK values, or 2 BK 8-bit ones (the kernel counts 16-bit slots).
+    const std::int64_t k = element_bytes == 1 ? gemm_int8_padded_k(shape.k) : gemm_padded(shape.k);
+    const std::int64_t bk = choice.tile.bk * (2 / element_bytes), chunk = 16 / element_bytes;
     const double plane = static_cast<double>(shape.m) * static_cast<double>(gemm_padded(shape.n)) * 4.0;
     const std::int64_t tiles = choice.blocks;  // batch 1: one block per tile
     const double operand_bytes = static_cast<double>(tiles) * static_cast<double>(k) *
-                                 static_cast<double>(choice.tile.bm + choice.tile.bn) * 2.0;
+                                 static_cast<double>(choice.tile.bm + choice.tile.bn) * element_bytes;
     auto time = [&](std::int64_t parts) {
         double loop = static_cast<double>((k / parts + bk - 1) / bk) * kGemmLatencySliceCycles;
         if (target.sm_port_bytes_per_cycle > 0) {
@@ -1773,7 +1826,7 @@ int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int
     int best = 1;
     double best_time = time(1);
     for (const int parts : {2, 3, 4, 6, 8}) {
-        if (k % (8 * parts) != 0 || k / parts < 4 * bk) continue;
+        if (k % (chunk * parts) != 0 || k / parts < 4 * bk) continue;
         if (choice.blocks * parts > static_cast<std::int64_t>(sms) * choice.blocks_per_sm) continue;  // one wave
         const double t = time(parts);
         if (t < best_time) {

@@ -88,8 +88,11 @@ GemmTileChoice choose_gemm_tile(const GemmShape& shape, int sms, const simt::SmP
 //              A and B bytes / (min(blocks * S, SMs) * port bytes per cycle * kGemmPortEfficiency))
 //          + (S > 1: launch overhead + kSplitkSumLatencyCycles + S * M * N' * 4 / HBM bytes per cycle)
 // (A and B bytes = tiles * K' * (BM + BN) * 2: the same for every S.) Returns 1 when the target
-// gives no launch overhead or HBM bandwidth.
-int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int sms, const LoweringTarget& target);
+// gives no launch overhead or HBM bandwidth. element_bytes 1: the 8-bit kernel (int8, fp8), whose
+// slice holds 2 BK values of K' (K rounded up to 16), its parts whole 16-byte chunks (K'
+// divisible by 16 S), its bytes one per element, its planes the accumulators as they are.
+int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int sms, const LoweringTarget& target,
+                       int element_bytes = 2);
 // Calibrated on a100 with BERT's fc2 (128x768x3072, 32x32 tiles two ahead, bench/gpu_gemm_bench
 // --splits S): a latency-bound block's time per K slice (22,443 kernel cycles / 96 slices), the
 // share of an SM's port a GEMM's loads achieve when every SM has blocks (37.7 MB in 10,633 cycles
@@ -117,6 +120,9 @@ const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaT
 // fused epilogue the sum applies it before packing (further params: bias and ldc_pairs (N'/2) with
 // a bias, e<i> per tensor step, as the GEMM kernel's).
 const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const GemmEpilogue& epilogue = {});
+// The 8-bit GEMM's split-K sum: the S planes of 32-bit accumulators added into C as they are, fp32
+// (fadd: fp8) or int32 (add, wrapping modulo 2^32 as the mma does: int8). Params as above.
+const simt::Kernel* splitk_sum_wide_kernel(int splits, bool integer);
 
 // The implicit-GEMM conv2d variant of the same kernel (conv.h): A gathered from the NHWC input,
 // B^T = the weights. Params: those of the GEMM kernel, then H, W, Cp (channels per group, padded

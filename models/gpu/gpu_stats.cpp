@@ -79,7 +79,7 @@ const StatDef warps_n{"gpu.warps_n", U::warps, "warp columns of the block"};
 const StatDef slices_ahead{"gpu.slices_ahead", U::slices,
                            "K slices whose global loads are in flight while one is computed"};
 const StatDef splits{"gpu.splits", U::parts,
-                     "split-K parts (1: none; else a second launch sums the fp32 partials)"};
+                     "split-K parts (1: none; else a second launch sums the partials: fp32, or int32 for int8)"};
 const StatDef grid{"gpu.grid", U::blocks,
                    "blocks of the launch (GEMM: batch x split-K parts x tile rows x tile columns; conv: "
                    "groups x tile rows x tile columns; vector ops: at most one wave of a grid-stride loop)"};

@@ -30,18 +30,23 @@ simt::SimtParams h100_like(int sms) {
     return p;
 }
 
+// The lowering target of those SMs: h100's tensor rates per SM, seed 7.
+LoweringTarget h100_target(const simt::SimtParams& params, bool real) {
+    LoweringTarget target;
+    target.sms = params.sms;
+    target.sm = params.sm;
+    target.seed = 7;
+    target.real_data = real;
+    target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
+    return target;
+}
+
 using Fp8Run = test::GemmRun;
 using test::stat_of;
 
 Fp8Run run(const Op& op, int sms, bool real, bool skip, const GemmTile* tile = nullptr) {
     const simt::SimtParams params = h100_like(sms);
-    LoweringTarget target;
-    target.sms = sms;
-    target.sm = params.sm;
-    target.seed = 7;
-    target.real_data = real;
-    target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
-    return test::run_single_launch_gemm(op, params, target, skip, tile);
+    return test::run_single_launch_gemm(op, params, h100_target(params, real), skip, tile);
 }
 
 constexpr DType kFormats[] = {DType::fp8_e4m3, DType::fp8_e5m2};
@@ -85,12 +90,7 @@ TEST(Fp8Gemm, FnuzOperandsOnACdna3SmMatchEigenOnTheFnuzRoundedInputs) {
     for (const DType dtype : kFormats) {
         simt::SimtParams params = h100_like(2);
         params.sm.fp8_encoding = Fp8Encoding::fnuz;
-        LoweringTarget target;
-        target.sms = 2;
-        target.sm = params.sm;
-        target.seed = 7;
-        target.real_data = true;
-        target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, 4096};
+        const LoweringTarget target = h100_target(params, true);
         const Op op = gemm_op(OpKind::matmul, 1, 130, 70, 200, dtype);
         const Fp8Run fnuz = test::run_single_launch_gemm(op, params, target, false);
         EXPECT_EQ(fnuz.numerics.checked, 130 * 70);
@@ -222,12 +222,8 @@ TEST(Fp8Gemm, MixedFormatsRunAtTheSlowerFormatsRate) {
         spec.tensor_macs_per_cycle = {4096, 2048, 2048, 1024, 4096, e5m2_rate};
         const simt::SmParams rates = simt::sm_params_from(spec);
         params.sm.tensor_e5m2 = rates.tensor_e5m2;
-        LoweringTarget target;
-        target.sms = 2;
-        target.sm = params.sm;
-        target.seed = 7;
-        target.real_data = false;
-        target.tensor_macs_per_sm_cycle = {4096, 2048, 2048, 1024, 4096, e5m2_rate};
+        LoweringTarget target = h100_target(params, false);
+        target.tensor_macs_per_sm_cycle.fp8_e5m2 = e5m2_rate;
         return test::run_single_launch_gemm(op, params, target, true, &tile).stats.cycles;
     };
     const Op mixed = mixed_op(OpKind::matmul, 1, 200, 180, 256, DType::fp8_e4m3, DType::fp8_e5m2);
@@ -236,6 +232,60 @@ TEST(Fp8Gemm, MixedFormatsRunAtTheSlowerFormatsRate) {
     EXPECT_EQ(cycles(mixed, 4096), cycles(e4, 4096));
     EXPECT_EQ(cycles(mixed, 2048), cycles(e5, 2048));
     EXPECT_GT(cycles(mixed, 2048), cycles(e4, 2048));
+}
+
+TEST(Fp8Gemm, SplitKSumsTheFp32PlanesWithinTheBound) {
+    // As Int8Gemm.SplitKSumsTheIntegerPlanesExactly with fp8: each part's fp32 accumulators into its
+    // plane, the sum launch adds the planes in fp32; the sum of K products is still within
+    // K x 2^-24 x sum |a||b| of the exact one (K - 1 roundings in any order), both formats, and a
+    // mixed pair.
+    const GemmTile tile = gemm_tensor_tiles().back();
+    const simt::SimtParams params = h100_like(2);
+    const LoweringTarget target = h100_target(params, true);
+    for (const auto& [a, b] : {std::pair{DType::fp8_e4m3, DType::fp8_e4m3}, std::pair{DType::fp8_e5m2, DType::fp8_e5m2},
+                               std::pair{DType::fp8_e5m2, DType::fp8_e4m3}}) {
+        Op op = gemm_op(OpKind::matmul, 1, 5, 72, 1024, a);
+        if (b != a) op.b_dtype = b;
+        for (const int splits : {2, 4, 8}) {
+            const test::SplitGemmRun r = test::run_split_gemm(op, params, target, false, tile, splits);
+            EXPECT_EQ(r.launches, 2);
+            EXPECT_EQ(r.numerics.checked, 5 * 72);
+            EXPECT_TRUE(r.numerics.passed) << to_string(a) << " x " << to_string(b) << " S " << splits;
+            ASSERT_TRUE(r.numerics.quantization.has_value());
+        }
+    }
+}
+
+TEST(Fp8Gemm, SplitKRuleForEightBitOperands) {
+    // choose_gemm_splits with 1-byte elements on a100's constants (GemmTileRule.SplitKHandWorked:
+    // launch overhead 4,230, HBM 1,446.1 B/cycle, 64 B/cycle ports at 0.51) for a decode GEMM,
+    // 1 x 768 x 3072 int8: 24 blocks of 32x32 (one tile row of 24 columns), a slice of 2 x 32 = 64
+    // values, K' = 3072: 48 slices; A and B bytes 24 x 3072 x 64 x 1 = 4,718,592; a plane
+    // 1 x 768 x 4 = 3,072 B (about 2.1 cycles of HBM per part).
+    //   T(1) = max(48 x 234, 4,718,592 / (24 x 32.64)) = max(11,232, 6,023.5) = 11,232
+    //   T(2) = max(24 x 234, 4,718,592 / (48 x 32.64) = 3,011.8) + 4,230 + 1,000 + 4.2 = 10,850.2
+    //   T(3) = max(3,744, 2,007.8) + 5,236.4 = 8,980.4; T(4) = 2,808 + 5,238.5 = 8,046.5
+    //   T(6) = max(1,872, 1,338.6 (144 blocks for 108 ports)) + 5,242.7 = 7,114.7
+    //   T(8) = max(1,404, 4,718,592 / (108 x 32.64) = 1,338.6) + 5,247.0 = 6,651.0 (the smallest)
+    // and the 8 parts keep the grid in one wave (192 blocks, 8 per SM x 108).
+    const simt::SmParams sm = test::a100_like(108).sm;
+    LoweringTarget target;
+    target.sms = 108;
+    target.sm = sm;
+    target.launch_overhead_cycles = 4230;
+    target.hbm_bytes_per_cycle = 2039e9 / 1.41e9;
+    target.sm_port_bytes_per_cycle = 64;
+    const GemmShape decode{1, 1, 768, 3072};
+    const GemmTileChoice c = choose_gemm_tile(decode, 108, sm, simt::MmaType::s8);
+    ASSERT_EQ(c.tile.bm, 32);
+    ASSERT_EQ(c.blocks, 24);
+    EXPECT_EQ(choose_gemm_splits(decode, c, 108, target, 1), 8);
+    // K' = 3072 / (16 x 6) = 32: whole chunks; K = 200 (K' = 208 = 16 x 13) splits into no S of
+    // the list (13 is prime): one part.
+    const GemmShape odd{1, 1, 768, 200};
+    EXPECT_EQ(choose_gemm_splits(odd, choose_gemm_tile(odd, 108, sm, simt::MmaType::s8), 108, target, 1), 1);
+    target.launch_overhead_cycles = 0;  // no launch cost given: never split
+    EXPECT_EQ(choose_gemm_splits(decode, c, 108, target, 1), 1);
 }
 
 }  // namespace

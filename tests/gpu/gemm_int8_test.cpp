@@ -160,5 +160,42 @@ TEST(TensorFallback, ADtypeWithoutATensorRateRunsTheFp32Kernel) {
                  LoweringError);
 }
 
+TEST(Int8Gemm, SplitKSumsTheIntegerPlanesExactly) {
+    // A decode-like GEMM, 5 x 72 x 1024 (K' = 1024), in S = 2, 4 and 8 parts of 512, 256 and 128
+    // int8 values (16-byte chunks each): the GEMM launch writes S int32 planes, the sum launch adds
+    // them with integer adds into C, and C equals Eigen's integer product exactly. The GEMM
+    // launch's mmas are the unsplit kernel's (the same 5 x 72 x 1024 MACs: one 32x32 tile row and
+    // 3 tile columns, 1024 / 32 k steps, (32/16)(32/8) mmas each = 96 x 8 = 768 per tile column).
+    const GemmTile tile = gemm_tensor_tiles().back();  // the smallest, 32x32
+    ASSERT_EQ(tile.bm, 32);
+    const simt::SimtParams params = a100_like(2);
+    LoweringTarget target;
+    target.sms = 2;
+    target.sm = params.sm;
+    target.seed = 5;
+    target.real_data = true;
+    const Op op = gemm_op(OpKind::matmul, 1, 5, 72, 1024, DType::int8);
+    const test::SplitGemmRun one = test::run_split_gemm(op, params, target, false, tile, 1);
+    EXPECT_EQ(one.launches, 1);
+    EXPECT_EQ(one.stats.mma_issued, 3u * 32u * 8u);
+    for (const int splits : {2, 4, 8}) {
+        const test::SplitGemmRun r = test::run_split_gemm(op, params, target, false, tile, splits);
+        EXPECT_EQ(r.launches, 2);
+        EXPECT_EQ(r.numerics.checked, 5 * 72);
+        EXPECT_TRUE(r.numerics.passed) << splits;
+        EXPECT_EQ(r.numerics.max_abs_err, 0.0) << splits;
+        EXPECT_EQ(r.stats.mma_issued, one.stats.mma_issued) << splits;
+        EXPECT_EQ(stat_of(r.lowering_stats, stat::splits), splits);
+        EXPECT_GT(r.then_cycles, 0u);
+        // Timing only: the same cycles for both launches.
+        const test::SplitGemmRun timing = test::run_split_gemm(op, params, target, true, tile, splits);
+        EXPECT_EQ(timing.stats.cycles, r.stats.cycles) << splits;
+        EXPECT_EQ(timing.then_cycles, r.then_cycles) << splits;
+    }
+    // K' must split into whole 16-byte chunks: 1024 / (16 x 3) is not whole.
+    simt::GlobalMemory memory;
+    EXPECT_THROW(lower_gemm_with_tile(op, memory, target, tile, 3), LoweringError);
+}
+
 }  // namespace
 }  // namespace accelsim::gpu
