@@ -402,8 +402,13 @@ std::uint32_t float_argument(float v) {
 bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target) {
     if (dtype == DType::int8) return true;
     if (!is_fp8(dtype)) return false;
-    // PTX's cvt e4m3x2 / e5m2x2 forms require sm_89 or later ("sm_NN", NN >= 89).
+    // PTX's cvt e4m3x2 / e5m2x2 forms require sm_89 or later ("sm_NN", NN >= 89). CDNA3 (gfx942,
+    // mi300x) converts fp8 in hardware too: V_CVT_PK_F32_FP8 / _BF8 and V_CVT_PK_FP8_F32 / _BF8_F32
+    // (the GFX940 instructions of LLVM's AMDGPU backend, llvm-project PR 78414; Composable Kernel's
+    // CK_FP8_CVT_FAST_PATH on gfx942), in its FNUZ encodings. The kernels' PTX forms stand for them:
+    // the same values in the SM's encoding (docs/gpu.md "8-bit elementwise kernels").
     const std::string& arch = target.sm.limits.arch;
+    if (arch == "gfx942") return true;
     if (arch.rfind("sm_", 0) != 0) return false;
     return std::atoi(arch.c_str() + 3) >= 89;
 }

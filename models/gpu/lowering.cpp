@@ -34,7 +34,7 @@ std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& 
             return "the library has no " + dtype + " " + kind + " kernel (8-bit storage: GEMMs, convolutions, "
                    "elementwise ops, softmax and layernorm)";
         if (!runs_eight_bit_elementwise(op.dtype, target))
-            return "an fp8 " + kind + " needs PTX's cvt e4m3x2/e5m2x2 conversions, sm_89 or later; this chip is " +
+            return "an fp8 " + kind + " needs fp8 conversions (PTX's cvt e4m3x2/e5m2x2: sm_89 or later; CDNA3: gfx942); this chip is " +
                    target.sm.limits.arch;
         return std::nullopt;
     }

@@ -245,5 +245,33 @@ TEST(EightBitLowering, Int8EverywhereFp8FromSm89) {
     }
 }
 
+TEST(EightBitLowering, Fp8OnCdna3ReadsAndWritesFnuz) {
+    // mi300x (gfx942, sm.fp8_encoding fnuz): CDNA3 converts fp8 in hardware (V_CVT_PK_F32_FP8,
+    // V_CVT_PK_FP8_F32), so fp8 elementwise ops run the 8-bit kernels there, in FNUZ: every output
+    // within its bound, and a scaled output's largest value in FNUZ's top binade (e4m3: (120, 240],
+    // FNUZ's largest being 240 where OCP's is 448; e5m2: (28672, 57344]).
+    LoweringTarget t = target_on("gfx942", 2, true);
+    t.sm.fp8_encoding = Fp8Encoding::fnuz;
+    for (const DType dtype : {DType::fp8_e4m3, DType::fp8_e5m2})
+        for (const OpKind kind : {OpKind::add, OpKind::mul, OpKind::relu, OpKind::gelu}) {
+            SCOPED_TRACE(std::string(to_string(kind)) + " " + std::string(to_string(dtype)));
+            simt::GlobalMemory memory;
+            const test::LaunchOutcome o = run(elementwise_op(kind, 4097, dtype), t, false, memory);
+            EXPECT_EQ(o.numerics.checked, 4097);
+            EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err;
+            ASSERT_TRUE(o.numerics.quantization.has_value());
+            EXPECT_EQ(o.numerics.quantization->encoding, Fp8Encoding::fnuz);
+            if (kind == OpKind::relu) continue;
+            const Storage s = *eight_bit_storage(dtype);
+            const std::uint32_t y = o.lowered.args[kind == OpKind::gelu ? 2 : 3];
+            double largest = 0;
+            for (std::int64_t e = 0; e < 4097; ++e)
+                largest = std::max(largest, std::fabs(static_cast<double>(load_element(memory, y, e, s, Fp8Encoding::fnuz))));
+            const double top = dtype == DType::fp8_e4m3 ? 240.0 : 57344.0;
+            EXPECT_GE(largest, top / 2);
+            EXPECT_LE(largest, top);
+        }
+}
+
 }  // namespace
 }  // namespace accelsim::gpu

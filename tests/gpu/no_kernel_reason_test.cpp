@@ -79,7 +79,8 @@ TEST(NoKernelReason, EachGapOfTheLibraryHasItsOwnReason) {
     EXPECT_EQ(reason(gemm_op(DType::fp8_e4m3), hopper), "(lowered)");
     EXPECT_EQ(reason(gemm_op(DType::int32), hopper), "the library has no int32 matmul kernel");
     EXPECT_EQ(reason(row_op(OpKind::softmax, 4, 64, DType::fp8_e5m2), ampere),
-              "an fp8 softmax needs PTX's cvt e4m3x2/e5m2x2 conversions, sm_89 or later; this chip is sm_80");
+              "an fp8 softmax needs fp8 conversions (PTX's cvt e4m3x2/e5m2x2: sm_89 or later; CDNA3: gfx942); this chip is "
+              "sm_80");
     EXPECT_EQ(reason(row_op(OpKind::softmax, 4, 64, DType::fp8_e5m2), hopper), "(lowered)");
     EXPECT_EQ(reason(row_op(OpKind::layernorm, 4, 64, DType::int8), volta), "(lowered)");
     EXPECT_EQ(reason(pool_op(DType::int8, 4), hopper),

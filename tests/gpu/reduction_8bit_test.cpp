@@ -331,5 +331,25 @@ TEST(EightBitRowVariant, FewLongRowsTakeABlockEachManyRowsAWarp) {
     }
 }
 
+TEST(EightBitRowsLowering, Fp8OnCdna3ReadsAndWritesFnuz) {
+    // mi300x (gfx942, FNUZ): fp8 softmax and layernorm run the 8-bit row kernels, every output
+    // within its bound; the stored bytes are FNUZ (read as OCP the same checks would not hold:
+    // FNUZ's bias is one more, so an OCP reading doubles every value).
+    LoweringTarget t = target_on("gfx942", 2, true);
+    t.sm.fp8_encoding = Fp8Encoding::fnuz;
+    for (const OpKind kind : {OpKind::softmax, OpKind::layernorm})
+        for (const DType dtype : {DType::fp8_e4m3, DType::fp8_e5m2}) {
+            SCOPED_TRACE(std::string(to_string(kind)) + " " + std::string(to_string(dtype)));
+            simt::GlobalMemory m;
+            const Op op = row_op(kind, 64, 768, dtype);
+            const auto o = test::launch_lowered(kind == OpKind::layernorm ? lower_layernorm(op, m, t) : lower_softmax(op, m, t),
+                                                m, t, false);
+            EXPECT_EQ(o.numerics.checked, 64 * 768);
+            EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err;
+            ASSERT_TRUE(o.numerics.quantization.has_value());
+            EXPECT_EQ(o.numerics.quantization->encoding, Fp8Encoding::fnuz);
+        }
+}
+
 }  // namespace
 }  // namespace accelsim::gpu
