@@ -90,6 +90,9 @@ const std::map<std::string, EventRule>& event_rules() {
     static const std::map<std::string, EventRule> rules = [] {
         std::map<std::string, EventRule> r;
         r["aten::mm"] = {Handler::mm};
+        // fp8 GEMMs (torchao's float8 linear, Transformer Engine's PyTorch path): mat1, mat2, then
+        // the scales, bias and output dtype; the work is mm's, the dtypes mat1's and mat2's.
+        r["aten::_scaled_mm"] = {Handler::mm};
         r["aten::addmm"] = {Handler::addmm};
         r["aten::bmm"] = {Handler::bmm};
         r["aten::baddbmm"] = {Handler::baddbmm};
@@ -356,6 +359,9 @@ private:
         if (t == "c10::Half") return DType::fp16;
         if (t == "c10::BFloat16") return DType::bf16;
         if (t == "signed char" || t == "unsigned char" || t == "c10::qint8" || t == "c10::quint8") return DType::int8;
+        // PyTorch's float8 dtypes (the FNUZ ones are AMD's encodings: the chip's sm.fp8_encoding reads them).
+        if (t == "c10::Float8_e4m3fn" || t == "c10::Float8_e4m3fnuz") return DType::fp8_e4m3;
+        if (t == "c10::Float8_e5m2" || t == "c10::Float8_e5m2fnuz") return DType::fp8_e5m2;
         return default_dtype_;  // float (fp32) and the rest: the config's default
     }
 
@@ -375,6 +381,9 @@ private:
         GemmShape g;
         if (const std::string problem = numpy_matmul(a, b, kind, g); !problem.empty()) fail(path_, where(e) + ": " + problem);
         Op op = new_op(e, kind, a_input);
+        // B in the other fp8 format than A (an e5m2 gradient times e4m3 weights): Op::b_dtype.
+        if (const DType b_dtype = dtype(e, a_input + 1); is_fp8(op.dtype) && is_fp8(b_dtype) && b_dtype != op.dtype)
+            op.b_dtype = b_dtype;
         op.gemm = g;
         ops_.push_back(std::move(op));
     }

@@ -140,5 +140,30 @@ TEST(PyTorchImport, StrictRejectsUnmappedEvents) {
     }
 }
 
+TEST(PyTorchImport, Fp8ScaledMatmulsKeepBothFormats) {
+    // aten::_scaled_mm (torchao's float8 linear): mat1 [m, k], mat2 [k, n], then the scales. Its
+    // dtype is mat1's fp8 format and b_dtype mat2's when the two differ (an e5m2 gradient times e4m3
+    // weights); an fp8 mm keeps its format; a float mm takes the default.
+    const std::string json = R"({"traceEvents": [
+  {"ph": "X", "name": "aten::_scaled_mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "args": {"Input Dims": [[16, 64], [64, 32], [], [], [], [], [], []], "Input type": ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float", "", "", "Scalar", "Scalar"]}},
+  {"ph": "X", "name": "aten::_scaled_mm", "pid": 1, "tid": 1, "ts": 20, "dur": 10, "args": {"Input Dims": [[16, 32], [32, 64], [], []], "Input type": ["c10::Float8_e5m2", "c10::Float8_e4m3fn", "float", "float"]}},
+  {"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 40, "dur": 10, "args": {"Input Dims": [[8, 16], [16, 8]], "Input type": ["c10::Float8_e5m2fnuz", "c10::Float8_e5m2fnuz"]}},
+  {"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 60, "dur": 10, "args": {"Input Dims": [[8, 16], [16, 8]], "Input type": ["float", "c10::Float8_e4m3fn"]}}
+]})";
+    const ImportedModel m = import_pytorch_profile(test::write_file("fp8.json", json), DType::bf16, {});
+    ASSERT_EQ(m.ops.size(), 4u);
+    EXPECT_EQ(test::op_lines(m.ops), (std::vector<std::string>{"matmul m=16 n=32 k=64", "matmul m=16 n=64 k=32",
+                                                               "matmul m=8 n=8 k=16", "matmul m=8 n=8 k=16"}));
+    EXPECT_EQ(m.ops[0].dtype, DType::fp8_e4m3);
+    EXPECT_FALSE(m.ops[0].b_dtype.has_value());
+    EXPECT_EQ(m.ops[1].dtype, DType::fp8_e5m2);
+    EXPECT_EQ(m.ops[1].b_dtype, DType::fp8_e4m3);
+    EXPECT_EQ(m.ops[2].dtype, DType::fp8_e5m2);
+    EXPECT_FALSE(m.ops[2].b_dtype.has_value());
+    EXPECT_EQ(m.ops[3].dtype, DType::bf16);  // A in float: the default; B's fp8 is not mixed into it
+    EXPECT_FALSE(m.ops[3].b_dtype.has_value());
+    EXPECT_EQ(m.summary.mapped, (std::map<std::string, std::int64_t>{{"aten::_scaled_mm", 2}, {"aten::mm", 2}}));
+}
+
 }  // namespace
 }  // namespace accelsim
