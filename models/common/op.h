@@ -92,6 +92,11 @@ struct Op {
     int line = 0;
 
     DType operand_b_dtype() const { return b_dtype.value_or(dtype); }
+    // Sets b_dtype when an imported GEMM's B is in the other fp8 format than its A (dtype); any
+    // other pair leaves the op in A's dtype (the importers' rule; a trace line says b_dtype itself).
+    void set_b_dtype_if_mixed(DType b) {
+        if (is_fp8(dtype) && is_fp8(b) && b != dtype) b_dtype = b;
+    }
 
     // Multiply-accumulates of the GEMM-like part (0 for other ops).
     std::int64_t macs() const;

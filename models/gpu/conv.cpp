@@ -21,11 +21,6 @@ constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
 // FP32 FFMA variant (fp32, and 16-bit dtypes the chip's tensor cores do not run, on fp32 copies).
 enum class ConvPath { tensor16, tensor_8bit, ffma };
 
-// The 8-bit kernel's mma type: s8, e4m3 or e5m2.
-simt::MmaType eight_bit_mma_type(DType dtype) {
-    return dtype == DType::fp8_e4m3 ? simt::MmaType::e4m3 : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2 : simt::MmaType::s8;
-}
-
 struct ConvLayout {
     Conv2dShape s;
     ConvPath path = ConvPath::tensor16;
@@ -230,6 +225,19 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_float_conv(const
     };
 }
 
+// The quantization error of an 8-bit conv's outputs (`got`, in for_each_conv_output's order, times
+// output_scale) against the direct convolution of the seeded values before quantization, drawn
+// again after the launch rather than held through it.
+QuantizationError conv_quantization_error(const ConvLayout& l, std::uint64_t seed, const std::vector<double>& got,
+                                          double output_scale, Fp8Encoding encoding) {
+    const ConvValues unquantized = draw_conv_values(l.s, seed);
+    std::vector<float> reference;
+    reference.reserve(got.size());
+    for_each_direct_conv(l, unquantized.x, unquantized.w,
+                         [&](std::int64_t, double ref, double) { reference.push_back(static_cast<float>(ref)); });
+    return quantization_error(l.dtype, got, reference, output_scale, encoding);
+}
+
 // int8 (docs/gpu.md, "int8 GEMMs"): input and weights quantized per tensor (quantization.h), the
 // int32 outputs checked exactly against the direct convolution of the same integers (summed in
 // double: exact below 2^53; compared modulo 2^32, as the mma's int32 accumulators wrap), and the
@@ -251,12 +259,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_int8_conv(const 
             check_int32_output(out, value, static_cast<std::uint32_t>(static_cast<std::int64_t>(ref)));
             got.push_back(static_cast<double>(static_cast<std::int32_t>(value)));
         });
-        const ConvValues unquantized = draw_conv_values(l.s, seed);
-        std::vector<float> reference;
-        reference.reserve(got.size());
-        for_each_direct_conv(l, unquantized.x, unquantized.w,
-                             [&](std::int64_t, double ref, double) { reference.push_back(static_cast<float>(ref)); });
-        out.quantization = quantization_error(DType::int8, got, reference, output_scale);
+        out.quantization = conv_quantization_error(l, seed, got, output_scale, Fp8Encoding::ocp);
         return out;
     };
 }
@@ -295,12 +298,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const C
             ++out.checked;
             got.push_back(value);
         });
-        const ConvValues unquantized = draw_conv_values(l.s, seed);
-        std::vector<float> reference_fp32;
-        reference_fp32.reserve(got.size());
-        for_each_direct_conv(l, unquantized.x, unquantized.w,
-                             [&](std::int64_t, double ref, double) { reference_fp32.push_back(static_cast<float>(ref)); });
-        out.quantization = quantization_error(l.dtype, got, reference_fp32, output_scale, encoding);
+        out.quantization = conv_quantization_error(l, seed, got, output_scale, encoding);
         return out;
     };
 }
@@ -344,7 +342,7 @@ LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& me
                                 const GemmTile& tile) {
     ConvLayout l = layout;
     const Conv2dShape& s = l.s;
-    const simt::MmaType type = l.path == ConvPath::tensor_8bit ? eight_bit_mma_type(l.dtype)
+    const simt::MmaType type = l.path == ConvPath::tensor_8bit ? byte_gemm_mma_type(l.dtype)
                                : l.dtype == DType::bf16        ? simt::MmaType::bf16
                                                                : simt::MmaType::f16;
     allocate_conv(l, memory);

@@ -1500,10 +1500,6 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
 // b_dtype: B's format; it differs from dtype (A's) only for fp8 (e4m3 x e5m2, Op::b_dtype), and then
 // the kernels' mma and wgmma take the mixed .atype.btype form, B's bytes and reference are rounded
 // to B's format.
-simt::MmaType byte_gemm_mma_type(DType dtype) {
-    return dtype == DType::fp8_e4m3 ? simt::MmaType::e4m3 : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2 : simt::MmaType::s8;
-}
-
 LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, simt::GlobalMemory& memory,
                               const LoweringTarget& target, const GemmTileChoice& choice, const HopperTileChoice* hopper) {
     const bool fp8 = is_fp8(dtype);
@@ -1835,6 +1831,10 @@ int choose_gemm_splits(const GemmShape& shape, const GemmTileChoice& choice, int
         }
     }
     return best;
+}
+
+simt::MmaType byte_gemm_mma_type(DType dtype) {
+    return dtype == DType::fp8_e4m3 ? simt::MmaType::e4m3 : dtype == DType::fp8_e5m2 ? simt::MmaType::e5m2 : simt::MmaType::s8;
 }
 
 }  // namespace accelsim::gpu

@@ -120,6 +120,8 @@ const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaT
 // fused epilogue the sum applies it before packing (further params: bias and ldc_pairs (N'/2) with
 // a bias, e<i> per tensor step, as the GEMM kernel's).
 const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const GemmEpilogue& epilogue = {});
+// The 8-bit kernels' mma type of an operand dtype: e4m3, e5m2, or s8 for int8 (GEMMs and convolutions).
+simt::MmaType byte_gemm_mma_type(DType dtype);
 // The 8-bit GEMM's split-K sum: the S planes of 32-bit accumulators added into C as they are, fp32
 // (fadd: fp8) or int32 (add, wrapping modulo 2^32 as the mma does: int8). Params as above.
 const simt::Kernel* splitk_sum_wide_kernel(int splits, bool integer);

@@ -46,6 +46,11 @@ bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaT
 
 namespace {
 
+// The kernel's name after "hopper_gemm_": tile, A's type, and B's where it differs.
+std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type) {
+    return tile.name(type) + "_" + simt::mma_type_name(type) + (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "");
+}
+
 // b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype).
 std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
@@ -56,7 +61,6 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     const int acc_regs = BN / 2;
     const char* dtype = simt::mma_type_name(type);
     const std::string types = std::string(dtype) + "." + simt::mma_type_name(b_type);  // the 8-bit wgmma's
-    const std::string name = tile.name(type) + "_" + dtype + (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "");
     // 8-bit operands: m64nNk32 on K-major A and B (B transposed in global memory too), and C the
     // accumulators as they are (fp32 or int32), stored as the split-K partials are.
     const bool eight_bit = simt::is_k32(type);
@@ -116,7 +120,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = ".kernel hopper_gemm_" + name + (partials ? "_partials" : "") + "\n";
+    std::string src = ".kernel hopper_gemm_" + hopper_kernel_name(tile, type, b_type) + (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
@@ -290,8 +294,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
 const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_gemm_" + tile.name(type) + "_" + simt::mma_type_name(type) +
-                            (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "") + (partials ? "_partials" : "");
+    const std::string key = "hopper_gemm_" + hopper_kernel_name(tile, type, b_type) + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
     if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_source(tile, type, b_type, partials), "<gpu library>/" + key));

@@ -878,16 +878,16 @@ void ReportWriter::Impl::write_table(const std::optional<NumericsSummary>& numer
 // The int8/fp8 ops' error against fp32, one line each, then the run's pooled figure.
 void ReportWriter::Impl::write_quantization(std::ostream& out, const QuantizationError& pooled) {
     char line[1024];
+    const int dtype_column = static_cast<int>(std::max<std::size_t>(dtype_w, 8));
     std::snprintf(line, sizeof line, "quantization error against fp32 (docs/outputs.md):\n  %-*s  %-*s  %12s  %12s\n",
-                  static_cast<int>(name_w), "op", static_cast<int>(std::max<std::size_t>(dtype_w, 8)), "dtype", "max abs",
-                  "rel RMS");
+                  static_cast<int>(name_w), "op", dtype_column, "dtype", "max abs", "rel RMS");
     out << line;
     rows->rewind();
     for (std::size_t index = 0; index < ops; ++index) {
         const OpRow r = get_row(*rows);
         if (!r.quantization_max_abs) continue;
         std::snprintf(line, sizeof line, "  %-*s  %-*s  %12.4g  %12.4g\n", static_cast<int>(name_w), r.name.c_str(),
-                      static_cast<int>(std::max<std::size_t>(dtype_w, 8)), r.dtype_table.c_str(), *r.quantization_max_abs, *r.quantization_relative_rms);
+                      dtype_column, r.dtype_table.c_str(), *r.quantization_max_abs, *r.quantization_relative_rms);
         out << line;
     }
     std::snprintf(line, sizeof line,

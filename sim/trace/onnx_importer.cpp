@@ -610,11 +610,10 @@ private:
     }
 
     // A GEMM whose B is in the other fp8 format than A (an fp8 training graph's e5m2 gradients
-    // times e4m3 weights): Op::b_dtype. Any other B type leaves the op in A's dtype, as before.
+    // times e4m3 weights): Op::b_dtype.
     void set_b_dtype(Op& op, const std::string& b_source) {
         const TensorInfo* t = info(b_source);
-        const std::optional<DType> b = t ? dtype_of(t->elem_type) : std::nullopt;
-        if (b && is_fp8(op.dtype) && is_fp8(*b) && *b != op.dtype) op.b_dtype = *b;
+        if (const std::optional<DType> b = t ? dtype_of(t->elem_type) : std::nullopt) op.set_b_dtype_if_mixed(*b);
     }
 
     void unmapped(const std::string& label) { ++summary_.unmapped[label]; }

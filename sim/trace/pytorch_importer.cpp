@@ -382,8 +382,7 @@ private:
         if (const std::string problem = numpy_matmul(a, b, kind, g); !problem.empty()) fail(path_, where(e) + ": " + problem);
         Op op = new_op(e, kind, a_input);
         // B in the other fp8 format than A (an e5m2 gradient times e4m3 weights): Op::b_dtype.
-        if (const DType b_dtype = dtype(e, a_input + 1); is_fp8(op.dtype) && is_fp8(b_dtype) && b_dtype != op.dtype)
-            op.b_dtype = b_dtype;
+        op.set_b_dtype_if_mixed(dtype(e, a_input + 1));
         op.gemm = g;
         ops_.push_back(std::move(op));
     }

@@ -238,25 +238,23 @@ class TextTraceParser {
         op.name = name;
         op.file = path_;
         op.line = line_no;
-        op.dtype = default_dtype_;
-        if (const auto it = kv.find("dtype"); it != kv.end()) {
-            const auto dtype = parse_operand_dtype(it->second);
+        auto dtype_value = [&](const std::string& key, const std::string& value) {
+            const auto dtype = parse_operand_dtype(value);
             if (!dtype)
-                ctx.error("unknown dtype '" + it->second + "'" + did_you_mean(it->second, operand_dtype_names()) +
+                ctx.error("unknown " + key + " '" + value + "'" + did_you_mean(value, operand_dtype_names()) +
                           " (valid: " + join_names(operand_dtype_names()) + ")");
-            op.dtype = *dtype;
-        }
+            return *dtype;
+        };
+        op.dtype = default_dtype_;
+        if (const auto it = kv.find("dtype"); it != kv.end()) op.dtype = dtype_value(it->first, it->second);
         if (const auto it = kv.find("b_dtype"); it != kv.end()) {
-            const auto b_dtype = parse_operand_dtype(it->second);
-            if (!b_dtype)
-                ctx.error("unknown b_dtype '" + it->second + "'" + did_you_mean(it->second, operand_dtype_names()) +
-                          " (valid: " + join_names(operand_dtype_names()) + ")");
+            const DType b_dtype = dtype_value(it->first, it->second);
             // Only the fp8 formats mix (the tensor cores' .e4m3.e5m2 forms); a b_dtype equal to
             // dtype says nothing more.
-            if (!is_fp8(op.dtype) || !is_fp8(*b_dtype))
+            if (!is_fp8(op.dtype) || !is_fp8(b_dtype))
                 ctx.error("b_dtype " + it->second + " with dtype " + std::string(to_string(op.dtype)) +
                           ": only the fp8 formats mix (dtype=fp8_e4m3 b_dtype=fp8_e5m2, or the reverse)");
-            if (*b_dtype != op.dtype) op.b_dtype = *b_dtype;
+            if (b_dtype != op.dtype) op.b_dtype = b_dtype;
         }
         read_shape(LineFields(ctx, kv, folder_), op);
         if (const std::string problem = shape_problem(op); !problem.empty()) ctx.error(problem);
