@@ -2,10 +2,12 @@
 // each trace runs twice in this process, gpu.sampling off and waves, and the table gives every op's
 // cycles both ways, its error, the blocks simulated of the total and the estimated error bound;
 // then the mean and largest per-op error, the end-to-end error and the host-time speed-up.
-//   gpu_sampling_bench [--config configs/a100.json] [--set KEY=VALUE]... [--gemms] [--only-sampled] TRACE...
-//   --gemms adds a trace of ten fp16 GEMM shapes from 64 to 8192 per side (written to a temporary file).
+//   gpu_sampling_bench [--config configs/a100.json] [--set KEY=VALUE]... [--gemms] [--gemm-16384] [--only-sampled] TRACE...
+//   --gemms adds a trace of nineteen fp16 GEMM shapes from 64 to 16384 per side, --gemm-16384 one of
+//   16384^3 (each written to a temporary file).
 #include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -40,20 +42,24 @@ Timed run(const std::string& config_path, std::vector<std::string> overrides, co
     return t;
 }
 
-// Ten GEMM shapes, 64 to 8192 per side: squares, BERT/GPT-like projections, and shapes whose
-// tile grid has edge tiles (1000, 3000).
-std::string write_gemm_trace() {
-    const std::filesystem::path path = std::filesystem::temp_directory_path() / "accelsim_sampling_gemms.trace";
+// The GEMM shapes of the validation set, fp16, 64 to 16384 per side: squares,
+// BERT/GPT-like projections (up to 16384 tokens), skinny and tall-K shapes, and shapes whose tile
+// grid has edge tiles (1000, 3000, 5000). `--gemms` writes nineteen as one trace (warm L2 from op
+// to op); `--gemm-16384` the twentieth, 16384^3, alone (its full simulation takes most of an hour).
+std::string write_gemm_trace(const std::vector<std::array<long, 3>>& shapes, const std::string& file) {
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / file;
     std::ofstream f(path);
     f << "# accelsim-trace 1\n";
-    const long shapes[][3] = {{64, 64, 64},       {256, 256, 256},    {512, 512, 512},   {1024, 1024, 1024},
-                              {2048, 2048, 512},  {1000, 1000, 1000}, {4096, 4096, 256}, {3000, 3000, 512},
-                              {8192, 8192, 128},  {8192, 2048, 256}};
     for (const auto& s : shapes)
         f << "matmul gemm_" << s[0] << "x" << s[1] << "x" << s[2] << " m=" << s[0] << " n=" << s[1] << " k=" << s[2]
           << " dtype=fp16\n";
     return path.string();
 }
+const std::vector<std::array<long, 3>> kGemmShapes = {
+    {64, 64, 64},        {256, 256, 256},      {512, 512, 512},     {1024, 1024, 1024},  {2048, 2048, 512},
+    {1000, 1000, 1000},  {4096, 4096, 256},    {3000, 3000, 512},   {8192, 8192, 128},   {8192, 2048, 256},
+    {4096, 4096, 4096},  {16384, 16384, 128},  {16384, 4096, 1024}, {1024, 16384, 4096}, {16384, 768, 3072},
+    {6144, 6144, 2048},  {16384, 2304, 768},   {5000, 5000, 1000},  {16384, 128, 16384}};
 
 }  // namespace
 
@@ -65,13 +71,15 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--config" && i + 1 < argc) config = argv[++i];
-        else if (a == "--gemms") traces.push_back(write_gemm_trace());
+        else if (a == "--gemms") traces.push_back(write_gemm_trace(kGemmShapes, "accelsim_sampling_gemms.trace"));
+        else if (a == "--gemm-16384")
+            traces.push_back(write_gemm_trace({{16384, 16384, 16384}}, "accelsim_sampling_gemm_16384.trace"));
         else if (a == "--only-sampled") only_sampled = true;
         else if (a == "--set" && i + 1 < argc) overrides.push_back(argv[++i]);
         else traces.push_back(a);
     }
     if (traces.empty()) {
-        std::fprintf(stderr, "usage: gpu_sampling_bench [--config FILE] [--set KEY=VALUE]... [--gemms] [--only-sampled] TRACE...\n");
+        std::fprintf(stderr, "usage: gpu_sampling_bench [--config FILE] [--set KEY=VALUE]... [--gemms] [--gemm-16384] [--only-sampled] TRACE...\n");
         return 2;
     }
     for (const std::string& trace : traces) {

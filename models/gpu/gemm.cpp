@@ -1401,9 +1401,11 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     return out;
 }
 
-// The Hopper path (gemm_hopper.h): exact tiles only, so the operands need no padding beyond K'
-// and N' (multiples of 64). splits > 1: split-K (choose_hopper_splits), the parts of K as the
-// partials kernel's batch entries and splitk_sum_kernel as a second launch.
+// The Hopper path (gemm_hopper.h) on the padded buffers (K' and N' multiples of 8, so every row
+// pitch is a multiple of 16 bytes, as TMA requires); a shape that does not tile exactly runs the
+// edge variant (choice.edges), whose bounded boxes read zeros past M, N' and the part's K. splits
+// > 1: split-K (choose_hopper_splits), the parts of K as the partials kernel's batch entries and
+// splitk_sum_kernel as a second launch.
 LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
                                 const LoweringTarget& target, const HopperTileChoice& choice, int splits) {
     const HopperTile& tile = choice.tile;
@@ -1411,7 +1413,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory);
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const std::int64_t eb = buf.element_bytes;
-    const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn;
+    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
     const bool split = splits > 1;
     if (split && (g.batch != 1 || (buf.lda / HopperTile::bk(type)) % splits != 0))
         throw LoweringError("Hopper split-K needs batch 1 and K / 64 divisible by " + std::to_string(splits));
@@ -1428,15 +1430,18 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
     const std::int64_t grid = std::min(tiles, choice.slots);  // persistent: one block per resident slot
     LoweredKernel out;
-    out.kernel = hopper_gemm_kernel(tile, type, split);
+    out.kernel = hopper_gemm_kernel(tile, type, split, choice.edges);
     const int group_rows = choose_hopper_group_rows({g.batch, g.m, g.n, k_part}, tile, grid, target.l2_bytes);
+    const std::int64_t bk = HopperTile::bk(type);
     out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
     const std::int64_t c_element = split ? 4 : eb;
     out.args = {buf.a, buf.b, split ? workspace : buf.c, u(buf.lda * eb), u(buf.ldb * eb), u(buf.ldc * c_element),
                 u(split ? k_part * eb : buf.m * buf.lda * eb), u(split ? k_part * buf.ldb * eb : buf.lda * buf.ldb * eb),
                 u(buf.m * buf.ldc * c_element),
                 u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
-                u(k_part / HopperTile::bk(type))};
+                u((k_part + bk - 1) / bk)};
+    // Edge variant: A has M rows of the part's K, B the part's K rows of N' (bytes), C N' columns.
+    if (choice.edges) out.args.insert(out.args.end(), {u(g.m), u(k_part * eb), u(k_part), u(buf.ldb * eb), u(buf.ldc)});
     if (split) {
         LoweredLaunch sum;
         sum.kernel = splitk_sum_kernel(splits, type);
@@ -1516,17 +1521,20 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     LoweredKernel out;
     if (hopper) {
-        // Exact tiles (hopper_gemm_fits), so K' = K and N' = N: A, B^T and C as the kernel wants them.
+        // A (M x K'), B^T (N x K') and C (M x N') as the kernel wants them; a shape that does not
+        // tile exactly runs the edge variant (bounded boxes: zeros past M, N and K').
         const HopperTile& tile = hopper->tile;
-        const std::int64_t tiles_m = g.m / tile.bm, tiles_n = g.n / tile.bn, tiles = hopper->blocks;
-        if (kp != g.k || np != g.n || tiles > 0x7fffffffLL) throw LoweringError("lower_byte_gemm: the shape does not tile for the Hopper kernel");
+        const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn, tiles = hopper->blocks;
+        if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
         const std::int64_t grid = hopper->grid;  // persistent: one block per resident slot
-        out.kernel = b_type != type ? hopper_gemm_kernel(tile, type, b_type) : hopper_gemm_kernel(tile, type);
+        out.kernel = b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper->edges)
+                                    : hopper_gemm_kernel(tile, type, false, hopper->edges);
         const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
         out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
         out.args = {a, b, c, u(kp), u(kp), u(np * 4), u(g.m * kp), u(g.n * kp), u(g.m * np * 4),
                     u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
-                    u(kp / HopperTile::bk(type))};
+                    u((kp + HopperTile::bk(type) - 1) / HopperTile::bk(type))};
+        if (hopper->edges) out.args.insert(out.args.end(), {u(g.m), u(kp), u(g.n), u(kp), u(np)});
         out.stats.push_back(stat_value(stat::tile_m, tile.bm));
         out.stats.push_back(stat_value(stat::tile_n, tile.bn));
         out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // 8-bit values

@@ -44,15 +44,21 @@ bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaT
            (shape.m / tile.bm) % tile.cluster == 0;
 }
 
+bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile) {
+    return shape.m >= kHopperMinEdgeSide && shape.n >= kHopperMinEdgeSide && shape.k >= 1 &&
+           ((shape.m + tile.bm - 1) / tile.bm) % tile.cluster == 0;
+}
+
 namespace {
 
 // The kernel's name after "hopper_gemm_": tile, A's type, and B's where it differs.
-std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type) {
-    return tile.name(type) + "_" + simt::mma_type_name(type) + (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "");
+std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool edges) {
+    return tile.name(type) + "_" + simt::mma_type_name(type) + (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "") +
+           (edges ? "_edges" : "");
 }
 
 // b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype).
-std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials) {
+std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
     const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
     const int CW = tile.consumer_warps();
@@ -80,6 +86,12 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     const int wg_rows = alloc();  // consumers: this warpgroup's rows in the A box
     const bool pair = tile.cluster == 2;
     const int rank = pair ? alloc() : -1;
+    // Edge tiles (gemm_hopper.h): the producer's bounds of its A and B boxes (rows and bytes per
+    // row of the operand from the box's origin on), the consumers' columns of C left in the tile's
+    // rows (0 for a row past M).
+    const int a_rows_in = edges ? alloc() : -1, a_bytes_in = edges ? alloc() : -1;
+    const int b_rows_in = edges ? alloc() : -1, b_bytes_in = edges ? alloc() : -1;
+    const int cols0 = edges ? alloc() : -1, cols8 = edges ? alloc() : -1;
     const int registers = next;
 
     Lines a;
@@ -120,9 +132,11 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = ".kernel hopper_gemm_" + hopper_kernel_name(tile, type, b_type) + (partials ? "_partials" : "") + "\n";
+    std::string src = ".kernel hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges) + (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
-           "group_blocks, tiles, kblocks\n";
+           "group_blocks, tiles, kblocks";
+    if (edges) src += ", m, a_row_bytes, b_rows, b_row_bytes, c_cols";
+    src += "\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
     if (pair) src += ".cluster 2\n";
 
@@ -231,18 +245,37 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("mad " + r(ta) + ", " + r(y) + ", ldc, " + r(ta));            // &C[row][column]
     a("shl " + r(tb) + ", ldc, 3");
     a("add " + r(tb) + ", " + r(ta) + ", " + r(tb));                // 8 rows down
+    std::string store0, store1;  // edge tiles: the guards of the two rows' stores
+    if (edges) {
+        // C's columns left from the tile's first (c_cols and col0 are multiples of 8, so an
+        // 8-column group is inside or outside as a whole), or none for a row past M.
+        a("sub " + r(cols0) + ", c_cols, " + r(col0));
+        a("add " + r(x) + ", " + r(y) + ", 8");
+        a("setp.lt.s32 p5, " + r(x) + ", m");
+        a("selp " + r(cols8) + ", " + r(cols0) + ", 0, p5");
+        a("setp.lt.s32 p5, " + r(y) + ", m");
+        a("selp " + r(cols0) + ", " + r(cols0) + ", 0, p5");
+        store0 = "@p5 ";
+        store1 = "@p6 ";
+    }
+    auto guard = [&](int j) {  // group j's stores: only inside C
+        if (!edges) return;
+        a("setp.gt.s32 p5, " + r(cols0) + ", " + n(8 * j));
+        a("setp.gt.s32 p6, " + r(cols8) + ", " + n(8 * j));
+    };
     const std::string pack = std::string("cvt.") + dtype + "x2.f32 ";
     for (int j = 0; j < BN / 8; ++j) {
         const int d = acc + 4 * j;
+        guard(j);
         if (wide_c) {  // split-K (the accumulator pairs as they are, for the sum launch to add) or 8-bit C
-            a("st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
-            a("st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
+            a(store0 + "st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
+            a(store1 + "st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
             continue;
         }
         a(pack + r(pk0) + ", " + r(d) + ", " + r(d + 1));
-        a("st.global [" + r(ta) + "+" + n(16 * j) + "], " + r(pk0));
+        a(store0 + "st.global [" + r(ta) + "+" + n(16 * j) + "], " + r(pk0));
         a(pack + r(pk1) + ", " + r(d + 2) + ", " + r(d + 3));
-        a("st.global [" + r(tb) + "+" + n(16 * j) + "], " + r(pk1));
+        a(store1 + "st.global [" + r(tb) + "+" + n(16 * j) + "], " + r(pk1));
     }
     next_tile("consumer_tile");
     a("exit");
@@ -262,6 +295,18 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("add " + r(tb) + ", " + r(tb) + ", " + r(tmp));           // &B[0][col0]
         a("shl " + r(y) + ", ldb, 6");                              // 64 rows of B
     }
+    if (edges) {  // each box's extent inside its operand, from the tile's first k-block
+        a("sub " + r(a_rows_in) + ", m, " + r(row0));
+        a("mov " + r(a_bytes_in) + ", a_row_bytes");
+        if (eight_bit) {
+            a("sub " + r(b_rows_in) + ", b_rows, " + r(col0));       // B^T's rows are B's columns
+            a("mov " + r(b_bytes_in) + ", b_row_bytes");
+        } else {
+            a("mov " + r(b_rows_in) + ", b_rows");
+            a("shl " + r(tmp) + ", " + r(col0) + ", 1");
+            a("sub " + r(b_bytes_in) + ", b_row_bytes, " + r(tmp));
+        }
+    }
     a("mov " + r(kb) + ", 0");
     a.label("produce");
     a("mul " + r(sa) + ", " + r(s) + ", " + n(stage));
@@ -273,31 +318,38 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("xor " + r(tmp) + ", " + r(ph) + ", 1");
     a("mbarrier.wait.parity [" + r(empty) + "], " + r(tmp));
     a("@p1 mbarrier.arrive.expect_tx [" + r(full) + "], " + n(stage));
-    a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full));
+    const std::string a_bounds = edges ? ", " + r(a_rows_in) + ", " + r(a_bytes_in) : "";
+    const std::string b_bounds = edges ? ", " + r(b_rows_in) + ", " + r(b_bytes_in) : "";
+    a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full) + a_bounds);
     // B's box: 64 rows of BN 16-bit elements, or (8-bit, B^T) BN rows of 128 bytes.
     const std::string b_box = eight_bit ? n(BN) + "x" + n(KB) : n(64) + "x" + n(BN * 2);
     if (pair) {
         a("add " + r(tmp) + ", " + r(lane) + ", " + r(rank));
         a("setp.eq.s32 p4, " + r(tmp) + ", 0");  // lane 0 of rank 0
-        a("@p4 cp.async.bulk.tensor.2d.multicast." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+        a("@p4 cp.async.bulk.tensor.2d.multicast." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full) + b_bounds);
     } else {
-        a("@p1 cp.async.bulk.tensor.2d." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full));
+        a("@p1 cp.async.bulk.tensor.2d." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full) + b_bounds);
     }
     a("add " + r(ta) + ", " + r(ta) + ", " + n(KB));
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
+    if (edges) {  // the next k-block's boxes start KB bytes (B: 64 rows) further along K
+        a("sub " + r(a_bytes_in) + ", " + r(a_bytes_in) + ", " + n(KB));
+        if (eight_bit) a("sub " + r(b_bytes_in) + ", " + r(b_bytes_in) + ", " + n(KB));
+        else a("sub " + r(b_rows_in) + ", " + r(b_rows_in) + ", 64");
+    }
     next_stage("produce");
     next_tile("producer_tile");
     a("exit");
     return src + a.text();
 }
 
-const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials) {
+const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_gemm_" + hopper_kernel_name(tile, type, b_type) + (partials ? "_partials" : "");
+    const std::string key = "hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges) + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
-    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_source(tile, type, b_type, partials), "<gpu library>/" + key));
+    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_source(tile, type, b_type, partials, edges), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -309,19 +361,19 @@ void require_mixed_fp8(simt::MmaType a_type, simt::MmaType b_type) {
 
 }  // namespace
 
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials) {
-    return hopper_source(tile, type, type, partials);
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials, bool edges) {
+    return hopper_source(tile, type, type, partials, edges);
 }
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type) {
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges) {
     require_mixed_fp8(a_type, b_type);
-    return hopper_source(tile, a_type, b_type, false);
+    return hopper_source(tile, a_type, b_type, false, edges);
 }
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials) {
-    return hopper_kernel(tile, type, type, partials);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials, bool edges) {
+    return hopper_kernel(tile, type, type, partials, edges);
 }
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type) {
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges) {
     require_mixed_fp8(a_type, b_type);
-    return hopper_kernel(tile, a_type, b_type, false);
+    return hopper_kernel(tile, a_type, b_type, false, edges);
 }
 
 namespace {
@@ -350,17 +402,20 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
                                     double l2_bytes_per_cycle, simt::MmaType type) {
     HopperTileChoice best;
     double best_estimate = 0;
+    bool exact = false;  // some tile fits exactly: only those are candidates
+    for (const HopperTile& tile : hopper_gemm_tiles()) exact |= hopper_gemm_fits(shape, tile, type) && tile.cluster <= sms;
     for (const HopperTile& tile : hopper_gemm_tiles()) {
-        if (!hopper_gemm_fits(shape, tile, type) || tile.cluster > sms) continue;
-        const simt::Kernel* k = hopper_gemm_kernel(tile, type);
+        if (tile.cluster > sms) continue;
+        if (exact ? !hopper_gemm_fits(shape, tile, type) : !hopper_gemm_fits_with_edges(shape, tile)) continue;
+        const simt::Kernel* k = hopper_gemm_kernel(tile, type, false, !exact);
         const int per_sm = simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
         if (per_sm == 0) continue;
-        const std::int64_t blocks = shape.batch * (shape.m / tile.bm) * (shape.n / tile.bn);
+        const std::int64_t blocks = shape.batch * ((shape.m + tile.bm - 1) / tile.bm) * ((shape.n + tile.bn - 1) / tile.bn);
         const double slowdown = hopper_slowdown(tile, blocks, sms, sm, port_bytes_per_cycle, l2_bytes_per_cycle, type);
         const std::int64_t per_sm_blocks = (blocks + std::max(1, sms) - 1) / std::max(1, sms);
         const double estimate = static_cast<double>(per_sm_blocks) * tile.bm * tile.bn * slowdown;
         if (best.blocks == 0 || estimate < best_estimate) {
-            best = {tile, blocks, per_sm};
+            best = {tile, !exact, blocks, per_sm};
             // Persistent: one block per resident slot (a whole number of clusters), none idle.
             best.slots = static_cast<std::int64_t>(sms / tile.cluster) * tile.cluster * per_sm;
             best.grid = std::min(blocks, best.slots);
@@ -390,6 +445,7 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
     if (shape.batch != 1 || choice.blocks == 0 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0))
         return 1;
     const std::int64_t kblocks = shape.k / HopperTile::bk(simt::MmaType::f16);
+    if (shape.k % HopperTile::bk(simt::MmaType::f16) != 0) return 1;  // parts of whole k-blocks only
     int best = 1;
     double best_time = hopper_split_estimate(shape, choice, 1, target);
     for (const int parts : {2, 3, 4, 6, 8}) {
@@ -406,7 +462,7 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
 
 int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
                              std::int64_t l2_bytes, simt::MmaType type) {
-    const std::int64_t tiles_m = shape.m / tile.bm, tiles_n = shape.n / tile.bn;
+    const std::int64_t tiles_m = (shape.m + tile.bm - 1) / tile.bm, tiles_n = (shape.n + tile.bn - 1) / tile.bn;
     // The panels (full K, elements of the type) of a wave of `blocks_in_flight` consecutive tiles from
     // the start of a group: G rows and ceil(wave / G) columns, or, when the wave covers whole
     // groups (G x tiles_n tiles each), every column and the rows of the groups it reaches.

@@ -25,12 +25,18 @@
 // rank 1's consumers arrive on rank 0's "empty" barriers too (mbarrier.arrive.remote). Stages the
 // producers never wait for again are not released, so no block reaches a peer that has left.
 //
-// The kernel needs M % BM == 0, N % BN == 0 and K % BK == 0 (the TMA boxes never leave the
-// matrices; real TMA fills out-of-bounds elements with zeros, which is not modelled), row-major
-// A (M x K) and B (K x N; 8-bit: N x K), C (M x N). Params, in order: A, B, C, lda, ldb, ldc (row
-// pitches in bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m, tiles_per_batch,
-// group_rows (choose_hopper_group_rows), group_blocks (group_rows * tiles_n), tiles (all batches),
-// kblocks (K / BK).
+// Row-major A (M x K) and B (K x N; 8-bit: N x K), C (M x N). Params, in order: A, B, C, lda,
+// ldb, ldc (row pitches in bytes), a_batch, b_batch, c_batch (matrix strides in bytes), tiles_m,
+// tiles_per_batch, group_rows (choose_hopper_group_rows), group_blocks (group_rows * tiles_n),
+// tiles (all batches), kblocks (ceil(K / BK)).
+//
+// Edge tiles (`edges`): a shape that BM, BN or BK does not divide runs the kernel's edge variant,
+// whose TMA boxes are bounded (cp.async.bulk.tensor's bounded form: the part of a box outside its
+// operand lands in shared memory as zeros, as TMA fills out-of-bounds elements, and costs no
+// memory traffic) and whose epilogue stores only inside C. Its extra params: m (rows of A and C),
+// a_row_bytes (bytes of K in an A row), b_rows (rows of B: K, or for 8-bit B^T, N), b_row_bytes
+// (bytes of a B row) and c_cols (columns of C, a multiple of 8). Shapes that tile exactly keep the
+// exact kernel, which has none of these instructions.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -70,16 +76,23 @@ bool hopper_gemm_target(const simt::SmParams& sm);
 // True when the shape tiles exactly with `tile` for operands of `type` (see above; a cluster of 2
 // also needs an even number of tile rows).
 bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaType type = simt::MmaType::f16);
+// True when the edge variant runs the shape with `tile`: M and N of at least kHopperMinEdgeSide
+// (narrower GEMMs, a decode step's M of 1 to 8, keep the pre-Hopper kernels, whose small tiles and
+// split-K suit them) and, for a cluster of 2, an even number of tile rows.
+inline constexpr std::int64_t kHopperMinEdgeSide = 64;
+bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile);
 
 struct HopperTileChoice {
     HopperTile tile;
+    bool edges = false;       // the shape does not tile exactly: the edge variant
     std::int64_t blocks = 0;  // output tiles (a non-persistent kernel's blocks)
     int blocks_per_sm = 0;
     std::int64_t slots = 0;   // resident block slots on the chip: whole clusters x blocks per SM
     std::int64_t grid = 0;    // persistent blocks: min(tiles, slots)
 };
-// The tile rule: among tiles that fit the shape and an SM, the smallest estimate of the busiest
-// SM's time, ceil(blocks / SMs) x BM x BN x slowdown. demand is the operand bytes per cycle a
+// The tile rule: among tiles that fit the shape exactly and an SM (or, when none does, tiles that
+// fit with edges: hopper_gemm_fits_with_edges), the smallest estimate of the busiest SM's time,
+// ceil(blocks / SMs) x BM x BN x slowdown, blocks counting edge tiles whole. demand is the operand bytes per cycle a
 // block fetches at the tensor cores' full rate, E (BM + BN / cluster) / (BM x BN) bytes per MAC x
 // the SM's MACs per cycle of `type` (E its element bytes: 8-bit operands run twice the MACs on
 // half the bytes, so the same demand); slowdown = max(1, demand / port, busy SMs x demand / L2) with port the
@@ -104,7 +117,7 @@ double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& cho
 int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target);
 
 // The tile scheduler's swizzle (CUTLASS's PersistentTileSchedulerSm90 walks groups of 1, 2, 4 or 8
-// cluster rows column by column): tile rows per group, a power of two times the cluster height up
+// cluster rows column by column): tile rows per group (edge tiles counted), a power of two times the cluster height up
 // to 8 of them and at most the tile rows (panels in elements of `type`). The `blocks_in_flight` tiles of a wave touch
 // G row panels of A and ceil(in flight / G) column panels of B over the full K. When a wave's
 // panels fit in half the L2 (LRU over hashed sets, and the C tiles written share it), the largest
@@ -117,10 +130,11 @@ int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std
 // the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
 // of fp32) for splitk_sum_kernel (gemm.h) to add and pack. type s8, e4m3, e5m2: the 8-bit kernel
 // (no partials).
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false);
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false);
+// edges: the edge variant (above).
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false);
 // fp8 operands of two formats (A e4m3 x B e5m2 or the reverse): wgmma's .atype.btype form.
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type);
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type);
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);
 
 }  // namespace accelsim::gpu

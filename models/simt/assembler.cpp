@@ -516,13 +516,16 @@ private:
             }
         } else if (base == "cp") {
             // PTX ISA 9.7.9.25 (cp.async.bulk.tensor), global -> shared, 2-D box given in the
-            // mnemonic: cp.async.bulk.tensor.2d.ROWSxBYTES [dst], src, pitch, mbar.
+            // mnemonic: cp.async.bulk.tensor.2d.ROWSxBYTES [dst], src, pitch, mbar[, rows, bytes].
+            // The bounded form names the tensor's extent from the box's origin (the rows and the
+            // bytes of each row inside it; PTX's tensor map holds the tensor's dimensions): what
+            // lies outside lands as zeros, as TMA fills out-of-bounds elements.
             const std::string prefix = "cp.async.bulk.tensor.2d.", multicast = "multicast.";
             std::string box = mnemonic.compare(0, prefix.size(), prefix) == 0 ? mnemonic.substr(prefix.size()) : "";
             // .multicast: PTX's .multicast::cluster with every block of the cluster in ctaMask.
             const bool to_cluster = box.compare(0, multicast.size(), multicast) == 0;
             if (to_cluster) box = box.substr(multicast.size());
-            in.modifier = to_cluster ? 1 : 0;
+            in.modifier = to_cluster ? kTmaMulticast : 0;
             const auto x = box.find('x');
             long long rows = 0, row_bytes = 0;
             if (x != std::string::npos && x > 0 && x + 1 < box.size() &&
@@ -537,7 +540,11 @@ private:
             in.unit = Unit::ldst;
             in.box_rows = static_cast<std::uint16_t>(rows);
             in.box_row_bytes = static_cast<std::uint16_t>(row_bytes);
-            pattern = "Asss";
+            if (ops.size() != 4 && ops.size() != 6)
+                fail(line, "'" + mnemonic + "' takes 4 operands ([dst], src, pitch, mbar) or 6 (and the tensor's rows and "
+                           "bytes per row from src on), got " + std::to_string(ops.size()));
+            if (ops.size() == 6) in.modifier |= kTmaBounded;
+            pattern = ops.size() == 6 ? "Asssss" : "Asss";
         } else {
             fail(line, "unknown instruction '" + mnemonic + "'");
         }

@@ -763,27 +763,45 @@ void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, s
         const std::uint32_t src = fetch(in.src[1], w, scratch1)[lane];
         const std::uint32_t pitch = fetch(in.src[2], w, scratch2)[lane];
         const std::uint32_t mbar = fetch(in.src[3], w, scratch3)[lane];
-        const std::uint64_t last = static_cast<std::uint64_t>(src) + static_cast<std::uint64_t>(pitch) * (in.box_rows - 1u) + in.box_row_bytes;
+        // The bounded form: the tensor's rows and bytes per row from src on (signed; none when <= 0).
+        std::uint32_t rows = in.box_rows, row_bytes = in.box_row_bytes;
+        if (in.modifier & kTmaBounded) {
+            std::uint32_t scratch4[32], scratch5[32];
+            const auto rows_in = static_cast<std::int32_t>(fetch(in.src[4], w, scratch4)[lane]);
+            const auto bytes_in = static_cast<std::int32_t>(fetch(in.src[5], w, scratch5)[lane]);
+            rows = static_cast<std::uint32_t>(std::clamp<std::int32_t>(rows_in, 0, in.box_rows));
+            row_bytes = static_cast<std::uint32_t>(std::clamp<std::int32_t>(bytes_in, 0, in.box_row_bytes));
+            if (rows == 0 || row_bytes == 0) rows = row_bytes = 0;
+        }
+        // Only the part inside the tensor is read: it must lie in global memory.
+        const std::uint64_t last = rows == 0 ? src : static_cast<std::uint64_t>(src) + static_cast<std::uint64_t>(pitch) * (rows - 1u) + row_bytes;
         if (src % 16 != 0 || pitch % 16 != 0 || src < GlobalMemory::kNullBytes || last > memory_.size())
             fault(in, "global box at " + std::to_string(src) + " (pitch " + std::to_string(pitch) + ", " +
-                          std::to_string(in.box_rows) + " rows of " + std::to_string(in.box_row_bytes) +
+                          std::to_string(rows) + " rows of " + std::to_string(row_bytes) +
                           " bytes) is misaligned (16 bytes) or outside the global memory of " + std::to_string(memory_.size()) + " bytes");
         // .multicast: the same box lands at the same offsets in every block of the cluster.
-        const std::uint32_t copies = in.modifier ? static_cast<std::uint32_t>(kernel_.cluster) : 1u;
+        const bool multicast = (in.modifier & kTmaMulticast) != 0;
+        const std::uint32_t copies = multicast ? static_cast<std::uint32_t>(kernel_.cluster) : 1u;
         for (std::uint32_t rank = 0; rank < copies; ++rank) {
-            Block& target = in.modifier ? cluster_peer(in, w, rank) : block;
+            Block& target = multicast ? cluster_peer(in, w, rank) : block;
             // A peer's barrier is checked when the bytes arrive (timed runs: SmCore).
             if ((&target == &block || !timed_) && !target.mbarrier(mbar))
                 fault(in, "no mbarrier was initialized at shared address " + std::to_string(mbar) + " of cluster rank " +
                               std::to_string(rank));
             if (!(skip_fp_payload_ && in.payload_data))
-                for (std::uint32_t row = 0; row < in.box_rows; ++row)
-                    std::memcpy(target.shared.data() + dst + row * in.box_row_bytes, memory_.data() + src + row * pitch, in.box_row_bytes);
+                for (std::uint32_t row = 0; row < in.box_rows; ++row) {
+                    std::uint8_t* to = target.shared.data() + dst + row * in.box_row_bytes;
+                    const std::uint32_t inside = row < rows ? row_bytes : 0;
+                    if (inside) std::memcpy(to, memory_.data() + src + row * pitch, inside);
+                    std::memset(to + inside, 0, in.box_row_bytes - inside);  // outside the tensor: zeros
+                }
             // Functional runs: the bytes are there at once. Timed runs complete them on arrival.
             if (!timed_) target.mbarrier_update(mbar, 0, -static_cast<std::int64_t>(bytes), 0);
         }
         r.tma_global = src;
         r.tma_pitch = pitch;
+        r.tma_rows = rows;
+        r.tma_row_bytes = row_bytes;
         r.tma_shared = dst;
         r.tma_mbarrier = mbar;
         return;

@@ -132,8 +132,10 @@ struct StepResult {
     std::array<std::uint32_t, 32> addresses{};  // byte addresses of executed lanes (memory ops; the
                                                 // first word of a .v2 / .v4 access)
     // cp.async.bulk.tensor (one executing lane): the box's first global byte, its row pitch, the
-    // shared destination and the mbarrier that counts its bytes.
+    // shared destination and the mbarrier that counts its bytes; the rows and bytes per row read
+    // from global memory (the whole box, or the part of a bounded box inside the tensor).
     std::uint32_t tma_global = 0, tma_pitch = 0, tma_shared = 0, tma_mbarrier = 0;
+    std::uint32_t tma_rows = 0, tma_row_bytes = 0;
     // mbarrier.arrive.remote: the cluster block arrived on, the barrier's address and the arrivals.
     std::uint32_t remote_block = 0, remote_mbarrier = 0, remote_arrivals = 0;
 };

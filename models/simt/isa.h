@@ -71,16 +71,22 @@ struct Operand {
     std::uint32_t value = 0;  // register / predicate / param index, immediate bits, or Special
 };
 
+// cp.async.bulk.tensor's modifier bits.
+inline constexpr std::uint8_t kTmaMulticast = 1, kTmaBounded = 2;
+
 struct Instruction {
     Opcode op = Opcode::nop;
     Unit unit = Unit::control;
-    std::uint8_t modifier = 0;      // Compare, ShuffleMode, MmaType or Conversion, by opcode
+    std::uint8_t modifier = 0;      // Compare, ShuffleMode, MmaType or Conversion, by opcode;
+                                    // cp.async.bulk.tensor: kTmaMulticast | kTmaBounded
     std::uint8_t vector = 1;        // memory ops: 32-bit words per lane (1, or 2 / 4 for .v2 / .v4)
     CompareType compare_type = CompareType::s32;
     std::int8_t guard = -1;         // predicate index guarding the instruction, -1 = always
     bool guard_negated = false;
     Operand dst;
-    Operand src[4];                 // the fourth only for cp.async.bulk.tensor (its mbarrier)
+    // The fourth to sixth only for cp.async.bulk.tensor: its mbarrier, and (bounded form) the rows
+    // and bytes per row of the tensor from the box's origin on.
+    Operand src[6];
     std::int32_t offset = 0;        // memory: byte offset added to the address operand (src[0])
     std::int32_t target = -1;       // bra: instruction index of the label
     std::int32_t reconverge = -1;   // bra: immediate post-dominator; == code size when it is kernel exit

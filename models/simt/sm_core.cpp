@@ -536,16 +536,18 @@ void SmCore::start_tma(int slot, const Instruction& in, Block& block) {
         free_tma_.pop_back();
     }
     const auto block_slot = static_cast<int>(&block - blocks_.data());
-    tma_[copy] = PendingTma{in.modifier != 0, block.block_id, block_slot, block.generation, step_.tma_mbarrier,
+    tma_[copy] = PendingTma{(in.modifier & kTmaMulticast) != 0, block.block_id, block_slot, block.generation, step_.tma_mbarrier,
                             static_cast<std::int64_t>(in.box_rows) * in.box_row_bytes, 1, now_};
     ++stats_.global_requests;
-    // The SM's TMA unit sends the box's sectors to the L2 (not through the L1) at the LSU's rate.
+    // The SM's TMA unit sends the box's sectors to the L2 (not through the L1) at the LSU's rate;
+    // a bounded box only those inside the tensor (its zeros cost no memory traffic), while its
+    // whole size counts toward the mbarrier's transaction bytes.
     const int per_cycle = std::max(1, params_.global_sectors_per_cycle);
     const std::uint64_t start = std::max(tma_free_, now_);
     std::uint64_t sent = 0;
-    for (std::uint32_t row = 0; row < in.box_rows; ++row) {
+    for (std::uint32_t row = 0; row < step_.tma_rows; ++row) {
         const std::uint32_t first = step_.tma_global + row * step_.tma_pitch;
-        for (std::uint32_t sector = first / 32; sector <= (first + in.box_row_bytes - 1) / 32; ++sector, ++sent) {
+        for (std::uint32_t sector = first / 32; sector <= (first + step_.tma_row_bytes - 1) / 32; ++sector, ++sent) {
             ++tma_[copy].outstanding;
             send(start + sent / static_cast<std::uint64_t>(per_cycle), sector * 32, false, kTagTma | copy);
         }

@@ -111,6 +111,43 @@ TEST(HopperGemm, EveryTileMatchesEigen) {
     }
 }
 
+TEST(HopperGemm, EdgeTilesMatchEigen) {
+    // Shapes no tile divides run the edge variant: bounded TMA boxes read zeros past M, N and K,
+    // and the epilogue stores only inside C. 100 x 200 on 1 SM (64 B/cycle port): 128x256 1 block
+    // (32768) ties 128x128's 2 (2 x 16384) and wins; 64x128 4 blocks (4 x 8192 x 1.5), 64x64 8
+    // (8 x 4096 x 2); the cluster needs an even number of tile rows. Each block computes its whole
+    // tile: K = 72 is 2 k-blocks of 64 16-bit values (128 x 256 x 128 MACs = 2048 m16n8k16), or,
+    // padded to K' = 80 for 8-bit operands, one k-block of 128 (1024 m16n8k32).
+    for (const DType dt : kTensorDtypes) {
+        const simt::MmaType type = mma_type_of(dt);
+        const HopperRun r = run(gemm_op(1, 100, 200, 72, dt), 1, true);
+        EXPECT_EQ(r.kernel, "hopper_gemm_128x256x" + std::to_string(HopperTile::bk(type)) + "_s4_" +
+                                simt::mma_type_name(type) + "_edges");
+        EXPECT_EQ(r.numerics.checked, 100 * 200);
+        EXPECT_TRUE(r.numerics.passed) << r.kernel << " max abs err " << r.numerics.max_abs_err;
+        EXPECT_EQ(static_cast<std::int64_t>(r.stats.mma_issued), simt::is_k32(type) ? 1024 : 2048) << r.kernel;
+        // A timing-only run (the zeros are not written, nothing reads them as more than payload)
+        // takes the same cycles.
+        const HopperRun timing = run(gemm_op(1, 100, 200, 72, dt), 1, false, true);
+        EXPECT_EQ(timing.stats.cycles, r.stats.cycles) << r.kernel;
+        EXPECT_EQ(timing.stats.issued, r.stats.issued) << r.kernel;
+    }
+    // Edges in every direction on several tiles and a batch; and the cluster of 2, which needs an
+    // even number of tile rows: 1000 x 256 on 2 SMs with a 40 B/cycle port has ceil(1000 / 128) = 8,
+    // and the pair (4 x 32768, its 32 B/cycle fits) beats 128x256 alone (4 x 32768 x 1.2) and
+    // 128x128 (8 x 16384 x 1.6), as in EveryTileMatchesEigen.
+    for (const DType dt : kTensorDtypes) {
+        const HopperRun b = run(gemm_op(3, 130, 264, 200, dt), 2, true);
+        EXPECT_NE(b.kernel.find("_edges"), std::string::npos) << b.kernel;
+        EXPECT_EQ(b.numerics.checked, 3 * 130 * 264);
+        EXPECT_TRUE(b.numerics.passed) << b.kernel << " max abs err " << b.numerics.max_abs_err;
+        const HopperRun pair = run(gemm_op(1, 1000, 256, 136, dt), 2, true, false, nullptr, 40);
+        EXPECT_EQ(pair.kernel, "hopper_gemm_128x256x" + std::to_string(HopperTile::bk(mma_type_of(dt))) + "_s4_c2_" +
+                                   simt::mma_type_name(mma_type_of(dt)) + "_edges");
+        EXPECT_TRUE(pair.numerics.passed) << pair.kernel << " max abs err " << pair.numerics.max_abs_err;
+    }
+}
+
 TEST(HopperGemm, TimingOnlyRunsGiveIdenticalCycles) {
     for (const HopperTile& t : hopper_gemm_tiles())
         EXPECT_TRUE(hopper_gemm_kernel(t, simt::MmaType::bf16)->fp_payload_skippable)
@@ -137,9 +174,18 @@ TEST(HopperGemm, TileRule) {
     const HopperTileChoice small = choose_hopper_tile({1, 1024, 1024, 1024}, 132, sm, 64);
     EXPECT_EQ(small.tile.name(), "64x128x64_s4");
     EXPECT_EQ(small.blocks, 128);
-    // Shapes that do not tile have no Hopper kernel (the Ampere kernel runs them).
-    EXPECT_EQ(choose_hopper_tile({1, 100, 128, 64}, 132, sm, 64).blocks, 0);
-    EXPECT_EQ(run(gemm_op(1, 100, 128, 64, DType::bf16), 1, false, true).kernel.rfind("gemm_", 0), 0u);
+    // A shape no tile divides runs edge tiles: 100 x 128 x 64 gives 128x256 1 block (32768),
+    // 128x128 1 (16384), 64x128 2, one per SM (8192 x 1.5 = 12288), 64x64 4, one per SM (4096 x 2
+    // = 8192, the smallest). The cluster of 2 needs an even number of tile rows (1 here).
+    const HopperTileChoice edges = choose_hopper_tile({1, 100, 128, 64}, 132, sm, 64);
+    EXPECT_TRUE(edges.edges);
+    EXPECT_EQ(edges.tile.name(), "64x64x64_s4");
+    EXPECT_EQ(edges.blocks, 4);
+    EXPECT_FALSE(big.edges);
+    // A shape some tile divides exactly takes only exact tiles (1024^3 above); narrower than 64 in
+    // M or N, the Ampere kernel runs it.
+    EXPECT_EQ(choose_hopper_tile({1, 32, 1024, 1024}, 132, sm, 64).blocks, 0);
+    EXPECT_EQ(run(gemm_op(1, 32, 128, 64, DType::bf16), 1, false, true).kernel.rfind("gemm_", 0), 0u);
     // Other compute capabilities keep the Ampere kernels.
     simt::SimtParams a100;
     a100.sms = 1;
@@ -359,9 +405,24 @@ TEST(HopperGemm, SplitKMatchesEigen) {
             // The parts together do the GEMM's MACs, no more (counted in m16n8k16s of 2048 MACs).
             EXPECT_EQ(static_cast<std::int64_t>(r.gemm.mma_issued) * 2048, c.m * c.n * c.k);
         }
-    // The partials kernels are timing-skippable like the plain ones.
-    for (const HopperTile& t : hopper_gemm_tiles())
+    // Edge tiles split too (K a multiple of 64): 100 x 72 on 1 SM takes one 128x128 edge tile
+    // (16384, against 128x256's 32768, 64x128's 2 x 8192 x 1.5 and 64x64's 4 x 4096 x 2); each of
+    // the 2 parts runs the whole tile over its 4 k-blocks: 2 x 4 x 128 x 128 x 64 / 2048 mmas.
+    for (DType dt : {DType::bf16, DType::fp16}) {
+        LoweringTarget target = h100_split_target(1);
+        target.l2_bytes_per_cycle = 0;
+        const HopperSplitRun r = run_split(gemm_op(1, 100, 72, 512, dt), target, 2, true);
+        EXPECT_EQ(r.kernel, std::string("hopper_gemm_128x128x64_s3") + (dt == DType::bf16 ? "_bf16" : "_f16") + "_edges_partials");
+        EXPECT_EQ(r.numerics.checked, 100 * 72);
+        EXPECT_TRUE(r.numerics.passed) << r.kernel << " max abs err " << r.numerics.max_abs_err;
+        EXPECT_EQ(r.gemm.mma_issued, 2u * 4 * 128 * 128 * 64 / 2048);
+    }
+    // The partials kernels are timing-skippable like the plain ones, with edges too.
+    for (const HopperTile& t : hopper_gemm_tiles()) {
         EXPECT_TRUE(hopper_gemm_kernel(t, simt::MmaType::bf16, true)->fp_payload_skippable) << t.name();
+        EXPECT_TRUE(hopper_gemm_kernel(t, simt::MmaType::bf16, true, true)->fp_payload_skippable) << t.name();
+        EXPECT_TRUE(hopper_gemm_kernel(t, simt::MmaType::e4m3, false, true)->fp_payload_skippable) << t.name();
+    }
 }
 
 TEST(HopperGemm, SplitKSumLaunchInstructions) {
@@ -403,9 +464,9 @@ TEST(HopperGemm8bit, TileRuleScalesWithTheElementSize) {
     EXPECT_EQ(big.tile.name(simt::MmaType::s8), "128x256x128_s4_c2");
     EXPECT_EQ(big.grid, 132);
     EXPECT_EQ(choose_hopper_tile({1, 1024, 1024, 1024}, 132, sm, 64, 0, e4m3).tile.name(e4m3), "64x128x128_s4");
-    // K must be a multiple of 128 8-bit values (64 suffices for 16-bit).
-    EXPECT_EQ(choose_hopper_tile({1, 256, 256, 192}, 132, sm, 64, 0, e4m3).blocks, 0);
-    EXPECT_GT(choose_hopper_tile({1, 256, 256, 192}, 132, sm, 64).blocks, 0);
+    // K = 192 tiles exactly with 16-bit k-blocks of 64, not with 8-bit ones of 128: edge tiles.
+    EXPECT_TRUE(choose_hopper_tile({1, 256, 256, 192}, 132, sm, 64, 0, e4m3).edges);
+    EXPECT_FALSE(choose_hopper_tile({1, 256, 256, 192}, 132, sm, 64).edges);
     // The swizzle counts 1-byte panels. 2048^3 with the cluster tile, 128 tiles in flight: every G
     // touches all of A and B (HopperGemm.SchedulerSwizzleRule), 16.8 MB of 16-bit or 8.4 MB of 8-bit
     // values. With 20 MiB of L2 (half of it: 10.5 MB) the 8-bit wave fits: the largest G, 16; the
@@ -416,8 +477,9 @@ TEST(HopperGemm8bit, TileRuleScalesWithTheElementSize) {
 }
 
 TEST(HopperGemm8bit, LoweringKeepsTheMmaKernelElsewhere) {
-    // A shape the Hopper kernel does not tile (K = 200) runs the mma.m16n8k32 kernel, and passes.
-    const HopperRun odd = run(gemm_op(1, 128, 128, 200, DType::fp8_e4m3), 1, true);
+    // A shape narrower than the Hopper tiles (M = 8: a decode step) runs the mma.m16n8k32 kernel,
+    // and passes.
+    const HopperRun odd = run(gemm_op(1, 8, 128, 200, DType::fp8_e4m3), 1, true);
     EXPECT_EQ(odd.kernel.rfind("gemm_", 0), 0u) << odd.kernel;
     EXPECT_TRUE(odd.numerics.passed);
     // Other compute capabilities (a100: sm_80; l4: sm_89) keep it for every shape.

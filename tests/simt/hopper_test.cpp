@@ -327,6 +327,70 @@ TEST(Tma, CopiesTheBoxAndPhasesAlternate) {
     EXPECT_EQ(mem2.load32(out + 8), 72u);
 }
 
+TEST(Tma, BoundedBoxFillsZerosOutsideTheTensorAndReadsOnlyInside) {
+    // A 4 x 64 B box whose tensor has 3 rows and 40 bytes per row from the box's origin (the
+    // bounded form): rows 0-2 copy bytes 0-39, the rest of the box lands as zeros, over a first,
+    // unbounded copy of the same box (so the zeros are written, not left). Values: word w of row r
+    // is the global word at src + r x 256 + 4w inside, 0 outside.
+    GlobalMemory mem;
+    const std::uint32_t src = mem.allocate(1024);
+    for (std::uint32_t i = 0; i < 1024; i += 4) mem.store32(src + i, 1000 + i);
+    const std::uint32_t out = mem.allocate(256);
+    const std::string s = ".param src, out\n.reg 4\n.shared 4096\nmov r0, %tid\nsetp.eq.s32 p0, r0, 0\nmov r1, 4088\n"
+                          "@p0 mbarrier.init [4088], 1\n"
+                          "@p0 mbarrier.arrive.expect_tx [4088], 256\n"
+                          "@p0 cp.async.bulk.tensor.2d.4x64 [0], src, 256, r1\n"
+                          "mbarrier.wait.parity [4088], 0\n"
+                          "@p0 mbarrier.arrive.expect_tx [4088], 256\n"  // the whole box counts
+                          "@p0 cp.async.bulk.tensor.2d.4x64 [0], src, 256, r1, 3, 40\n"
+                          "mbarrier.wait.parity [4088], 1\n"
+                          "shl r2, r0, 2\nld.shared r3, [r2]\nld.shared r2, [r2+128]\n"
+                          "shl r0, r0, 2\nadd r0, r0, out\nst.global [r0], r3\nst.global [r0+128], r2\nexit\n";
+    const Kernel k = assemble(s, "tma_bounded.sasm");
+    auto check = [&](const GlobalMemory& m) {
+        for (std::uint32_t row = 0; row < 4; ++row)
+            for (std::uint32_t w = 0; w < 16; ++w) {
+                const std::uint32_t expected = row < 3 && 4 * w < 40 ? 1000 + row * 256 + 4 * w : 0;
+                EXPECT_EQ(m.load32(out + row * 64 + 4 * w), expected) << "row " << row << " word " << w;
+            }
+    };
+    launch(k, {1, 32}, {src, out}, mem, h100_like());
+    check(mem);
+    GlobalMemory functional = mem;
+    std::memset(functional.data() + out, 0xff, 256);
+    run_functional(k, functional, {1, 32}, {src, out});
+    check(functional);
+
+    // Only the part inside is read: 3 rows of bytes 0-39, two sectors each (6, against 8 for the
+    // whole box). A box entirely outside (no rows, or no bytes, left; the counts may be negative)
+    // reads nothing and completes its bytes at issue: mov 0, setp 4, init 8, arrive 9, mov 10,
+    // cp 14 (waits for r1), the wait at 15, exit 16: 17 cycles (a one-sector box: 416, Tma.BoxCompletes...).
+    auto one_box = [&](const std::string& bounds) {
+        const std::string t = ".param src\n.reg 2\n.shared 4096\nmov r0, %tid\nsetp.eq.s32 p0, r0, 0\n"
+                              "@p0 mbarrier.init [4088], 1\n@p0 mbarrier.arrive.expect_tx [4088], 256\nmov r1, 4088\n"
+                              "@p0 cp.async.bulk.tensor.2d.4x64 [0], src, 256, r1, " + bounds + "\n"
+                              "mbarrier.wait.parity [4088], 0\nexit\n";
+        return launch(assemble(t, "tma_one_box.sasm"), {1, 32}, {src}, mem, h100_like());
+    };
+    EXPECT_EQ(one_box("3, 40").global_sectors, 6u);
+    EXPECT_EQ(one_box("4, 64").global_sectors, 8u);
+    EXPECT_EQ(one_box("9, 999").global_sectors, 8u);  // a tensor larger than the box: the box
+    for (const char* outside : {"0, 64", "4, 0", "-5, 64", "4, -16"}) {
+        const KernelStats st = one_box(outside);
+        EXPECT_EQ(st.global_sectors, 0u) << outside;
+        EXPECT_EQ(st.cycles, 17u) << outside;
+    }
+    // The bounded part must lie in global memory (the rest need not), and the form takes 4 or 6
+    // operands.
+    const std::uint32_t near_end = static_cast<std::uint32_t>(mem.size()) - 128;
+    const std::string edge = ".param src\n.reg 2\n.shared 4096\nmov r0, %tid\nsetp.eq.s32 p0, r0, 0\n"
+                             "@p0 mbarrier.init [4088], 1\n@p0 mbarrier.arrive.expect_tx [4088], 256\nmov r1, 4088\n"
+                             "@p0 cp.async.bulk.tensor.2d.4x64 [0], src, 64, r1, 2, 64\nmbarrier.wait.parity [4088], 0\nexit\n";
+    EXPECT_NO_THROW(launch(assemble(edge, "tma_edge.sasm"), {1, 32}, {near_end}, mem, h100_like()));
+    EXPECT_THROW(launch(assemble(edge, "tma_edge.sasm"), {1, 32}, {near_end + 64}, mem, h100_like()), SimtError);
+    EXPECT_THROW(assemble(".reg 2\n.shared 4096\ncp.async.bulk.tensor.2d.4x64 [0], 16, 64, r1, 2\n", "n.sasm"), AssemblyError);
+}
+
 SimtParams two_sms() {
     SimtParams p = h100_like();
     p.sms = 2;
