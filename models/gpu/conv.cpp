@@ -8,6 +8,7 @@
 
 #include "models/common/validation_worker.h"
 #include "models/simt/occupancy.h"
+#include "models/gpu/gemm_hopper.h"
 #include "models/gpu/gpu_stats.h"
 
 namespace accelsim::gpu {
@@ -303,6 +304,13 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const C
     };
 }
 
+// The tensor paths' inputs and check: the 16-bit values, or the quantized int8 or rounded fp8 ones.
+std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_tensor_conv(const ConvLayout& l, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    if (l.path != ConvPath::tensor_8bit) return fill_float_conv(l, target.seed, memory, target.reference_on_worker);
+    if (l.dtype == DType::int8) return fill_int8_conv(l, target.seed, memory);
+    return fill_fp8_conv(l, target.seed, target.sm.fp8_encoding, memory, target.reference_on_worker);
+}
+
 void allocate_conv(ConvLayout& l, simt::GlobalMemory& memory) {
     l.in = memory.allocate(static_cast<std::size_t>(l.in_bytes));
     l.w = memory.allocate(static_cast<std::size_t>(l.w_bytes));
@@ -365,11 +373,30 @@ LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& me
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
     out.stats.push_back(stat_value(stat::tile_k, static_cast<double>(tile.bk * 2 / l.in_eb)));  // values per slice
     push_launch_stats(out, l, target, tile.threads(), blocks);
-    if (target.real_data)
-        out.check = l.path != ConvPath::tensor_8bit ? fill_float_conv(l, target.seed, memory, target.reference_on_worker)
-                    : l.dtype == DType::int8        ? fill_int8_conv(l, target.seed, memory)
-                                                    : fill_fp8_conv(l, target.seed, target.sm.fp8_encoding, memory,
-                                                                    target.reference_on_worker);
+    if (target.real_data) out.check = fill_tensor_conv(l, memory, target);
+    return out;
+}
+
+// A 1x1 convolution of stride 1 without padding, one group, is a GEMM on the NHWC input: A = the
+// input (N·H·W pixels x C' bytes), B^T = the weights (K x C' bytes), C = the output (pixels x K'
+// 4-byte values), the very layouts of the 8-bit tensor path. On an sm_90 target its 8-bit form
+// runs the 8-bit Hopper GEMM (gemm_hopper.h) on the conv's own buffers, as cuDNN runs pointwise
+// convolutions with GEMM kernels; other convolutions keep the implicit-GEMM kernel.
+bool pointwise(const Conv2dShape& s) {
+    return s.r == 1 && s.s == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.groups == 1;
+}
+
+LoweredKernel lower_hopper_pointwise_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target,
+                                          const GemmShape& g, const HopperTileChoice& hopper) {
+    ConvLayout l = layout;
+    allocate_conv(l, memory);
+    LoweredKernel out;
+    const simt::MmaType type = byte_gemm_mma_type(l.dtype);
+    lower_hopper_byte_launch(out, g, type, type, l.in, l.w, l.out, l.cp, l.kp, hopper, target);
+    out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(g.m)));
+    out.stats.push_back(stat_value(stat::gemm_n, static_cast<double>(l.kg)));
+    out.stats.push_back(stat_value(stat::gemm_k, static_cast<double>(l.kred)));
+    if (target.real_data) out.check = fill_tensor_conv(l, memory, target);
     return out;
 }
 
@@ -428,6 +455,11 @@ LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const Lower
     }
     const ConvLayout l = conv_layout(op, path);
     const GemmShape g{l.s.groups, l.s.n * l.oh * l.ow, l.kg, l.kred};
+    if (path == ConvPath::tensor_8bit && pointwise(l.s) && hopper_gemm_target(target.sm)) {
+        const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
+                                                           target.l2_bytes_per_cycle, byte_gemm_mma_type(l.dtype));
+        if (hopper.blocks > 0) return lower_hopper_pointwise_conv(l, memory, target, g, hopper);
+    }
     GemmTile tile = choose_gemm_tile(g, target.sms, target.sm,
                                      path == ConvPath::tensor_8bit ? simt::MmaType::s8 : simt::MmaType::f16).tile;  // one shape for the 8-bit types
     tile.slices_ahead = 1;  // the conv variant keeps one slice ahead (its im2col state is per slice)

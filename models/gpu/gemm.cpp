@@ -1487,6 +1487,35 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
     return out;
 }
 
+}  // namespace
+
+void lower_hopper_byte_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
+                              std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
+                              const HopperTileChoice& hopper, const LoweringTarget& target) {
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    // A shape that does not tile exactly runs the edge variant (bounded boxes: zeros past M, N and K').
+    const HopperTile& tile = hopper.tile;
+    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn, tiles = hopper.blocks;
+    if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
+    const std::int64_t grid = hopper.grid;  // persistent: one block per resident slot
+    out.kernel = b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper.edges)
+                                : hopper_gemm_kernel(tile, type, false, hopper.edges);
+    const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
+    out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
+    out.args = {a, b, c, u(kp), u(kp), u(np * 4), u(g.m * kp), u(g.n * kp), u(g.m * np * 4),
+                u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
+                u((kp + HopperTile::bk(type) - 1) / HopperTile::bk(type))};
+    if (hopper.edges) out.args.insert(out.args.end(), {u(g.m), u(kp), u(g.n), u(kp), u(np)});
+    out.stats.push_back(stat_value(stat::tile_m, tile.bm));
+    out.stats.push_back(stat_value(stat::tile_n, tile.bn));
+    out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // 8-bit values
+    out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));
+    out.stats.push_back(stat_value(stat::splits, 1));
+    push_launch_shape_stats(out, hopper_tile_waves(tiles, hopper.blocks_per_sm, target.sms), tile.threads());
+}
+
+namespace {
+
 // The int8 GEMM (docs/gpu.md, "int8 GEMMs"): A is M x K' int8 row-major, B is given transposed,
 // N x K' int8 (cuBLASLt's int8 "TN" layout: both operands K-contiguous; inference engines store
 // int8 weights so), C is M x N' int32, the exact accumulators (cublasGemmEx with CUDA_R_8I inputs,
@@ -1521,26 +1550,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     LoweredKernel out;
     if (hopper) {
-        // A (M x K'), B^T (N x K') and C (M x N') as the kernel wants them; a shape that does not
-        // tile exactly runs the edge variant (bounded boxes: zeros past M, N and K').
-        const HopperTile& tile = hopper->tile;
-        const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn, tiles = hopper->blocks;
-        if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
-        const std::int64_t grid = hopper->grid;  // persistent: one block per resident slot
-        out.kernel = b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper->edges)
-                                    : hopper_gemm_kernel(tile, type, false, hopper->edges);
-        const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
-        out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
-        out.args = {a, b, c, u(kp), u(kp), u(np * 4), u(g.m * kp), u(g.n * kp), u(g.m * np * 4),
-                    u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
-                    u((kp + HopperTile::bk(type) - 1) / HopperTile::bk(type))};
-        if (hopper->edges) out.args.insert(out.args.end(), {u(g.m), u(kp), u(g.n), u(kp), u(np)});
-        out.stats.push_back(stat_value(stat::tile_m, tile.bm));
-        out.stats.push_back(stat_value(stat::tile_n, tile.bn));
-        out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // 8-bit values
-        out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));
-        out.stats.push_back(stat_value(stat::splits, 1));
-        push_launch_shape_stats(out, hopper_tile_waves(tiles, hopper->blocks_per_sm, target.sms), tile.threads());
+        lower_hopper_byte_launch(out, g, type, b_type, a, b, c, kp, np, *hopper, target);
     } else {
         const GemmTile& tile = choice.tile;
         // Split-K (choose_gemm_splits with 1-byte elements): each of the S parts of K' is a batch

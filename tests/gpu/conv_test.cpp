@@ -178,6 +178,60 @@ TEST(ConvKernels, Fp8TakesTheInt8KernelsScheduleAtAnEqualRate) {
     EXPECT_EQ(fnuz.quantization->encoding, Fp8Encoding::fnuz);
 }
 
+TEST(ConvKernels, PointwiseEightBitConvsRunTheHopperGemmOnSm90) {
+    // On sm_90 a 1x1, stride-1, unpadded, one-group int8 or fp8 conv is the 8-bit Hopper GEMM on
+    // the conv's own buffers (NHWC input = A, weights = B^T, output = C). 2 x 10 x 11 pixels (M =
+    // 220), K = 72, C = 80 fit no tile exactly: edge tiles. On 2 SMs with a 64 B/cycle port the
+    // rule gives 128x256 2 blocks (1 x 32768), 128x128 2 (1 x 16384, the smallest), 64x128 4 (2 x
+    // 8192 x 1.5), 64x64 8 (4 x 4096 x 2), the pair 2 (1 x 32768); each block runs its whole tile,
+    // one k-block of 128 (C' = 80 padded with zeros): 2 x 128 x 128 x 128 / 4096 = 1024 m16n8k32.
+    simt::SimtParams params;
+    params.sms = 2;
+    params.sm.limits = *simt::published_limits("sm_90");
+    params.sm.tensor.initiation_interval = params.sm.tensor_s8.initiation_interval = 4;
+    params.sm.tensor_e4m3.initiation_interval = params.sm.tensor_e5m2.initiation_interval = 4;
+    LoweringTarget target;
+    target.tensor_macs_per_sm_cycle = kH100Rates;
+    target.sms = params.sms;
+    target.sm = params.sm;
+    target.seed = 3;
+    target.sm_port_bytes_per_cycle = 64;
+    auto run_sm90 = [&](const Op& op, bool real, std::string& kernel) {
+        target.real_data = real;
+        simt::GlobalMemory memory;
+        const LoweredKernel lk = lower_conv2d(op, memory, target);
+        kernel = lk.kernel->name;
+        simt::FixedLatencyMemory port(200);
+        ConvRun r;
+        r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {!real});
+        if (lk.check) r.numerics = lk.check(memory);
+        return r;
+    };
+    const Conv2dShape pointwise = shape(2, 10, 11, 80, 72, 1, 1, 0);
+    for (const DType dt : {DType::int8, DType::fp8_e4m3, DType::fp8_e5m2}) {
+        std::string kernel;
+        const ConvRun full = run_sm90(conv_op(pointwise, dt), true, kernel);
+        const std::string type = dt == DType::int8 ? "s8" : dt == DType::fp8_e4m3 ? "e4m3" : "e5m2";
+        EXPECT_EQ(kernel, "hopper_gemm_128x128x128_s3_" + type + "_edges");
+        EXPECT_EQ(full.numerics.checked, 2 * 10 * 11 * 72);
+        EXPECT_TRUE(full.numerics.passed) << kernel << " max abs err " << full.numerics.max_abs_err;
+        if (dt == DType::int8) {
+            EXPECT_EQ(full.numerics.max_abs_err, 0.0);  // exact, as the int8 conv kernel
+        }
+        EXPECT_EQ(full.stats.mma_issued, 1024u);
+        std::string timing_kernel;
+        EXPECT_EQ(run_sm90(conv_op(pointwise, dt), false, timing_kernel).stats.cycles, full.stats.cycles) << kernel;
+    }
+    // Strided, padded or grouped 1x1 convs and 3x3 ones keep the implicit-GEMM kernel, and pass.
+    for (const Conv2dShape& other : {shape(2, 10, 11, 80, 72, 1, 2, 0), shape(2, 10, 11, 80, 72, 1, 1, 1),
+                                     shape(2, 10, 11, 80, 72, 1, 1, 0, 1, 2), shape(2, 10, 11, 80, 72, 3, 1, 1)}) {
+        std::string kernel;
+        const ConvRun r = run_sm90(conv_op(other, DType::int8), true, kernel);
+        EXPECT_EQ(kernel.rfind("conv_", 0), 0u) << kernel;
+        EXPECT_TRUE(r.numerics.passed) << kernel;
+    }
+}
+
 TEST(ConvKernels, SixteenBitWithoutTensorCoresRunsTheFfmaKernel) {
     // k80 (no tensor cores) and v100 for bf16: fp16 / bf16 convs run on fp32 copies, as GEMMs do.
     const DTypeRates none{0, 0, 0, 0};
