@@ -122,14 +122,6 @@ const simt::Kernel* gemm_tensor_partials_kernel(const GemmTile& tile, simt::MmaT
 const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const GemmEpilogue& epilogue = {});
 // The 8-bit kernels' mma type of an operand dtype: e4m3, e5m2, or s8 for int8 (GEMMs and convolutions).
 simt::MmaType byte_gemm_mma_type(DType dtype);
-// The 8-bit Hopper GEMM's launch (gemm_hopper.h, sm_90) on buffers already laid out as it reads
-// them: A (M x K' bytes) at a, B^T (N x K' bytes) at b, C (M x N' 4-byte elements) at c, one
-// such matrix per batch entry; `hopper` from choose_hopper_tile (edge variant included). Sets the
-// kernel, grid, args and the tile and launch-shape stats. The 1x1 convolutions share it (conv.cpp).
-struct HopperTileChoice;
-void lower_hopper_byte_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
-                              std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
-                              const HopperTileChoice& hopper, const LoweringTarget& target);
 // The 8-bit GEMM's split-K sum: the S planes of 32-bit accumulators added into C as they are, fp32
 // (fadd: fp8) or int32 (add, wrapping modulo 2^32 as the mma does: int8). Params as above.
 const simt::Kernel* splitk_sum_wide_kernel(int splits, bool integer);

@@ -444,8 +444,8 @@ double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& cho
 int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target) {
     if (shape.batch != 1 || choice.blocks == 0 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0))
         return 1;
-    const std::int64_t kblocks = shape.k / HopperTile::bk(simt::MmaType::f16);
     if (shape.k % HopperTile::bk(simt::MmaType::f16) != 0) return 1;  // parts of whole k-blocks only
+    const std::int64_t kblocks = shape.k / HopperTile::bk(simt::MmaType::f16);
     int best = 1;
     double best_time = hopper_split_estimate(shape, choice, 1, target);
     for (const int parts : {2, 3, 4, 6, 8}) {

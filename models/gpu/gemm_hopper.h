@@ -126,6 +126,15 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
 int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
                              std::int64_t l2_bytes, simt::MmaType type = simt::MmaType::f16);
 
+// The 8-bit Hopper GEMM's launch on buffers already laid out as it reads them: A (M x K' bytes)
+// at a, B^T (N x K' bytes) at b, C (M x N' 4-byte elements) at c, one such matrix per batch entry;
+// `hopper` from choose_hopper_tile (edge variant included). Sets the kernel, grid, args and the
+// tile and launch-shape stats. Defined beside the other GEMM lowerings (gemm.cpp); the 8-bit GEMMs
+// and the pointwise 8-bit convolutions (conv.cpp) use it.
+void lower_hopper_byte_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
+                              std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
+                              const HopperTileChoice& hopper, const LoweringTarget& target);
+
 // partials: the split-K variant, whose batch entries are the parts of K and whose epilogue stores
 // the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
 // of fp32) for splitk_sum_kernel (gemm.h) to add and pack. type s8, e4m3, e5m2: the 8-bit kernel
