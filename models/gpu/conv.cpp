@@ -345,14 +345,18 @@ void push_conv_args(std::vector<std::uint32_t>& args, const ConvLayout& l, std::
     args.push_back(l.zero);
 }
 
+// The tensor paths' mma operand type.
+simt::MmaType conv_mma_type(const ConvLayout& l) {
+    if (l.path == ConvPath::tensor_8bit) return byte_gemm_mma_type(l.dtype);
+    return l.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
+}
+
 // Tensor-core paths. The kernel counts K in 16-bit slots (int8: two values per slot).
 LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target,
                                 const GemmTile& tile) {
     ConvLayout l = layout;
     const Conv2dShape& s = l.s;
-    const simt::MmaType type = l.path == ConvPath::tensor_8bit ? byte_gemm_mma_type(l.dtype)
-                               : l.dtype == DType::bf16        ? simt::MmaType::bf16
-                                                               : simt::MmaType::f16;
+    const simt::MmaType type = conv_mma_type(l);
     allocate_conv(l, memory);
     LoweredKernel out;
     out.kernel = conv_tensor_kernel(tile, type);
@@ -378,9 +382,10 @@ LoweredKernel lower_tensor_conv(const ConvLayout& layout, simt::GlobalMemory& me
 }
 
 // A 1x1 convolution of stride 1 without padding, one group, is a GEMM on the NHWC input: A = the
-// input (N·H·W pixels x C' bytes), B^T = the weights (K x C' bytes), C = the output (pixels x K'
-// 4-byte values), the very layouts of the 8-bit tensor path. On an sm_90 target its 8-bit form
-// runs the 8-bit Hopper GEMM (gemm_hopper.h) on the conv's own buffers, as cuDNN runs pointwise
+// input (N·H·W pixels x C' values), B^T = the weights (K x C'), C = the output (pixels x K': 4-byte
+// values for the 8-bit path, packed 16-bit ones for fp16 / bf16), the very layouts of the tensor
+// paths. On an sm_90 target it runs the Hopper GEMM with B transposed (gemm_hopper.h; 16-bit: the
+// "_tn" kernels, wgmma's imm-trans-b = 0) on the conv's own buffers, as cuDNN runs pointwise
 // convolutions with GEMM kernels; other convolutions keep the implicit-GEMM kernel.
 bool pointwise(const Conv2dShape& s) {
     return s.r == 1 && s.s == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.groups == 1;
@@ -391,8 +396,8 @@ LoweredKernel lower_hopper_pointwise_conv(const ConvLayout& layout, simt::Global
     ConvLayout l = layout;
     allocate_conv(l, memory);
     LoweredKernel out;
-    const simt::MmaType type = byte_gemm_mma_type(l.dtype);
-    lower_hopper_byte_launch(out, g, type, type, l.in, l.w, l.out, l.cp, l.kp, hopper, target);
+    const simt::MmaType type = conv_mma_type(l);
+    lower_hopper_tn_launch(out, g, type, type, l.in, l.w, l.out, l.cp, l.kp, hopper, target);
     out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(g.m)));
     out.stats.push_back(stat_value(stat::gemm_n, static_cast<double>(l.kg)));
     out.stats.push_back(stat_value(stat::gemm_k, static_cast<double>(l.kred)));
@@ -455,9 +460,9 @@ LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const Lower
     }
     const ConvLayout l = conv_layout(op, path);
     const GemmShape g{l.s.groups, l.s.n * l.oh * l.ow, l.kg, l.kred};
-    if (path == ConvPath::tensor_8bit && pointwise(l.s) && hopper_gemm_target(target.sm)) {
+    if (pointwise(l.s) && hopper_gemm_target(target.sm)) {
         const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
-                                                           target.l2_bytes_per_cycle, byte_gemm_mma_type(l.dtype));
+                                                           target.l2_bytes_per_cycle, conv_mma_type(l));
         if (hopper.blocks > 0) return lower_hopper_pointwise_conv(l, memory, target, g, hopper);
     }
     GemmTile tile = choose_gemm_tile(g, target.sms, target.sm,

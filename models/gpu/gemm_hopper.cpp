@@ -51,14 +51,17 @@ bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile)
 
 namespace {
 
-// The kernel's name after "hopper_gemm_": tile, A's type, and B's where it differs.
-std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool edges) {
+// The kernel's name after "hopper_gemm_": tile, A's type, B's where it differs, "_tn" for 16-bit
+// operands with B transposed (the 8-bit kernels' B is always so).
+std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool edges, bool b_k_major) {
     return tile.name(type) + "_" + simt::mma_type_name(type) + (b_type != type ? std::string("_") + simt::mma_type_name(b_type) : "") +
-           (edges ? "_edges" : "");
+           (b_k_major && !simt::is_k32(type) ? "_tn" : "") + (edges ? "_edges" : "");
 }
 
-// b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype).
-std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges) {
+// b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype). b_k_major:
+// B given transposed (N x K), which the 8-bit types always are.
+std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges,
+                          bool b_k_major) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
     const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
     const int CW = tile.consumer_warps();
@@ -71,6 +74,9 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // accumulators as they are (fp32 or int32), stored as the split-K partials are.
     const bool eight_bit = simt::is_k32(type);
     if (eight_bit && partials) throw LoweringError("hopper_gemm_source: the 8-bit Hopper GEMM has no split-K partials");
+    // B K-major in shared memory (N rows of the k-block's 128 bytes): the 8-bit operands, or 16-bit
+    // ones given transposed, read with wgmma's imm-trans-b = 0.
+    b_k_major = b_k_major || eight_bit;
     const bool wide_c = partials || eight_bit;  // 4-byte C elements
 
     // Registers: the accumulators first (payload), then addresses and counters (never payload).
@@ -132,7 +138,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = ".kernel hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges) + (partials ? "_partials" : "") + "\n";
+    std::string src = ".kernel hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges, b_k_major) + (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks";
     if (edges) src += ", m, a_row_bytes, b_rows, b_row_bytes, c_cols";
@@ -210,6 +216,10 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
             a("add " + r(tb) + ", " + r(sb) + ", " + n(32 * k));  // and of B^T (K-major)
             a("wgmma.mma_async.m64n" + n(BN) + "k32." + types + " " + r(acc) + ", " + r(ta) + ", " + r(tb) +
               ", " + n(KB) + ", " + n(KB));
+        } else if (b_k_major) {
+            a("add " + r(tb) + ", " + r(sb) + ", " + n(32 * k));  // and of B^T (K-major: imm-trans-b 0)
+            a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " + n(KB) +
+              ", " + n(KB) + ", 0");
         } else {
             a("add " + r(tb) + ", " + r(sb) + ", " + n(16 * BN * 2 * k));  // and its 16 rows of B
             a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " + n(KB) +
@@ -287,7 +297,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
     a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));        // &A[row0][0]
     a("mad " + r(tb) + ", " + r(batch) + ", b_batch, B");
-    if (eight_bit) {
+    if (b_k_major) {
         a("mad " + r(tb) + ", " + r(col0) + ", ldb, " + r(tb));     // &B^T[col0][0]
         a("mov " + r(y) + ", " + n(KB));                            // the next k-block: 128 bytes on
     } else {
@@ -298,7 +308,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     if (edges) {  // each box's extent inside its operand, from the tile's first k-block
         a("sub " + r(a_rows_in) + ", m, " + r(row0));
         a("mov " + r(a_bytes_in) + ", a_row_bytes");
-        if (eight_bit) {
+        if (b_k_major) {
             a("sub " + r(b_rows_in) + ", b_rows, " + r(col0));       // B^T's rows are B's columns
             a("mov " + r(b_bytes_in) + ", b_row_bytes");
         } else {
@@ -321,8 +331,8 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     const std::string a_bounds = edges ? ", " + r(a_rows_in) + ", " + r(a_bytes_in) : "";
     const std::string b_bounds = edges ? ", " + r(b_rows_in) + ", " + r(b_bytes_in) : "";
     a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full) + a_bounds);
-    // B's box: 64 rows of BN 16-bit elements, or (8-bit, B^T) BN rows of 128 bytes.
-    const std::string b_box = eight_bit ? n(BN) + "x" + n(KB) : n(64) + "x" + n(BN * 2);
+    // B's box: 64 rows of BN 16-bit elements, or (B^T) BN rows of 128 bytes.
+    const std::string b_box = b_k_major ? n(BN) + "x" + n(KB) : n(64) + "x" + n(BN * 2);
     if (pair) {
         a("add " + r(tmp) + ", " + r(lane) + ", " + r(rank));
         a("setp.eq.s32 p4, " + r(tmp) + ", 0");  // lane 0 of rank 0
@@ -334,7 +344,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
     if (edges) {  // the next k-block's boxes start KB bytes (B: 64 rows) further along K
         a("sub " + r(a_bytes_in) + ", " + r(a_bytes_in) + ", " + n(KB));
-        if (eight_bit) a("sub " + r(b_bytes_in) + ", " + r(b_bytes_in) + ", " + n(KB));
+        if (b_k_major) a("sub " + r(b_bytes_in) + ", " + r(b_bytes_in) + ", " + n(KB));
         else a("sub " + r(b_rows_in) + ", " + r(b_rows_in) + ", 64");
     }
     next_stage("produce");
@@ -343,13 +353,17 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     return src + a.text();
 }
 
-const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges) {
+const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges,
+                                  bool b_k_major) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges) + (partials ? "_partials" : "");
+    b_k_major = b_k_major || simt::is_k32(type);
+    const std::string key = "hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges, b_k_major) + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
-    if (!k) k = std::make_unique<simt::Kernel>(simt::assemble(hopper_source(tile, type, b_type, partials, edges), "<gpu library>/" + key));
+    if (!k)
+        k = std::make_unique<simt::Kernel>(
+            simt::assemble(hopper_source(tile, type, b_type, partials, edges, b_k_major), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -361,19 +375,19 @@ void require_mixed_fp8(simt::MmaType a_type, simt::MmaType b_type) {
 
 }  // namespace
 
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials, bool edges) {
-    return hopper_source(tile, type, type, partials, edges);
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials, bool edges, bool b_k_major) {
+    return hopper_source(tile, type, type, partials, edges, b_k_major);
 }
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges) {
     require_mixed_fp8(a_type, b_type);
-    return hopper_source(tile, a_type, b_type, false, edges);
+    return hopper_source(tile, a_type, b_type, false, edges, true);
 }
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials, bool edges) {
-    return hopper_kernel(tile, type, type, partials, edges);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials, bool edges, bool b_k_major) {
+    return hopper_kernel(tile, type, type, partials, edges, b_k_major);
 }
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges) {
     require_mixed_fp8(a_type, b_type);
-    return hopper_kernel(tile, a_type, b_type, false, edges);
+    return hopper_kernel(tile, a_type, b_type, false, edges, true);
 }
 
 namespace {

@@ -13,7 +13,8 @@
 // 8-bit operands (s8, e4m3, e5m2): PTX requires both wgmma operands K-major in shared memory for
 // them (PTX ISA 9.7.15.5.1: the transpose flags are for .f16 / .bf16 only), so B comes
 // transposed, N x K (cuBLASLt's "TN" layout, as the pre-Hopper 8-bit kernel takes it), and its
-// box is BN rows of 128 bytes.
+// box is BN rows of 128 bytes. 16-bit operands may come so too (`b_k_major`: the "_tn" kernels,
+// read with wgmma's imm-trans-b = 0), as a convolution's weights are stored (K x C').
 //
 // Persistent (CUTLASS 3's sm90 persistent tile scheduler): the grid is one block per resident slot
 // and each block loops over tiles ctaid, ctaid + grid, ... in the scheduler's swizzled order
@@ -126,22 +127,26 @@ int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice,
 int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std::int64_t blocks_in_flight,
                              std::int64_t l2_bytes, simt::MmaType type = simt::MmaType::f16);
 
-// The 8-bit Hopper GEMM's launch on buffers already laid out as it reads them: A (M x K' bytes)
-// at a, B^T (N x K' bytes) at b, C (M x N' 4-byte elements) at c, one such matrix per batch entry;
-// `hopper` from choose_hopper_tile (edge variant included). Sets the kernel, grid, args and the
-// tile and launch-shape stats. Defined beside the other GEMM lowerings (gemm.cpp); the 8-bit GEMMs
-// and the pointwise 8-bit convolutions (conv.cpp) use it.
-void lower_hopper_byte_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
-                              std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
-                              const HopperTileChoice& hopper, const LoweringTarget& target);
+// The Hopper GEMM's launch with B transposed ("TN"), on buffers already laid out as it reads them:
+// A (M x K' elements of `type`) at a, B^T (N x K') at b, C (M x N') at c, one such matrix per batch
+// entry; C's elements are 4 bytes for the 8-bit types (int32 or fp32 accumulators) and 16-bit for
+// f16 / bf16 (packed as the other 16-bit kernels); `hopper` from choose_hopper_tile (edge variant
+// included); no split-K. Sets the kernel, grid, args and the tile and launch-shape stats. Defined
+// beside the other GEMM lowerings (gemm.cpp); the 8-bit GEMMs and the pointwise convolutions
+// (conv.cpp) use it.
+void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
+                            std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
+                            const HopperTileChoice& hopper, const LoweringTarget& target);
 
 // partials: the split-K variant, whose batch entries are the parts of K and whose epilogue stores
 // the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
 // of fp32) for splitk_sum_kernel (gemm.h) to add and pack. type s8, e4m3, e5m2: the 8-bit kernel
 // (no partials).
-// edges: the edge variant (above).
-std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false);
-const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false);
+// edges: the edge variant (above). b_k_major: B given transposed, N x K (implied for 8-bit types).
+std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false,
+                               bool b_k_major = false);
+const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false,
+                                       bool b_k_major = false);
 // fp8 operands of two formats (A e4m3 x B e5m2 or the reverse): wgmma's .atype.btype form.
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);

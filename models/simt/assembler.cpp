@@ -424,7 +424,7 @@ private:
             pattern = "RRRR";
         } else if (base == "wgmma") {
             // PTX ISA 9.7.15 (warpgroup-level matrix instructions): wgmma.fence,
-            // wgmma.mma_async.m64nNk16.f16|bf16 D, a, b, a_pitch, b_pitch, the 8-bit forms
+            // wgmma.mma_async.m64nNk16.f16|bf16 D, a, b, a_pitch, b_pitch[, imm-trans-b], the 8-bit forms
             // wgmma.mma_async.m64nNk32.ATYPE.BTYPE (the same operands), wgmma.commit_group,
             // wgmma.wait_group N.
             const std::string form = parts.size() > 1 ? parts[1] : "";
@@ -482,6 +482,12 @@ private:
                 in.wgmma_n = static_cast<std::uint16_t>(n_dim);
                 in.fp_payload = true;
                 pattern = "Rssii";
+                // PTX's imm-trans-b, for .f16 / .bf16 only (PTX ISA 9.7.15.5.1): 1 = B N-major
+                // (the default when omitted), 0 = K-major.
+                if (ops.size() == 6) {
+                    if (k32) fail(line, "wgmma.mma_async.m64nNk32 takes no transpose operand (PTX: K-major operands only)");
+                    pattern = "RssiiT";
+                }
             } else {
                 fail(line, "unknown '" + mnemonic + "' (wgmma.fence, wgmma.mma_async.m64nNk16.f16|bf16, "
                                                      "wgmma.mma_async.m64nNk32.e4m3|e5m2.e4m3|e5m2, "
@@ -577,6 +583,12 @@ private:
                         fail(line, "wgmma operand pitch must be 16..4096 bytes, a multiple of 16, got " + s);
                     (next_src == 2 ? in.a_pitch : in.b_pitch) = static_cast<std::uint16_t>(v);
                     ++next_src;
+                    break;
+                }
+                case 'T': {
+                    const long long v = parse_integer(s, line);
+                    if (v != 0 && v != 1) fail(line, "wgmma imm-trans-b must be 0 (B K-major) or 1 (B N-major), got " + s);
+                    in.wgmma_trans_b = v == 1;
                     break;
                 }
                 case 'R': {

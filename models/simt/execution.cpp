@@ -844,14 +844,17 @@ void WarpExecutor::execute_wgmma(const Instruction& in, Warp& w, const Block& bl
     // the warpgroup holds rows 16q..16q+15 of D in the m16n8 accumulator layout, one 8-column
     // group per 4 registers: register 4j+i of lane (g, t) is (16q + g + 8 (i >= 2), 8j + 2t + (i & 1)).
     // Operands in shared memory (a simplified descriptor: base address and row pitch, no swizzle):
-    // A(m, k) at a + m * a_pitch + 2k (K-major), B(k, n) at b + k * b_pitch + 2n (N-major).
+    // A(m, k) at a + m * a_pitch + 2k (K-major), B(k, n) at b + k * b_pitch + 2n (N-major, PTX's
+    // imm-trans-b = 1) or, with imm-trans-b = 0, at b + n * b_pitch + 2k (K-major).
     const auto type = static_cast<MmaType>(in.modifier);
     if (is_k32(type)) return execute_wgmma_k32(in, w, block);
     const int n_dim = in.wgmma_n;
+    const bool b_n_major = in.wgmma_trans_b;
     std::uint32_t scratch_a[32], scratch_b[32];
     const std::uint32_t a = fetch(in.src[0], w, scratch_a)[0], b = fetch(in.src[1], w, scratch_b)[0];
     const std::size_t a_end = static_cast<std::size_t>(a) + 63u * in.a_pitch + 32u;
-    const std::size_t b_end = static_cast<std::size_t>(b) + 15u * in.b_pitch + 2u * static_cast<std::size_t>(n_dim);
+    const std::size_t b_end = b_n_major ? static_cast<std::size_t>(b) + 15u * in.b_pitch + 2u * static_cast<std::size_t>(n_dim)
+                                        : static_cast<std::size_t>(b) + static_cast<std::size_t>(n_dim - 1) * in.b_pitch + 32u;
     if (a % 16 != 0 || b % 16 != 0 || a_end > block.shared.size() || b_end > block.shared.size())
         fault(in, "operands at shared " + std::to_string(a) + " / " + std::to_string(b) +
                       " are not 16-byte aligned or reach beyond the shared memory of " + std::to_string(block.shared.size()) + " bytes");
@@ -869,7 +872,8 @@ void WarpExecutor::execute_wgmma(const Instruction& in, Warp& w, const Block& bl
     for (int k = 0; k < 16; ++k)
         for (int col = 0; col < n_dim; ++col)
             b_tile[static_cast<std::size_t>(k * n_dim + col)] =
-                element(b + static_cast<std::size_t>(k) * in.b_pitch + 2u * static_cast<std::size_t>(col));
+                b_n_major ? element(b + static_cast<std::size_t>(k) * in.b_pitch + 2u * static_cast<std::size_t>(col))
+                          : element(b + static_cast<std::size_t>(col) * in.b_pitch + 2u * static_cast<std::size_t>(k));
     const std::uint32_t rd = in.dst.value;
     for (int lane = 0; lane < 32; ++lane) {
         const int g = lane >> 2, t = lane & 3;

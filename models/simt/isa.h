@@ -94,9 +94,12 @@ struct Instruction {
     bool payload_data = false;      // a load/store moving payload: timing-only runs check and time
                                     // the addresses but do not copy the data
     // wgmma: N of m64nNk16 / m64nNk32 and the shared-memory row pitches (bytes) of its A (m rows of
-    // k) and B (16-bit: k rows of n; 8-bit: n rows of k) operands. cp.async.bulk.tensor: the box
+    // k) and B (16-bit: k rows of n, or n rows of k with imm-trans-b 0; 8-bit: n rows of k) operands. cp.async.bulk.tensor: the box
     // (rows x bytes per row).
     std::uint16_t wgmma_n = 0, a_pitch = 0, b_pitch = 0;
+    // wgmma k16 (.f16 / .bf16): PTX's imm-trans-b. 1 (the default here): B N-major, k rows of n;
+    // 0: K-major, n rows of k (PTX's untransposed B, the 8-bit forms' only layout).
+    bool wgmma_trans_b = true;
     // mma and wgmma: B's MmaType (modifier is A's); only the fp8 types may differ (.e4m3 x .e5m2).
     std::uint8_t b_type = 0;
     std::uint16_t box_rows = 0, box_row_bytes = 0;

@@ -178,13 +178,16 @@ TEST(ConvKernels, Fp8TakesTheInt8KernelsScheduleAtAnEqualRate) {
     EXPECT_EQ(fnuz.quantization->encoding, Fp8Encoding::fnuz);
 }
 
-TEST(ConvKernels, PointwiseEightBitConvsRunTheHopperGemmOnSm90) {
-    // On sm_90 a 1x1, stride-1, unpadded, one-group int8 or fp8 conv is the 8-bit Hopper GEMM on
+TEST(ConvKernels, PointwiseConvsRunTheHopperGemmOnSm90) {
+    // On sm_90 a 1x1, stride-1, unpadded, one-group conv is the Hopper GEMM with B transposed on
     // the conv's own buffers (NHWC input = A, weights = B^T, output = C). 2 x 10 x 11 pixels (M =
     // 220), K = 72, C = 80 fit no tile exactly: edge tiles. On 2 SMs with a 64 B/cycle port the
     // rule gives 128x256 2 blocks (1 x 32768), 128x128 2 (1 x 16384, the smallest), 64x128 4 (2 x
     // 8192 x 1.5), 64x64 8 (4 x 4096 x 2), the pair 2 (1 x 32768); each block runs its whole tile,
     // one k-block of 128 (C' = 80 padded with zeros): 2 x 128 x 128 x 128 / 4096 = 1024 m16n8k32.
+    // 16-bit operands demand the same bytes per cycle (twice the bytes, half the MACs), so the same
+    // tile; two k-blocks of 64 (the second holds 16 values and zeros): 2 x 2 x 128 x 128 x 64 / 2048
+    // = 2048 m16n8k16, read K-major (wgmma's imm-trans-b = 0: the "_tn" kernel).
     simt::SimtParams params;
     params.sms = 2;
     params.sm.limits = *simt::published_limits("sm_90");
@@ -222,14 +225,37 @@ TEST(ConvKernels, PointwiseEightBitConvsRunTheHopperGemmOnSm90) {
         std::string timing_kernel;
         EXPECT_EQ(run_sm90(conv_op(pointwise, dt), false, timing_kernel).stats.cycles, full.stats.cycles) << kernel;
     }
+    for (const DType dt : {DType::fp16, DType::bf16}) {
+        std::string kernel;
+        const ConvRun full = run_sm90(conv_op(pointwise, dt), true, kernel);
+        EXPECT_EQ(kernel, std::string("hopper_gemm_128x128x64_s3_") + (dt == DType::fp16 ? "f16" : "bf16") + "_tn_edges");
+        EXPECT_EQ(full.numerics.checked, 2 * 10 * 11 * 72);
+        EXPECT_TRUE(full.numerics.passed) << kernel << " max abs err " << full.numerics.max_abs_err;
+        EXPECT_EQ(full.stats.mma_issued, 2048u);
+        std::string timing_kernel;
+        EXPECT_EQ(run_sm90(conv_op(pointwise, dt), false, timing_kernel).stats.cycles, full.stats.cycles) << kernel;
+    }
+    // A shape that tiles exactly (M = 2 x 8 x 16 = 256, K = 128 channels, C = 128) runs the exact
+    // "_tn" kernel: 256 x 128 x 128 / 2048 = 2048 m16n8k16 whatever the tile.
+    {
+        std::string kernel;
+        const ConvRun exact = run_sm90(conv_op(shape(2, 8, 16, 128, 128, 1, 1, 0), DType::bf16), true, kernel);
+        EXPECT_EQ(kernel.rfind("hopper_gemm_", 0), 0u) << kernel;
+        EXPECT_NE(kernel.find("_bf16_tn"), std::string::npos) << kernel;
+        EXPECT_EQ(kernel.find("_edges"), std::string::npos) << kernel;
+        EXPECT_TRUE(exact.numerics.passed) << kernel << " max abs err " << exact.numerics.max_abs_err;
+        EXPECT_EQ(exact.numerics.checked, 2 * 8 * 16 * 128);
+        EXPECT_EQ(exact.stats.mma_issued, 2048u);
+    }
     // Strided, padded or grouped 1x1 convs and 3x3 ones keep the implicit-GEMM kernel, and pass.
     for (const Conv2dShape& other : {shape(2, 10, 11, 80, 72, 1, 2, 0), shape(2, 10, 11, 80, 72, 1, 1, 1),
-                                     shape(2, 10, 11, 80, 72, 1, 1, 0, 1, 2), shape(2, 10, 11, 80, 72, 3, 1, 1)}) {
-        std::string kernel;
-        const ConvRun r = run_sm90(conv_op(other, DType::int8), true, kernel);
-        EXPECT_EQ(kernel.rfind("conv_", 0), 0u) << kernel;
-        EXPECT_TRUE(r.numerics.passed) << kernel;
-    }
+                                     shape(2, 10, 11, 80, 72, 1, 1, 0, 1, 2), shape(2, 10, 11, 80, 72, 3, 1, 1)})
+        for (const DType dt : {DType::int8, DType::bf16}) {
+            std::string kernel;
+            const ConvRun r = run_sm90(conv_op(other, dt), true, kernel);
+            EXPECT_EQ(kernel.rfind("conv_", 0), 0u) << kernel;
+            EXPECT_TRUE(r.numerics.passed) << kernel;
+        }
 }
 
 TEST(ConvKernels, SixteenBitWithoutTensorCoresRunsTheFfmaKernel) {

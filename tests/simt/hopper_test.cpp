@@ -40,12 +40,14 @@ float from_bits(std::uint16_t b, MmaType type) {
 // layout: register 4j+i of lane (g, t) in warp q is row 16q + g + 8 (i >= 2), column 8j + 2t + (i & 1).
 // types "A.B" (e4m3, e5m2, s8): the 8-bit wgmma.m64nNk32.A.B instead, A 64 x 32 bytes (pitch 32)
 // and B transposed, N x 32 bytes (pitch 32; PTX wants 8-bit B K-major), the same 2048 + 32 N bytes;
-// s8 accumulates from D = 3 (s32).
-std::string wgmma_kernel(int n_dim, const std::string& types, int count, bool store = true) {
+// s8 accumulates from D = 3 (s32). b_k_major (16-bit): B transposed as for 8-bit, N x 16 values
+// (pitch 32), read with imm-trans-b = 0.
+std::string wgmma_kernel(int n_dim, const std::string& types, int count, bool store = true, bool b_k_major = false) {
     const int acc = n_dim / 2, b_smem = 2048, bar = b_smem + 32 * n_dim;
     const bool eight_bit = types.find('.') != std::string::npos;
-    const std::string b_box = eight_bit ? std::to_string(n_dim) + "x32" : "16x" + std::to_string(2 * n_dim);
-    const std::string b_pitch = eight_bit ? "32" : std::to_string(2 * n_dim);
+    const bool b_rows_n = eight_bit || b_k_major;
+    const std::string b_box = b_rows_n ? std::to_string(n_dim) + "x32" : "16x" + std::to_string(2 * n_dim);
+    const std::string b_pitch = b_rows_n ? "32" : std::to_string(2 * n_dim);
     const int t0 = acc;  // scratch registers after the accumulators
     std::string s = ".param A, B, D\n.reg " + std::to_string(acc + 6) + "\n.shared " + std::to_string(bar + 8) + "\n";
     auto r = [](int i) { return "r" + std::to_string(i); };
@@ -62,7 +64,7 @@ std::string wgmma_kernel(int n_dim, const std::string& types, int count, bool st
     s += "wgmma.fence\n";
     const std::string mma = "wgmma.mma_async.m64n" + std::to_string(n_dim) + (eight_bit ? "k32." : "k16.") + types;
     for (int i = 0; i < count; ++i)
-        s += mma + " r0, " + r(t0 + 2) + ", " + r(t0 + 3) + ", 32, " + b_pitch + "\n";
+        s += mma + " r0, " + r(t0 + 2) + ", " + r(t0 + 3) + ", 32, " + b_pitch + (b_k_major ? ", 0" : "") + "\n";
     s += "wgmma.commit_group\nwgmma.wait_group 0\n";
     if (!store) return s + "exit\n";
     // base = D + ((16q + g) N + 2t) 4
@@ -83,7 +85,7 @@ std::string wgmma_kernel(int n_dim, const std::string& types, int count, bool st
 
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-void check_wgmma_values(int n_dim, MmaType type, int count) {
+void check_wgmma_values(int n_dim, MmaType type, int count, bool b_k_major = false) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     GlobalMemory mem;
@@ -98,10 +100,10 @@ void check_wgmma_values(int n_dim, MmaType type, int count) {
     for (int k = 0; k < 16; ++k)
         for (int j = 0; j < n_dim; ++j) {
             const std::uint16_t h = to_bits(uniform(rng), type);
-            std::memcpy(mem.data() + b + (k * n_dim + j) * 2, &h, 2);
+            std::memcpy(mem.data() + b + (b_k_major ? j * 16 + k : k * n_dim + j) * 2, &h, 2);
             B(k, j) = from_bits(h, type);
         }
-    const Kernel k = assemble(wgmma_kernel(n_dim, mma_type_name(type), count), "wgmma.sasm");
+    const Kernel k = assemble(wgmma_kernel(n_dim, mma_type_name(type), count, true, b_k_major), "wgmma.sasm");
     launch(k, {1, 128}, {a, b, d}, mem, h100_like());
     // Eigen: D = 1 + count x A B. Products of 16-bit values are exact in fp32; the bound is the fp32
     // accumulation of 16 count products in any order.
@@ -119,10 +121,17 @@ TEST(Wgmma, ValuesMatchEigen) {
     check_wgmma_values(8, MmaType::bf16, 3);
 }
 
-std::uint64_t wgmma_cycles(int n_dim, int count) {
+TEST(Wgmma, KMajorBMatchesEigen) {
+    // imm-trans-b = 0: B stored N x K (as a convolution's weights are), the same product.
+    check_wgmma_values(128, MmaType::bf16, 1, true);
+    check_wgmma_values(256, MmaType::f16, 2, true);
+    check_wgmma_values(8, MmaType::f16, 3, true);
+}
+
+std::uint64_t wgmma_cycles(int n_dim, int count, bool b_k_major = false) {
     GlobalMemory mem;
     const std::uint32_t a = mem.allocate(64 * 16 * 2), b = mem.allocate(16 * n_dim * 2);
-    const Kernel k = assemble(wgmma_kernel(n_dim, "bf16", count, false), "wgmma.sasm");
+    const Kernel k = assemble(wgmma_kernel(n_dim, "bf16", count, false, b_k_major), "wgmma.sasm");
     const KernelStats s = launch(k, {1, 128}, {a, b, 0}, mem, h100_like());
     EXPECT_EQ(s.mma_issued, static_cast<std::uint64_t>(4 * count * n_dim / 8));  // m16n8k16 equivalents
     return s.cycles;
@@ -138,6 +147,8 @@ TEST(Wgmma, TakesItsMacsAtTheConfiguredRate) {
     EXPECT_EQ(wgmma_cycles(128, 5) - one, 4u * 64u);
     // m64n256k16: 128 cycles of compute, 2 KB + 8 KB = 80 port cycles.
     EXPECT_EQ(wgmma_cycles(256, 3) - wgmma_cycles(256, 1), 2u * 128u);
+    // B K-major moves the same bytes through the port: the same 64 cycles per m64n128k16.
+    EXPECT_EQ(wgmma_cycles(128, 2, true) - wgmma_cycles(128, 1, true), 64u);
 }
 
 TEST(Wgmma, SharedMemoryOperandsBoundSmallN) {
@@ -145,6 +156,7 @@ TEST(Wgmma, SharedMemoryOperandsBoundSmallN) {
     // B's 256 B = 576 B = 5 port cycles (rounded up per warp): the four warps take 20 cycles of
     // the SM's port per wgmma, so the chain advances by 20 cycles, not 4.
     EXPECT_EQ(wgmma_cycles(8, 2) - wgmma_cycles(8, 1), 20u);
+    EXPECT_EQ(wgmma_cycles(8, 2, true) - wgmma_cycles(8, 1, true), 20u);  // the same 576 B K-major
 }
 
 // ---- The 8-bit forms, wgmma.mma_async.m64nNk32 (PTX ISA 9.7.15.5.2): fp8 .e4m3 / .e5m2 (A's and
@@ -266,6 +278,11 @@ TEST(Wgmma8bit, AssemblyRejectsFormsPtxDoesNotHave) {
     EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k16.e4m3.e4m3 r0, 0, 0, 32, 32\n", "k.sasm"), AssemblyError);
     EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k32.bf16 r0, 0, 0, 32, 32\n", "k.sasm"), AssemblyError);
     EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k32.f16.f16 r0, 0, 0, 32, 32\n", "k.sasm"), AssemblyError);
+    // imm-trans-b: 0 or 1 on the 16-bit forms only (PTX has no transpose for 8-bit operands).
+    EXPECT_NO_THROW(assemble(regs + "wgmma.mma_async.m64n64k16.bf16 r0, 0, 0, 32, 32, 0\n", "ok.sasm"));
+    EXPECT_NO_THROW(assemble(regs + "wgmma.mma_async.m64n64k16.f16 r0, 0, 0, 32, 128, 1\n", "ok.sasm"));
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k16.f16 r0, 0, 0, 32, 32, 2\n", "t.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(regs + "wgmma.mma_async.m64n64k32.e4m3.e4m3 r0, 0, 0, 32, 32, 0\n", "t.sasm"), AssemblyError);
 }
 
 // Thread 0 initializes an mbarrier (1 arrival), arrives with expect_tx = the box's bytes and issues
