@@ -405,6 +405,45 @@ LoweredKernel lower_hopper_pointwise_conv(const ConvLayout& layout, simt::Global
     return out;
 }
 
+// Other convolutions of one group whose channel rows are whole 128-byte k-blocks (C' x element
+// bytes a multiple of 128: 16-bit C a multiple of 64, 8-bit of 128) run the Hopper convolution on
+// sm_90 (gemm_hopper.h, hopper_conv_kernel): A gathered through an im2col tensor map (written here,
+// as cuTensorMapEncodeIm2col writes CUDA's), B the weights K-major, C the output.
+bool hopper_im2col_conv(const ConvLayout& l) {
+    return l.s.groups == 1 && l.path != ConvPath::ffma && (l.cp * l.in_eb) % HopperTile::kblock_bytes == 0;
+}
+
+LoweredKernel lower_hopper_im2col_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target,
+                                       const GemmShape& g, const HopperTileChoice& hopper) {
+    ConvLayout l = layout;
+    allocate_conv(l, memory);
+    const Conv2dShape& s = l.s;
+    const std::uint32_t map = memory.allocate(4 * simt::kIm2colWords, 64);
+    std::int64_t words[simt::kIm2colWords] = {};
+    words[simt::kIm2colBase] = l.in;
+    words[simt::kIm2colImages] = s.n;
+    words[simt::kIm2colHeight] = s.h;
+    words[simt::kIm2colWidth] = s.w;
+    words[simt::kIm2colPixelBytes] = l.cp * l.in_eb;
+    words[simt::kIm2colOutHeight] = l.oh;
+    words[simt::kIm2colOutWidth] = l.ow;
+    words[simt::kIm2colStrideH] = s.stride_h;
+    words[simt::kIm2colStrideW] = s.stride_w;
+    words[simt::kIm2colPadH] = s.pad_h;
+    words[simt::kIm2colPadW] = s.pad_w;
+    words[simt::kIm2colDilationH] = s.dilation_h;
+    words[simt::kIm2colDilationW] = s.dilation_w;
+    for (int i = 0; i < simt::kIm2colWords; ++i) memory.store32(map + 4u * static_cast<std::uint32_t>(i), u32(words[i]));
+    LoweredKernel out;
+    const HopperIm2col im2col{l.cp * l.in_eb, s.s};
+    lower_hopper_tn_launch(out, g, conv_mma_type(l), conv_mma_type(l), map, l.w, l.out, l.kred, l.kp, hopper, target, &im2col);
+    out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(g.m)));
+    out.stats.push_back(stat_value(stat::gemm_n, static_cast<double>(l.kg)));
+    out.stats.push_back(stat_value(stat::gemm_k, static_cast<double>(l.kred)));
+    if (target.real_data) out.check = fill_tensor_conv(l, memory, target);
+    return out;
+}
+
 // The FP32 FFMA path: 64 x 64 x 8 tiles, one GEMM per group.
 LoweredKernel lower_ffma_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target) {
     ConvLayout l = layout;
@@ -460,10 +499,12 @@ LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const Lower
     }
     const ConvLayout l = conv_layout(op, path);
     const GemmShape g{l.s.groups, l.s.n * l.oh * l.ow, l.kg, l.kred};
-    if (pointwise(l.s) && hopper_gemm_target(target.sm)) {
+    if (hopper_gemm_target(target.sm) && (pointwise(l.s) || hopper_im2col_conv(l))) {
         const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
                                                            target.l2_bytes_per_cycle, conv_mma_type(l));
-        if (hopper.blocks > 0) return lower_hopper_pointwise_conv(l, memory, target, g, hopper);
+        if (hopper.blocks > 0)
+            return pointwise(l.s) ? lower_hopper_pointwise_conv(l, memory, target, g, hopper)
+                                  : lower_hopper_im2col_conv(l, memory, target, g, hopper);
     }
     GemmTile tile = choose_gemm_tile(g, target.sms, target.sm,
                                      path == ConvPath::tensor_8bit ? simt::MmaType::s8 : simt::MmaType::f16).tile;  // one shape for the 8-bit types

@@ -1491,29 +1491,39 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
 
 void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
                             std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
-                            const HopperTileChoice& hopper, const LoweringTarget& target) {
+                            const HopperTileChoice& hopper, const LoweringTarget& target, const HopperIm2col* im2col) {
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     // A shape that does not tile exactly runs the edge variant (bounded boxes: zeros past M, N and K').
     const HopperTile& tile = hopper.tile;
     const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn, tiles = hopper.blocks;
     if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
-    const std::int64_t grid = hopper.grid;  // persistent: one block per resident slot
-    out.kernel = b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper.edges)
-                                : hopper_gemm_kernel(tile, type, false, hopper.edges, true);
+    if (im2col && (g.batch != 1 || b_type != type)) throw LoweringError("the Hopper convolution takes one group of one type");
+    out.kernel = im2col            ? hopper_conv_kernel(tile, type, hopper.edges)
+                 : b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper.edges)
+                                  : hopper_gemm_kernel(tile, type, false, hopper.edges, true);
+    // Persistent: one block per resident slot, counted for the kernel that runs (the convolution's
+    // producer holds three more registers than the GEMM's the tile rule sized).
+    const int per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), out.kernel->registers, out.kernel->shared_bytes})
+                           .blocks_per_sm;
+    if (per_sm == 0) throw LoweringError("the Hopper kernel " + out.kernel->name + " does not fit an SM");
+    const std::int64_t slots = static_cast<std::int64_t>(target.sms / tile.cluster) * tile.cluster * per_sm;
+    const std::int64_t grid = std::min(tiles, slots);
     const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
     const std::int64_t eb = simt::mma_element_bytes(type), c_eb = simt::is_k32(type) ? 4 : 2;
     const std::int64_t row_bytes = kp * eb;
+    const std::int64_t a_pitch = im2col ? 0 : row_bytes;  // the im2col map locates A's rows itself
     out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
-    out.args = {a, b, c, u(row_bytes), u(row_bytes), u(np * c_eb), u(g.m * row_bytes), u(g.n * row_bytes), u(g.m * np * c_eb),
+    out.args = {a, b, c, u(a_pitch), u(row_bytes), u(np * c_eb), u(g.m * a_pitch), u(g.n * row_bytes), u(g.m * np * c_eb),
                 u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
                 u((kp + HopperTile::bk(type) - 1) / HopperTile::bk(type))};
     if (hopper.edges) out.args.insert(out.args.end(), {u(g.m), u(row_bytes), u(g.n), u(row_bytes), u(np)});
+    if (im2col) out.args.insert(out.args.end(), {u(im2col->pixel_bytes), u(im2col->taps_s)});
     out.stats.push_back(stat_value(stat::tile_m, tile.bm));
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
     out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // values of the type
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));
     out.stats.push_back(stat_value(stat::splits, 1));
-    push_launch_shape_stats(out, hopper_tile_waves(tiles, hopper.blocks_per_sm, target.sms), tile.threads());
+    push_launch_shape_stats(out, hopper_tile_waves(tiles, per_sm, target.sms), tile.threads());
 }
 
 namespace {
@@ -1552,7 +1562,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     LoweredKernel out;
     if (hopper) {
-        lower_hopper_tn_launch(out, g, type, b_type, a, b, c, kp, np, *hopper, target);
+        lower_hopper_tn_launch(out, g, type, b_type, a, b, c, kp, np, *hopper, target, nullptr);
     } else {
         const GemmTile& tile = choice.tile;
         // Split-K (choose_gemm_splits with 1-byte elements): each of the S parts of K' is a batch

@@ -60,8 +60,10 @@ std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt:
 
 // b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype). b_k_major:
 // B given transposed (N x K), which the 8-bit types always are.
+// im2col_a: the convolution variant (gemm_hopper.h, hopper_conv_kernel): A's boxes gathered from
+// the NHWC input through an im2col tensor map, B the weights K-major.
 std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges,
-                          bool b_k_major) {
+                          bool b_k_major, bool im2col_a = false) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
     const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
     const int CW = tile.consumer_warps();
@@ -76,7 +78,8 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     if (eight_bit && partials) throw LoweringError("hopper_gemm_source: the 8-bit Hopper GEMM has no split-K partials");
     // B K-major in shared memory (N rows of the k-block's 128 bytes): the 8-bit operands, or 16-bit
     // ones given transposed, read with wgmma's imm-trans-b = 0.
-    b_k_major = b_k_major || eight_bit;
+    b_k_major = b_k_major || eight_bit || im2col_a;
+    if (im2col_a && partials) throw LoweringError("hopper_gemm_source: the Hopper convolution has no split-K partials");
     const bool wide_c = partials || eight_bit;  // 4-byte C elements
 
     // Registers: the accumulators first (payload), then addresses and counters (never payload).
@@ -98,6 +101,8 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     const int a_rows_in = edges ? alloc() : -1, a_bytes_in = edges ? alloc() : -1;
     const int b_rows_in = edges ? alloc() : -1, b_bytes_in = edges ? alloc() : -1;
     const int cols0 = edges ? alloc() : -1, cols8 = edges ? alloc() : -1;
+    // Convolution: the producer's place in the filter (channel bytes, tap column s, tap row r).
+    const int coff = im2col_a ? alloc() : -1, tap_s = im2col_a ? alloc() : -1, tap_r = im2col_a ? alloc() : -1;
     const int registers = next;
 
     Lines a;
@@ -138,10 +143,12 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = ".kernel hopper_gemm_" + hopper_kernel_name(tile, type, b_type, edges, b_k_major) + (partials ? "_partials" : "") + "\n";
+    std::string src = ".kernel hopper_" + std::string(im2col_a ? "conv_" : "gemm_") + hopper_kernel_name(tile, type, b_type, edges, b_k_major && !im2col_a) +
+                      (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks";
     if (edges) src += ", m, a_row_bytes, b_rows, b_row_bytes, c_cols";
+    if (im2col_a) src += ", pixel_bytes, taps_s";
     src += "\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
     if (pair) src += ".cluster 2\n";
@@ -294,8 +301,14 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // tile without waiting for the consumers' epilogues.
     a.label("producer_tile");
     tile_coordinates();
-    a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
-    a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));        // &A[row0][0]
+    if (im2col_a) {  // the tile's first k-block: channel 0 of tap (0, 0)
+        a("mov " + r(coff) + ", 0");
+        a("mov " + r(tap_s) + ", 0");
+        a("mov " + r(tap_r) + ", 0");
+    } else {
+        a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
+        a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));    // &A[row0][0]
+    }
     a("mad " + r(tb) + ", " + r(batch) + ", b_batch, B");
     if (b_k_major) {
         a("mad " + r(tb) + ", " + r(col0) + ", ldb, " + r(tb));     // &B^T[col0][0]
@@ -306,8 +319,10 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("shl " + r(y) + ", ldb, 6");                              // 64 rows of B
     }
     if (edges) {  // each box's extent inside its operand, from the tile's first k-block
-        a("sub " + r(a_rows_in) + ", m, " + r(row0));
-        a("mov " + r(a_bytes_in) + ", a_row_bytes");
+        if (!im2col_a) {  // (the im2col map bounds A itself)
+            a("sub " + r(a_rows_in) + ", m, " + r(row0));
+            a("mov " + r(a_bytes_in) + ", a_row_bytes");
+        }
         if (b_k_major) {
             a("sub " + r(b_rows_in) + ", b_rows, " + r(col0));       // B^T's rows are B's columns
             a("mov " + r(b_bytes_in) + ", b_row_bytes");
@@ -330,7 +345,14 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("@p1 mbarrier.arrive.expect_tx [" + r(full) + "], " + n(stage));
     const std::string a_bounds = edges ? ", " + r(a_rows_in) + ", " + r(a_bytes_in) : "";
     const std::string b_bounds = edges ? ", " + r(b_rows_in) + ", " + r(b_bytes_in) : "";
-    a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full) + a_bounds);
+    if (im2col_a) {  // BM output pixels from row0 on, at tap (r, s), KB channel bytes from coff
+        a("shl " + r(tmp) + ", " + r(tap_r) + ", 16");
+        a("add " + r(tmp) + ", " + r(tmp) + ", " + r(tap_s));
+        a("@p1 cp.async.bulk.tensor.im2col." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], A, " + r(full) + ", " + r(row0) + ", " +
+          r(coff) + ", " + r(tmp));
+    } else {
+        a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full) + a_bounds);
+    }
     // B's box: 64 rows of BN 16-bit elements, or (B^T) BN rows of 128 bytes.
     const std::string b_box = b_k_major ? n(BN) + "x" + n(KB) : n(64) + "x" + n(BN * 2);
     if (pair) {
@@ -340,10 +362,20 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     } else {
         a("@p1 cp.async.bulk.tensor.2d." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full) + b_bounds);
     }
-    a("add " + r(ta) + ", " + r(ta) + ", " + n(KB));
+    if (im2col_a) {  // the next k-block: the next KB channel bytes, else the next tap
+        a("add " + r(coff) + ", " + r(coff) + ", " + n(KB));
+        a("setp.eq.s32 p3, " + r(coff) + ", pixel_bytes");
+        a("@p3 mov " + r(coff) + ", 0");
+        a("@p3 add " + r(tap_s) + ", " + r(tap_s) + ", 1");
+        a("setp.eq.s32 p3, " + r(tap_s) + ", taps_s");
+        a("@p3 mov " + r(tap_s) + ", 0");
+        a("@p3 add " + r(tap_r) + ", " + r(tap_r) + ", 1");
+    } else {
+        a("add " + r(ta) + ", " + r(ta) + ", " + n(KB));
+    }
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
     if (edges) {  // the next k-block's boxes start KB bytes (B: 64 rows) further along K
-        a("sub " + r(a_bytes_in) + ", " + r(a_bytes_in) + ", " + n(KB));
+        if (!im2col_a) a("sub " + r(a_bytes_in) + ", " + r(a_bytes_in) + ", " + n(KB));
         if (b_k_major) a("sub " + r(b_bytes_in) + ", " + r(b_bytes_in) + ", " + n(KB));
         else a("sub " + r(b_rows_in) + ", " + r(b_rows_in) + ", 64");
     }
@@ -364,6 +396,18 @@ const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, si
     if (!k)
         k = std::make_unique<simt::Kernel>(
             simt::assemble(hopper_source(tile, type, b_type, partials, edges, b_k_major), "<gpu library>/" + key));
+    return k.get();
+}
+
+const simt::Kernel* hopper_conv_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
+    const std::string key = "hopper_conv_" + hopper_kernel_name(tile, type, type, edges, false);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[key];
+    if (!k)
+        k = std::make_unique<simt::Kernel>(
+            simt::assemble(hopper_source(tile, type, type, false, edges, true, true), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -388,6 +432,12 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType typ
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges) {
     require_mixed_fp8(a_type, b_type);
     return hopper_kernel(tile, a_type, b_type, false, edges, true);
+}
+std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges) {
+    return hopper_source(tile, type, type, false, edges, true, true);
+}
+const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges) {
+    return hopper_conv_kernel_cached(tile, type, edges);
 }
 
 namespace {

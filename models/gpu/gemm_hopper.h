@@ -133,10 +133,15 @@ int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std
 // f16 / bf16 (packed as the other 16-bit kernels); `hopper` from choose_hopper_tile (edge variant
 // included); no split-K. Sets the kernel, grid, args and the tile and launch-shape stats. Defined
 // beside the other GEMM lowerings (gemm.cpp); the 8-bit GEMMs and the pointwise convolutions
-// (conv.cpp) use it.
+// (conv.cpp) use it. im2col: the convolution kernel (hopper_conv_kernel), a the address of its im2col
+// tensor map, kp the reduction's R·S·C' and g.m the output pixels.
+struct HopperIm2col {
+    std::int64_t pixel_bytes = 0;  // C' x element bytes, a multiple of 128
+    std::int64_t taps_s = 1;       // the filter's width S
+};
 void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
                             std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
-                            const HopperTileChoice& hopper, const LoweringTarget& target);
+                            const HopperTileChoice& hopper, const LoweringTarget& target, const HopperIm2col* im2col = nullptr);
 
 // partials: the split-K variant, whose batch entries are the parts of K and whose epilogue stores
 // the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
@@ -147,6 +152,15 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
                                bool b_k_major = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false,
                                        bool b_k_major = false);
+// The implicit-GEMM convolution on the Hopper path (docs/gpu.md, "Hopper convolutions"): the
+// GEMM kernel with B transposed (the weights, K x R·S·C') whose producer gathers A's boxes from the
+// NHWC input with TMA's im2col mode (cp.async.bulk.tensor.im2col; PTX ISA 9.7.9.25): k-block j is
+// KB channel bytes of one filter tap, taps in (r, s) order, so C' x element bytes must be a
+// multiple of 128. Param A is the address of the im2col tensor map (simt::Im2colMapWord), lda and
+// a_batch are unused, and two params follow the edge ones: pixel_bytes (C' x element bytes) and
+// taps_s (the filter's width S). One group, no split-K.
+std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges = false);
+const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges = false);
 // fp8 operands of two formats (A e4m3 x B e5m2 or the reverse): wgmma's .atype.btype form.
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);

@@ -526,10 +526,18 @@ private:
             // The bounded form names the tensor's extent from the box's origin (the rows and the
             // bytes of each row inside it; PTX's tensor map holds the tensor's dimensions): what
             // lies outside lands as zeros, as TMA fills out-of-bounds elements.
-            const std::string prefix = "cp.async.bulk.tensor.2d.", multicast = "multicast.";
-            std::string box = mnemonic.compare(0, prefix.size(), prefix) == 0 ? mnemonic.substr(prefix.size()) : "";
+            // The im2col form, cp.async.bulk.tensor.im2col.ROWSxBYTES [dst], tmap, mbar, pixel,
+            // channel_bytes, offsets: PTX's .im2col load mode on an NHWC tensor, its map at the
+            // global address tmap (Im2colMapWord); row i of the box is output pixel pixel + i
+            // (n, oy, ox in row-major order), read from input pixel (oy * stride - pad + r *
+            // dilation, ox * ... + s * ...) at channel_bytes on, with offsets = r << 16 | s (PTX's
+            // im2colOffsets, 16 bits each); rows outside the image or past the pixels land as zeros.
+            const std::string prefix = "cp.async.bulk.tensor.2d.", multicast = "multicast.", im2col = "cp.async.bulk.tensor.im2col.";
+            const bool gather = mnemonic.compare(0, im2col.size(), im2col) == 0;
+            std::string box = gather ? mnemonic.substr(im2col.size())
+                              : mnemonic.compare(0, prefix.size(), prefix) == 0 ? mnemonic.substr(prefix.size()) : "";
             // .multicast: PTX's .multicast::cluster with every block of the cluster in ctaMask.
-            const bool to_cluster = box.compare(0, multicast.size(), multicast) == 0;
+            const bool to_cluster = !gather && box.compare(0, multicast.size(), multicast) == 0;
             if (to_cluster) box = box.substr(multicast.size());
             in.modifier = to_cluster ? kTmaMulticast : 0;
             const auto x = box.find('x');
@@ -540,17 +548,25 @@ private:
                 row_bytes = std::stoll(box.substr(x + 1));
             }
             if (rows < 1 || rows > 256 || row_bytes < 16 || row_bytes > 1024 || row_bytes % 16 != 0)
-                fail(line, "expected cp.async.bulk.tensor.2d[.multicast].ROWSxBYTES with 1..256 rows of 16..1024 bytes (a multiple "
-                           "of 16), got '" + mnemonic + "'");
+                fail(line, "expected cp.async.bulk.tensor.2d[.multicast].ROWSxBYTES or cp.async.bulk.tensor.im2col.ROWSxBYTES with "
+                           "1..256 rows of 16..1024 bytes (a multiple of 16), got '" + mnemonic + "'");
             in.op = Opcode::tma_load;
             in.unit = Unit::ldst;
             in.box_rows = static_cast<std::uint16_t>(rows);
             in.box_row_bytes = static_cast<std::uint16_t>(row_bytes);
-            if (ops.size() != 4 && ops.size() != 6)
-                fail(line, "'" + mnemonic + "' takes 4 operands ([dst], src, pitch, mbar) or 6 (and the tensor's rows and "
-                           "bytes per row from src on), got " + std::to_string(ops.size()));
-            if (ops.size() == 6) in.modifier |= kTmaBounded;
-            pattern = ops.size() == 6 ? "Asssss" : "Asss";
+            if (gather) {
+                if (ops.size() != 6)
+                    fail(line, "'" + mnemonic + "' takes 6 operands ([dst], tmap, mbar, pixel, channel_bytes, offsets), got " +
+                                   std::to_string(ops.size()));
+                in.modifier = kTmaIm2col;
+                pattern = "Asssss";
+            } else {
+                if (ops.size() != 4 && ops.size() != 6)
+                    fail(line, "'" + mnemonic + "' takes 4 operands ([dst], src, pitch, mbar) or 6 (and the tensor's rows and "
+                               "bytes per row from src on), got " + std::to_string(ops.size()));
+                if (ops.size() == 6) in.modifier |= kTmaBounded;
+                pattern = ops.size() == 6 ? "Asssss" : "Asss";
+            }
         } else {
             fail(line, "unknown instruction '" + mnemonic + "'");
         }

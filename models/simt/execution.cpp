@@ -760,6 +760,8 @@ void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, s
         if (dst % 128 != 0 || static_cast<std::size_t>(dst) + bytes > block.shared.size())
             fault(in, "shared destination " + std::to_string(dst) + (dst % 128 ? " is not 128-byte aligned" :
                       " + " + std::to_string(bytes) + " bytes is outside the shared memory of " + std::to_string(block.shared.size()) + " bytes"));
+        r.tma_row_starts = nullptr;
+        if (in.modifier & kTmaIm2col) return execute_tma_im2col(in, w, block, lane, dst, r);
         const std::uint32_t src = fetch(in.src[1], w, scratch1)[lane];
         const std::uint32_t pitch = fetch(in.src[2], w, scratch2)[lane];
         const std::uint32_t mbar = fetch(in.src[3], w, scratch3)[lane];
@@ -837,6 +839,63 @@ void WarpExecutor::execute_async(const Instruction& in, Warp& w, Block& block, s
         if (!block.mbarrier_update(address, 1, tx, cycle_))
             fault(in, "no mbarrier was initialized at shared address " + std::to_string(address));
     }
+}
+
+void WarpExecutor::execute_tma_im2col(const Instruction& in, Warp& w, Block& block, int lane, std::uint32_t dst,
+                                      StepResult& r) {
+    // PTX's .im2col mode (PTX ISA 9.7.9.25; the tensor map as cuTensorMapEncodeIm2col describes
+    // it): box row i is output pixel `pixel` + i of the convolution, read at the input pixel its
+    // filter tap (r, s) lands on, channel_bytes on; a tap in the padding or a pixel past the last
+    // is a row of zeros (TMA's out-of-bounds fill) that reads nothing.
+    std::uint32_t s1[32], s2[32], s3[32], s4[32], s5[32];
+    const std::uint32_t map = fetch(in.src[1], w, s1)[lane], mbar = fetch(in.src[2], w, s2)[lane];
+    const std::uint32_t pixel = fetch(in.src[3], w, s3)[lane], channel_bytes = fetch(in.src[4], w, s4)[lane];
+    const std::uint32_t offsets = fetch(in.src[5], w, s5)[lane];
+    if (map % 64 != 0 || map < GlobalMemory::kNullBytes || static_cast<std::size_t>(map) + 4u * kIm2colWords > memory_.size())
+        fault(in, "tensor map at " + std::to_string(map) + " is not 64-byte aligned or outside the global memory");
+    std::int64_t word[kIm2colWords];
+    for (int i = 0; i < kIm2colWords; ++i) word[i] = memory_.load32(map + 4u * static_cast<std::uint32_t>(i));
+    const std::int64_t images = word[kIm2colImages], height = word[kIm2colHeight], width = word[kIm2colWidth];
+    const std::int64_t pitch = word[kIm2colPixelBytes], out_h = word[kIm2colOutHeight], out_w = word[kIm2colOutWidth];
+    const std::int64_t tap_r = offsets >> 16, tap_s = offsets & 0xffff;
+    const std::int64_t base = word[kIm2colBase];
+    if (pitch % 16 != 0 || base % 16 != 0 || channel_bytes % 16 != 0 || channel_bytes + in.box_row_bytes > pitch ||
+        out_h < 1 || out_w < 1 || base + images * height * width * pitch > static_cast<std::int64_t>(memory_.size()))
+        fault(in, "tensor map at " + std::to_string(map) + ": the box's " + std::to_string(in.box_row_bytes) + " bytes from channel byte " +
+                      std::to_string(channel_bytes) + " leave the pixel's " + std::to_string(pitch) +
+                      " bytes, or the tensor is misaligned (16 bytes) or outside the global memory");
+    const std::int64_t pixels = images * out_h * out_w;
+    std::uint32_t rows_read = 0;
+    for (std::uint32_t row = 0; row < in.box_rows; ++row) {
+        const std::int64_t q = static_cast<std::int64_t>(pixel) + row;
+        std::uint32_t start = 0;
+        if (q < pixels) {
+            const std::int64_t n = q / (out_h * out_w), oy = q / out_w % out_h, ox = q % out_w;
+            const std::int64_t iy = oy * word[kIm2colStrideH] - word[kIm2colPadH] + tap_r * word[kIm2colDilationH];
+            const std::int64_t ix = ox * word[kIm2colStrideW] - word[kIm2colPadW] + tap_s * word[kIm2colDilationW];
+            if (iy >= 0 && iy < height && ix >= 0 && ix < width) {
+                start = static_cast<std::uint32_t>(base + ((n * height + iy) * width + ix) * pitch + channel_bytes);
+                ++rows_read;
+            }
+        }
+        im2col_rows_[row] = start;
+    }
+    if (!block.mbarrier(mbar)) fault(in, "no mbarrier was initialized at shared address " + std::to_string(mbar));
+    if (!(skip_fp_payload_ && in.payload_data))
+        for (std::uint32_t row = 0; row < in.box_rows; ++row) {
+            std::uint8_t* to = block.shared.data() + dst + row * in.box_row_bytes;
+            if (im2col_rows_[row] != 0) std::memcpy(to, memory_.data() + im2col_rows_[row], in.box_row_bytes);
+            else std::memset(to, 0, in.box_row_bytes);
+        }
+    const std::uint32_t bytes = static_cast<std::uint32_t>(in.box_rows) * in.box_row_bytes;
+    if (!timed_) block.mbarrier_update(mbar, 0, -static_cast<std::int64_t>(bytes), 0);
+    r.tma_global = 0;
+    r.tma_pitch = 0;
+    r.tma_rows = in.box_rows;
+    r.tma_row_bytes = rows_read > 0 ? in.box_row_bytes : 0;
+    r.tma_row_starts = im2col_rows_.data();
+    r.tma_shared = dst;
+    r.tma_mbarrier = mbar;
 }
 
 void WarpExecutor::execute_wgmma(const Instruction& in, Warp& w, const Block& block) {

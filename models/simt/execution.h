@@ -136,6 +136,9 @@ struct StepResult {
     // from global memory (the whole box, or the part of a bounded box inside the tensor).
     std::uint32_t tma_global = 0, tma_pitch = 0, tma_shared = 0, tma_mbarrier = 0;
     std::uint32_t tma_rows = 0, tma_row_bytes = 0;
+    // The im2col form: row i's first global byte (0 for a row of zeros), tma_rows of them; the
+    // executor owns them until its next step.
+    const std::uint32_t* tma_row_starts = nullptr;
     // mbarrier.arrive.remote: the cluster block arrived on, the barrier's address and the arrivals.
     std::uint32_t remote_block = 0, remote_mbarrier = 0, remote_arrivals = 0;
 };
@@ -177,6 +180,9 @@ private:
     // An fp8 operand's value (e4m3 or e5m2, in the SM's encoding).
     float fp8_operand(std::uint8_t code, MmaType type) const;
     void execute_async(const Instruction& in, Warp& w, Block& block, std::uint32_t exec, StepResult& r);
+    // cp.async.bulk.tensor.im2col: the box's row starts (im2col_rows_) from the tensor map, and the copy.
+    void execute_tma_im2col(const Instruction& in, Warp& w, Block& block, int lane, std::uint32_t dst, StepResult& r);
+    std::array<std::uint32_t, 256> im2col_rows_{};
     std::uint32_t shared_operand(const Instruction& in, const Warp& w, int lane, std::uint32_t bytes,
                                  const Block& block) const;
     bool timed_ = false;

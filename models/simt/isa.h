@@ -71,14 +71,34 @@ struct Operand {
     std::uint32_t value = 0;  // register / predicate / param index, immediate bits, or Special
 };
 
-// cp.async.bulk.tensor's modifier bits.
-inline constexpr std::uint8_t kTmaMulticast = 1, kTmaBounded = 2;
+// cp.async.bulk.tensor's modifier bits. kTmaIm2col: PTX's .im2col load mode (a convolution's
+// input rows gathered through a tensor map in global memory; docs/simt-isa.md).
+inline constexpr std::uint8_t kTmaMulticast = 1, kTmaBounded = 2, kTmaIm2col = 4;
+
+// The im2col tensor map (PTX's CUtensorMap as cuTensorMapEncodeIm2col fills it, reduced to what a
+// 2-D convolution on an NHWC tensor needs): 32-bit words at a 64-byte aligned global address.
+enum Im2colMapWord : int {
+    kIm2colBase,            // the tensor's first byte
+    kIm2colImages,          // N
+    kIm2colHeight,          // H
+    kIm2colWidth,           // W
+    kIm2colPixelBytes,      // bytes from one pixel to the next (C' elements)
+    kIm2colOutHeight,       // OH: output rows (the pixels the box walks are output pixels)
+    kIm2colOutWidth,        // OW
+    kIm2colStrideH,         // PTX's elementStrides (the convolution's stride)
+    kIm2colStrideW,
+    kIm2colPadH,            // PTX's pixelBoxLowerCorner is -pad
+    kIm2colPadW,
+    kIm2colDilationH,
+    kIm2colDilationW,
+    kIm2colWords
+};
 
 struct Instruction {
     Opcode op = Opcode::nop;
     Unit unit = Unit::control;
     std::uint8_t modifier = 0;      // Compare, ShuffleMode, MmaType or Conversion, by opcode;
-                                    // cp.async.bulk.tensor: kTmaMulticast | kTmaBounded
+                                    // cp.async.bulk.tensor: kTmaMulticast | kTmaBounded | kTmaIm2col
     std::uint8_t vector = 1;        // memory ops: 32-bit words per lane (1, or 2 / 4 for .v2 / .v4)
     CompareType compare_type = CompareType::s32;
     std::int8_t guard = -1;         // predicate index guarding the instruction, -1 = always

@@ -545,8 +545,10 @@ void SmCore::start_tma(int slot, const Instruction& in, Block& block) {
     const int per_cycle = std::max(1, params_.global_sectors_per_cycle);
     const std::uint64_t start = std::max(tma_free_, now_);
     std::uint64_t sent = 0;
-    for (std::uint32_t row = 0; row < step_.tma_rows; ++row) {
-        const std::uint32_t first = step_.tma_global + row * step_.tma_pitch;
+    for (std::uint32_t row = 0; row < step_.tma_rows && step_.tma_row_bytes > 0; ++row) {
+        // im2col boxes gather their rows (0: a row of zeros, nothing to read).
+        const std::uint32_t first = step_.tma_row_starts ? step_.tma_row_starts[row] : step_.tma_global + row * step_.tma_pitch;
+        if (first == 0) continue;
         for (std::uint32_t sector = first / 32; sector <= (first + step_.tma_row_bytes - 1) / 32; ++sector, ++sent) {
             ++tma_[copy].outstanding;
             send(start + sent / static_cast<std::uint64_t>(per_cycle), sector * 32, false, kTagTma | copy);

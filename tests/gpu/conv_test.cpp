@@ -178,16 +178,9 @@ TEST(ConvKernels, Fp8TakesTheInt8KernelsScheduleAtAnEqualRate) {
     EXPECT_EQ(fnuz.quantization->encoding, Fp8Encoding::fnuz);
 }
 
-TEST(ConvKernels, PointwiseConvsRunTheHopperGemmOnSm90) {
-    // On sm_90 a 1x1, stride-1, unpadded, one-group conv is the Hopper GEMM with B transposed on
-    // the conv's own buffers (NHWC input = A, weights = B^T, output = C). 2 x 10 x 11 pixels (M =
-    // 220), K = 72, C = 80 fit no tile exactly: edge tiles. On 2 SMs with a 64 B/cycle port the
-    // rule gives 128x256 2 blocks (1 x 32768), 128x128 2 (1 x 16384, the smallest), 64x128 4 (2 x
-    // 8192 x 1.5), 64x64 8 (4 x 4096 x 2), the pair 2 (1 x 32768); each block runs its whole tile,
-    // one k-block of 128 (C' = 80 padded with zeros): 2 x 128 x 128 x 128 / 4096 = 1024 m16n8k32.
-    // 16-bit operands demand the same bytes per cycle (twice the bytes, half the MACs), so the same
-    // tile; two k-blocks of 64 (the second holds 16 values and zeros): 2 x 2 x 128 x 128 x 64 / 2048
-    // = 2048 m16n8k16, read K-major (wgmma's imm-trans-b = 0: the "_tn" kernel).
+// A conv lowered for and run on 2 H100-like SMs (sm_90, II 4 for every type, a 64 B/cycle port,
+// 200-cycle memory); `kernel` gets the kernel's name.
+ConvRun run_sm90(const Op& op, bool real, std::string& kernel) {
     simt::SimtParams params;
     params.sms = 2;
     params.sm.limits = *simt::published_limits("sm_90");
@@ -199,17 +192,27 @@ TEST(ConvKernels, PointwiseConvsRunTheHopperGemmOnSm90) {
     target.sm = params.sm;
     target.seed = 3;
     target.sm_port_bytes_per_cycle = 64;
-    auto run_sm90 = [&](const Op& op, bool real, std::string& kernel) {
-        target.real_data = real;
-        simt::GlobalMemory memory;
-        const LoweredKernel lk = lower_conv2d(op, memory, target);
-        kernel = lk.kernel->name;
-        simt::FixedLatencyMemory port(200);
-        ConvRun r;
-        r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {!real});
-        if (lk.check) r.numerics = lk.check(memory);
-        return r;
-    };
+    target.real_data = real;
+    simt::GlobalMemory memory;
+    const LoweredKernel lk = lower_conv2d(op, memory, target);
+    kernel = lk.kernel->name;
+    simt::FixedLatencyMemory port(200);
+    ConvRun r;
+    r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {!real});
+    if (lk.check) r.numerics = lk.check(memory);
+    return r;
+}
+
+TEST(ConvKernels, PointwiseConvsRunTheHopperGemmOnSm90) {
+    // On sm_90 a 1x1, stride-1, unpadded, one-group conv is the Hopper GEMM with B transposed on
+    // the conv's own buffers (NHWC input = A, weights = B^T, output = C). 2 x 10 x 11 pixels (M =
+    // 220), K = 72, C = 80 fit no tile exactly: edge tiles. On 2 SMs with a 64 B/cycle port the
+    // rule gives 128x256 2 blocks (1 x 32768), 128x128 2 (1 x 16384, the smallest), 64x128 4 (2 x
+    // 8192 x 1.5), 64x64 8 (4 x 4096 x 2), the pair 2 (1 x 32768); each block runs its whole tile,
+    // one k-block of 128 (C' = 80 padded with zeros): 2 x 128 x 128 x 128 / 4096 = 1024 m16n8k32.
+    // 16-bit operands demand the same bytes per cycle (twice the bytes, half the MACs), so the same
+    // tile; two k-blocks of 64 (the second holds 16 values and zeros): 2 x 2 x 128 x 128 x 64 / 2048
+    // = 2048 m16n8k16, read K-major (wgmma's imm-trans-b = 0: the "_tn" kernel).
     const Conv2dShape pointwise = shape(2, 10, 11, 80, 72, 1, 1, 0);
     for (const DType dt : {DType::int8, DType::fp8_e4m3, DType::fp8_e5m2}) {
         std::string kernel;
@@ -256,6 +259,58 @@ TEST(ConvKernels, PointwiseConvsRunTheHopperGemmOnSm90) {
             EXPECT_EQ(kernel.rfind("conv_", 0), 0u) << kernel;
             EXPECT_TRUE(r.numerics.passed) << kernel;
         }
+}
+
+TEST(ConvKernels, ConvsWithWholeChannelBlocksRunTheHopperIm2colKernelOnSm90) {
+    // On sm_90 a one-group conv whose C' x element bytes is a multiple of 128 runs the Hopper
+    // convolution: A gathered by TMA's im2col mode, one k-block per 128 channel bytes of a tap.
+    // Each case against the direct convolution; MACs issued by hand (every block runs its whole
+    // tile through all R·S·C' / BK k-blocks; padding taps and rows past M are zeros, still issued).
+    struct Case {
+        Conv2dShape shape;
+        DType dtype;
+        const char* kernel;
+        std::uint64_t mma;
+    };
+    const Case cases[] = {
+        // 2 x 10 x 11 pixels (M = 220), 64 -> 72 channels, 3x3 pad 1: the pointwise test's tile
+        // rule, 128x128 edge tiles, 2 blocks x 9 k-blocks x 128·128·64 / 2048 = 9216 m16n8k16.
+        {shape(2, 10, 11, 64, 72, 3, 1, 1), DType::bf16, "hopper_conv_128x128x64_s3_bf16_edges", 9216},
+        // Dilation 2, pad 2 (M = 220 again), fp16: the same tiles and k-blocks.
+        {shape(2, 10, 11, 64, 72, 3, 1, 2, 2), DType::fp16, "hopper_conv_128x128x64_s3_f16_edges", 9216},
+        // Exact tiles: 1 x 16 x 16 pixels (M = 256), 64 -> 128 channels: 256·128·576 / 2048 = 9216.
+        {shape(1, 16, 16, 64, 128, 3, 1, 1), DType::bf16, "hopper_conv_128x128x64_s3_bf16", 9216},
+        // int8, stride 2, pad 1, 128 channels (one 128-byte k-block per tap) on 2 x 16 x 16: 2 x 8 x 8
+        // outputs (M = 128), N = 72. The rule on 2 SMs: 128x256 1 block (32768), 128x128 1 (16384),
+        // 64x128 2 (1 x 8192 x 1.5 = 12288, the smallest: 96 B/cycle on the 64 B port), 64x64 4
+        // (2 x 4096 x 2): 2 blocks x 9 k-blocks x 64·128·128 / 4096 = 4608 m16n8k32.
+        {shape(2, 16, 16, 128, 72, 3, 2, 1), DType::int8, "hopper_conv_64x128x128_s4_s8_edges", 4608},
+        {shape(2, 16, 16, 128, 72, 3, 2, 1), DType::fp8_e4m3, "hopper_conv_64x128x128_s4_e4m3_edges", 4608},
+    };
+    for (const Case& c : cases) {
+        std::string kernel;
+        const ConvRun full = run_sm90(conv_op(c.shape, c.dtype), true, kernel);
+        EXPECT_EQ(kernel, c.kernel);
+        EXPECT_EQ(full.numerics.checked, c.shape.n * c.shape.out_h() * c.shape.out_w() * c.shape.k) << kernel;
+        EXPECT_TRUE(full.numerics.passed) << kernel << " max abs err " << full.numerics.max_abs_err;
+        if (c.dtype == DType::int8) {
+            EXPECT_EQ(full.numerics.max_abs_err, 0.0) << kernel;
+        }
+        EXPECT_EQ(full.stats.mma_issued, c.mma) << kernel;
+        std::string timing_kernel;
+        EXPECT_EQ(run_sm90(conv_op(c.shape, c.dtype), false, timing_kernel).stats.cycles, full.stats.cycles) << kernel;
+    }
+    // Channel rows that are not whole k-blocks (80 bf16 channels: 160 bytes; 64 int8: 64 bytes),
+    // two groups, or fewer than 64 output pixels keep the implicit-GEMM kernel.
+    for (const auto& [other, dt] : {std::pair{shape(2, 10, 11, 80, 72, 3, 1, 1), DType::bf16},
+                                    std::pair{shape(2, 10, 11, 64, 72, 3, 1, 1), DType::int8},
+                                    std::pair{shape(2, 10, 11, 128, 72, 3, 1, 1, 1, 2), DType::bf16},
+                                    std::pair{shape(1, 7, 7, 64, 72, 3, 1, 1), DType::bf16}}) {
+        std::string kernel;
+        const ConvRun r = run_sm90(conv_op(other, dt), true, kernel);
+        EXPECT_EQ(kernel.rfind("conv_", 0), 0u) << kernel;
+        EXPECT_TRUE(r.numerics.passed) << kernel;
+    }
 }
 
 TEST(ConvKernels, SixteenBitWithoutTensorCoresRunsTheFfmaKernel) {

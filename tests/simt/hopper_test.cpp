@@ -408,6 +408,101 @@ TEST(Tma, BoundedBoxFillsZerosOutsideTheTensorAndReadsOnlyInside) {
     EXPECT_THROW(assemble(".reg 2\n.shared 4096\ncp.async.bulk.tensor.2d.4x64 [0], 16, 64, r1, 2\n", "n.sasm"), AssemblyError);
 }
 
+// The im2col tensor map of a 3x3 convolution on an NHWC tensor of n x h x w pixels of 128 bytes.
+std::uint32_t im2col_map(GlobalMemory& mem, std::uint32_t base, std::uint32_t n, std::uint32_t h, std::uint32_t w,
+                         std::uint32_t stride, std::uint32_t pad) {
+    const std::uint32_t map = mem.allocate(4 * kIm2colWords, 64);
+    const std::uint32_t out_h = (h + 2 * pad - 3) / stride + 1, out_w = (w + 2 * pad - 3) / stride + 1;
+    const std::uint32_t words[kIm2colWords] = {base, n, h, w, 128, out_h, out_w, stride, stride, pad, pad, 1, 1};
+    for (int i = 0; i < kIm2colWords; ++i) mem.store32(map + 4u * static_cast<std::uint32_t>(i), words[i]);
+    return map;
+}
+
+// Thread 0 issues `box` (a cp.async.bulk.tensor line on the barrier r1 and the operands r2-r4:
+// pixel 0, channel byte 64, tap (r, s) = (0, 2)) of 16 rows x 64 bytes into shared byte 0;
+// everyone waits, then the 32 threads copy the 1024 bytes to out.
+std::string im2col_kernel(const std::string& box, bool copy_out) {
+    std::string s = ".param map, out\n.reg 7\n.shared 2048\nmov r0, %tid\nsetp.eq.s32 p0, r0, 0\nmov r1, 2040\n"
+                    "@p0 mbarrier.init [2040], 1\n@p0 mbarrier.arrive.expect_tx [2040], 1024\n"
+                    "mov r2, 0\nmov r3, 64\nmov r4, 2\n@p0 " + box + "\nmbarrier.wait.parity [2040], 0\n";
+    if (!copy_out) return s + "exit\n";
+    s += "shl r5, r0, 2\nadd r6, r5, out\n";
+    for (int j = 0; j < 8; ++j)
+        s += "ld.shared r2, [r5+" + std::to_string(128 * j) + "]\nst.global [r6+" + std::to_string(128 * j) + "], r2\n";
+    return s + "exit\n";
+}
+
+TEST(Tma, Im2colGathersEachOutputPixelsTapAndZerosThePadding) {
+    // A 1 x 3 x 4 image of 128-byte pixels (64 bf16 channels), a 3x3 convolution of stride 1 and
+    // padding 1 (3 x 4 output pixels). The box: 16 rows of 64 bytes from output pixel 0, channel
+    // byte 64, tap (r, s) = (0, 2): row p = (oy, ox) = (p / 4, p % 4) reads input pixel (oy - 1,
+    // ox + 1), inside for oy in 1..2 and ox in 0..2: 6 rows, 2 sectors each = 12 sectors; rows
+    // 12-15 are past the pixels. Word w of an inside row is the input word at byte 64 + 4w of
+    // that pixel, every other row is zeros.
+    GlobalMemory mem;
+    const std::uint32_t image = mem.allocate(12 * 128);
+    for (std::uint32_t px = 0; px < 12; ++px)
+        for (std::uint32_t b = 0; b < 128; b += 4) mem.store32(image + px * 128 + b, 10000 + px * 1000 + b);
+    const std::uint32_t map = im2col_map(mem, image, 1, 3, 4, 1, 1);
+    const std::uint32_t out = mem.allocate(1024);
+    const std::string gather = "cp.async.bulk.tensor.im2col.16x64 [0], map, r1, r2, r3, r4";
+    const Kernel k = assemble(im2col_kernel(gather, true), "im2col.sasm");
+    auto check = [&](const GlobalMemory& m) {
+        for (std::uint32_t p = 0; p < 16; ++p)
+            for (std::uint32_t w = 0; w < 16; ++w) {
+                const std::uint32_t oy = p / 4, ox = p % 4;
+                const bool inside = p < 12 && oy >= 1 && ox <= 2;
+                const std::uint32_t expected = inside ? 10000 + ((oy - 1) * 4 + ox + 1) * 1000 + 64 + 4 * w : 0;
+                EXPECT_EQ(m.load32(out + p * 64 + 4 * w), expected) << "row " << p << " word " << w;
+            }
+    };
+    std::memset(mem.data() + out, 0xff, 1024);
+    launch(k, {1, 32}, {map, out}, mem, h100_like());
+    check(mem);
+    GlobalMemory functional = mem;
+    std::memset(functional.data() + out, 0xff, 1024);
+    run_functional(k, functional, {1, 32}, {map, out});
+    check(functional);
+    EXPECT_EQ(launch(assemble(im2col_kernel(gather, false), "im2col.sasm"), {1, 32}, {map, out}, mem, h100_like()).global_sectors,
+              12u);
+
+    // Stride 2 without padding on a 1 x 5 x 5 image (2 x 2 outputs): tap (0, 2) of output (oy, ox)
+    // is input (2 oy, 2 ox + 2), all inside: rows 0-3 read pixels 2, 4, 12, 14 of the 5-wide
+    // image; rows 4-15 are past the 4 pixels: 8 sectors.
+    GlobalMemory mem2;
+    const std::uint32_t image2 = mem2.allocate(25 * 128);
+    for (std::uint32_t px = 0; px < 25; ++px)
+        for (std::uint32_t b = 0; b < 128; b += 4) mem2.store32(image2 + px * 128 + b, px * 1000 + b);
+    const std::uint32_t map2 = im2col_map(mem2, image2, 1, 5, 5, 2, 0);
+    const std::uint32_t out2 = mem2.allocate(1024);
+    launch(k, {1, 32}, {map2, out2}, mem2, h100_like());
+    EXPECT_EQ(launch(assemble(im2col_kernel(gather, false), "im2col.sasm"), {1, 32}, {map2, out2}, mem2, h100_like()).global_sectors,
+              8u);
+    const std::uint32_t source[4] = {2, 4, 12, 14};
+    for (std::uint32_t p = 0; p < 16; ++p)
+        for (std::uint32_t w = 0; w < 16; ++w)
+            EXPECT_EQ(mem2.load32(out2 + p * 64 + 4 * w), p < 4 ? source[p] * 1000 + 64 + 4 * w : 0) << "row " << p;
+
+    // A box with no row inside (from pixel 12 on: all past the last) reads nothing and completes
+    // its bytes at issue, as a bounded 2-D box wholly outside does in the same instruction stream.
+    const std::string past = "cp.async.bulk.tensor.im2col.16x64 [0], map, r1, 12, r3, r4";
+    // (the 2-D box reads the same registers: pitch r3 = 64, no rows (r2 = 0), r4 bytes)
+    const std::string outside_2d = "cp.async.bulk.tensor.2d.16x64 [0], map, r3, r1, r2, r4";
+    const KernelStats none = launch(assemble(im2col_kernel(past, false), "past.sasm"), {1, 32}, {map, out}, mem, h100_like());
+    EXPECT_EQ(none.global_sectors, 0u);
+    EXPECT_EQ(none.cycles,
+              launch(assemble(im2col_kernel(outside_2d, false), "outside.sasm"), {1, 32}, {map, out}, mem, h100_like()).cycles);
+
+    // Faults: a box reaching past the pixel's bytes (channel byte 96 + 64 > 128), a misaligned map;
+    // assembly: 6 operands, no multicast form.
+    const std::string wide = "cp.async.bulk.tensor.im2col.16x64 [0], map, r1, r2, 96, r4";
+    EXPECT_THROW(launch(assemble(im2col_kernel(wide, false), "wide.sasm"), {1, 32}, {map, out}, mem, h100_like()), SimtError);
+    EXPECT_THROW(launch(k, {1, 32}, {map + 4, out}, mem, h100_like()), SimtError);
+    EXPECT_THROW(assemble(".reg 8\n.shared 4096\ncp.async.bulk.tensor.im2col.16x64 [0], 256, r1, r2, r3\n", "n.sasm"), AssemblyError);
+    EXPECT_THROW(assemble(".reg 8\n.shared 4096\ncp.async.bulk.tensor.im2col.multicast.16x64 [0], 256, r1, r2, r3, r4\n", "m.sasm"),
+                 AssemblyError);
+}
+
 SimtParams two_sms() {
     SimtParams p = h100_like();
     p.sms = 2;
