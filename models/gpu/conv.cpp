@@ -392,12 +392,12 @@ bool pointwise(const Conv2dShape& s) {
 }
 
 LoweredKernel lower_hopper_pointwise_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target,
-                                          const GemmShape& g, const HopperTileChoice& hopper) {
+                                          const GemmShape& g, const HopperTileChoice& hopper, int splits) {
     ConvLayout l = layout;
     allocate_conv(l, memory);
     LoweredKernel out;
     const simt::MmaType type = conv_mma_type(l);
-    lower_hopper_tn_launch(out, g, type, type, l.in, l.w, l.out, l.cp, l.kp, hopper, target);
+    lower_hopper_tn_launch(out, g, type, type, l.in, l.w, l.out, l.cp, l.kp, hopper, target, memory, splits);
     out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(g.m)));
     out.stats.push_back(stat_value(stat::gemm_n, static_cast<double>(l.kg)));
     out.stats.push_back(stat_value(stat::gemm_k, static_cast<double>(l.kred)));
@@ -414,7 +414,7 @@ bool hopper_im2col_conv(const ConvLayout& l) {
 }
 
 LoweredKernel lower_hopper_im2col_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target,
-                                       const GemmShape& g, const HopperTileChoice& hopper) {
+                                       const GemmShape& g, const HopperTileChoice& hopper, int splits) {
     ConvLayout l = layout;
     allocate_conv(l, memory);
     const Conv2dShape& s = l.s;
@@ -436,7 +436,8 @@ LoweredKernel lower_hopper_im2col_conv(const ConvLayout& layout, simt::GlobalMem
     for (int i = 0; i < simt::kIm2colWords; ++i) memory.store32(map + 4u * static_cast<std::uint32_t>(i), u32(words[i]));
     LoweredKernel out;
     const HopperIm2col im2col{l.cp * l.in_eb, s.s};
-    lower_hopper_tn_launch(out, g, conv_mma_type(l), conv_mma_type(l), map, l.w, l.out, l.kred, l.kp, hopper, target, &im2col);
+    lower_hopper_tn_launch(out, g, conv_mma_type(l), conv_mma_type(l), map, l.w, l.out, l.kred, l.kp, hopper, target, memory,
+                           splits, &im2col);
     out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(g.m)));
     out.stats.push_back(stat_value(stat::gemm_n, static_cast<double>(l.kg)));
     out.stats.push_back(stat_value(stat::gemm_k, static_cast<double>(l.kred)));
@@ -500,11 +501,17 @@ LoweredKernel lower_conv2d(const Op& op, simt::GlobalMemory& memory, const Lower
     const ConvLayout l = conv_layout(op, path);
     const GemmShape g{l.s.groups, l.s.n * l.oh * l.ow, l.kg, l.kred};
     if (hopper_gemm_target(target.sm) && (pointwise(l.s) || hopper_im2col_conv(l))) {
+        // Any number of output pixels (min_m 1): the pre-Hopper conv kernel has no split-K, so a
+        // long K over few pixels (ResNet's layer4 at batch 1: 49) is better spread by the Hopper
+        // kernel's split-K even with its 64-row tiles part empty.
+        const simt::MmaType type = conv_mma_type(l);
         const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
-                                                           target.l2_bytes_per_cycle, conv_mma_type(l));
-        if (hopper.blocks > 0)
-            return pointwise(l.s) ? lower_hopper_pointwise_conv(l, memory, target, g, hopper)
-                                  : lower_hopper_im2col_conv(l, memory, target, g, hopper);
+                                                           target.l2_bytes_per_cycle, type, 1);
+        if (hopper.blocks > 0) {
+            const int splits = choose_hopper_splits(g, hopper, target, type);
+            return pointwise(l.s) ? lower_hopper_pointwise_conv(l, memory, target, g, hopper, splits)
+                                  : lower_hopper_im2col_conv(l, memory, target, g, hopper, splits);
+        }
     }
     GemmTile tile = choose_gemm_tile(g, target.sms, target.sm,
                                      path == ConvPath::tensor_8bit ? simt::MmaType::s8 : simt::MmaType::f16).tile;  // one shape for the 8-bit types

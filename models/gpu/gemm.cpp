@@ -1491,16 +1491,27 @@ LoweredKernel lower_fp32_gemm(const GemmShape& g, simt::GlobalMemory& memory, co
 
 void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
                             std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
-                            const HopperTileChoice& hopper, const LoweringTarget& target, const HopperIm2col* im2col) {
+                            const HopperTileChoice& hopper, const LoweringTarget& target, simt::GlobalMemory& memory,
+                            int splits, const HopperIm2col* im2col) {
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     // A shape that does not tile exactly runs the edge variant (bounded boxes: zeros past M, N and K').
     const HopperTile& tile = hopper.tile;
-    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn, tiles = hopper.blocks;
+    const bool eight_bit = simt::is_k32(type);
+    const std::int64_t bk = HopperTile::bk(type);
+    splits = std::max(1, splits);
+    const bool split = splits > 1;
+    if (split && (g.batch != 1 || kp % (bk * splits) != 0))
+        throw LoweringError("Hopper split-K needs batch 1 and K' divisible by " + std::to_string(bk * splits));
+    const std::int64_t tiles_m = (g.m + tile.bm - 1) / tile.bm, tiles_n = (g.n + tile.bn - 1) / tile.bn;
+    const std::int64_t tiles = hopper.blocks * splits;
     if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
     if (im2col && (g.batch != 1 || b_type != type)) throw LoweringError("the Hopper convolution takes one group of one type");
-    out.kernel = im2col            ? hopper_conv_kernel(tile, type, hopper.edges)
+    // Split-K: the 16-bit kernels' partials variant stores fp32 pairs; the 8-bit kernel stores its
+    // 32-bit accumulators anyway, so the plain kernel writes the planes.
+    const bool partials = split && !eight_bit;
+    out.kernel = im2col            ? hopper_conv_kernel(tile, type, hopper.edges, partials)
                  : b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper.edges)
-                                  : hopper_gemm_kernel(tile, type, false, hopper.edges, true);
+                                  : hopper_gemm_kernel(tile, type, partials, hopper.edges, true);
     // Persistent: one block per resident slot, counted for the kernel that runs (the convolution's
     // producer holds three more registers than the GEMM's the tile rule sized).
     const int per_sm = simt::compute_occupancy(target.sm.limits, {tile.threads(), out.kernel->registers, out.kernel->shared_bytes})
@@ -1508,21 +1519,43 @@ void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaTyp
     if (per_sm == 0) throw LoweringError("the Hopper kernel " + out.kernel->name + " does not fit an SM");
     const std::int64_t slots = static_cast<std::int64_t>(target.sms / tile.cluster) * tile.cluster * per_sm;
     const std::int64_t grid = std::min(tiles, slots);
-    const int group_rows = choose_hopper_group_rows(g, tile, grid, target.l2_bytes, type);
-    const std::int64_t eb = simt::mma_element_bytes(type), c_eb = simt::is_k32(type) ? 4 : 2;
-    const std::int64_t row_bytes = kp * eb;
+    const std::int64_t k_part = kp / splits;
+    const int group_rows = choose_hopper_group_rows({g.batch, g.m, g.n, k_part}, tile, grid, target.l2_bytes, type);
+    const std::int64_t eb = simt::mma_element_bytes(type), c_eb = eight_bit || split ? 4 : 2;
+    const std::int64_t row_bytes = kp * eb, part_bytes = k_part * eb;
+    const std::int64_t plane = g.m * np * 4;  // split-K: one part's 32-bit C
+    std::uint32_t workspace = 0;
+    if (split) {
+        // Every address stays below 2^31, as the kernels' 32-bit signed arithmetic needs.
+        if (static_cast<std::int64_t>(memory.size()) + 256 + splits * plane > kMaxBufferBytes)
+            throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
+        workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
+    }
     const std::int64_t a_pitch = im2col ? 0 : row_bytes;  // the im2col map locates A's rows itself
+    // Batch entries: the GEMM's matrices, or (split-K) the parts of K: A and B^T part_bytes further
+    // along their rows, C the part's plane.
+    const std::int64_t a_step = im2col ? 0 : split ? part_bytes : g.m * row_bytes;
+    const std::int64_t b_step = split ? part_bytes : g.n * row_bytes;
+    const std::int64_t c_step = split ? plane : g.m * np * c_eb;
     out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
-    out.args = {a, b, c, u(a_pitch), u(row_bytes), u(np * c_eb), u(g.m * a_pitch), u(g.n * row_bytes), u(g.m * np * c_eb),
+    out.args = {a, b, split ? workspace : c, u(a_pitch), u(row_bytes), u(np * c_eb), u(a_step), u(b_step), u(c_step),
                 u(tiles_m), u(tiles_m * tiles_n), u(group_rows), u(group_rows * tiles_n), u(tiles),
-                u((kp + HopperTile::bk(type) - 1) / HopperTile::bk(type))};
-    if (hopper.edges) out.args.insert(out.args.end(), {u(g.m), u(row_bytes), u(g.n), u(row_bytes), u(np)});
+                u((k_part + bk - 1) / bk)};
+    if (hopper.edges) out.args.insert(out.args.end(), {u(g.m), u(part_bytes), u(g.n), u(part_bytes), u(np)});
     if (im2col) out.args.insert(out.args.end(), {u(im2col->pixel_bytes), u(im2col->taps_s)});
+    if (split) {
+        LoweredLaunch sum;
+        sum.kernel = eight_bit ? splitk_sum_wide_kernel(splits, type == simt::MmaType::s8) : splitk_sum_kernel(splits, type);
+        const std::int64_t pairs = plane / 8;
+        sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
+        sum.args = {u(pairs), workspace, u(plane), c};
+        out.then.push_back(std::move(sum));
+    }
     out.stats.push_back(stat_value(stat::tile_m, tile.bm));
     out.stats.push_back(stat_value(stat::tile_n, tile.bn));
-    out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));  // values of the type
+    out.stats.push_back(stat_value(stat::tile_k, bk));  // values of the type
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));
-    out.stats.push_back(stat_value(stat::splits, 1));
+    out.stats.push_back(stat_value(stat::splits, splits));
     push_launch_shape_stats(out, hopper_tile_waves(tiles, per_sm, target.sms), tile.threads());
 }
 
@@ -1562,7 +1595,8 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     LoweredKernel out;
     if (hopper) {
-        lower_hopper_tn_launch(out, g, type, b_type, a, b, c, kp, np, *hopper, target, nullptr);
+        lower_hopper_tn_launch(out, g, type, b_type, a, b, c, kp, np, *hopper, target, memory,
+                               choose_hopper_splits(g, *hopper, target, type));
     } else {
         const GemmTile& tile = choice.tile;
         // Split-K (choose_gemm_splits with 1-byte elements): each of the S parts of K' is a batch

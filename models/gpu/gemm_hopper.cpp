@@ -44,8 +44,8 @@ bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaT
            (shape.m / tile.bm) % tile.cluster == 0;
 }
 
-bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile) {
-    return shape.m >= kHopperMinEdgeSide && shape.n >= kHopperMinEdgeSide && shape.k >= 1 &&
+bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile, std::int64_t min_m) {
+    return shape.m >= std::max<std::int64_t>(1, min_m) && shape.n >= kHopperMinEdgeSide && shape.k >= 1 &&
            ((shape.m + tile.bm - 1) / tile.bm) % tile.cluster == 0;
 }
 
@@ -79,7 +79,6 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // B K-major in shared memory (N rows of the k-block's 128 bytes): the 8-bit operands, or 16-bit
     // ones given transposed, read with wgmma's imm-trans-b = 0.
     b_k_major = b_k_major || eight_bit || im2col_a;
-    if (im2col_a && partials) throw LoweringError("hopper_gemm_source: the Hopper convolution has no split-K partials");
     const bool wide_c = partials || eight_bit;  // 4-byte C elements
 
     // Registers: the accumulators first (payload), then addresses and counters (never payload).
@@ -301,10 +300,13 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // tile without waiting for the consumers' epilogues.
     a.label("producer_tile");
     tile_coordinates();
-    if (im2col_a) {  // the tile's first k-block: channel 0 of tap (0, 0)
-        a("mov " + r(coff) + ", 0");
-        a("mov " + r(tap_s) + ", 0");
-        a("mov " + r(tap_r) + ", 0");
+    if (im2col_a) {  // the tile's first k-block (split-K: the part's, batch x kblocks): tap and channel bytes
+        a("mul " + r(tmp) + ", " + r(batch) + ", kblocks");
+        a("shl " + r(tmp) + ", " + r(tmp) + ", 7");                  // x 128 bytes a k-block
+        a("div " + r(tap_r) + ", " + r(tmp) + ", pixel_bytes");      // the tap, r S + s
+        a("rem " + r(coff) + ", " + r(tmp) + ", pixel_bytes");
+        a("rem " + r(tap_s) + ", " + r(tap_r) + ", taps_s");
+        a("div " + r(tap_r) + ", " + r(tap_r) + ", taps_s");
     } else {
         a("mad " + r(ta) + ", " + r(batch) + ", a_batch, A");
         a("mad " + r(ta) + ", " + r(row0) + ", lda, " + r(ta));    // &A[row0][0]
@@ -399,15 +401,15 @@ const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, si
     return k.get();
 }
 
-const simt::Kernel* hopper_conv_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges) {
+const simt::Kernel* hopper_conv_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges, bool partials) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_conv_" + hopper_kernel_name(tile, type, type, edges, false);
+    const std::string key = "hopper_conv_" + hopper_kernel_name(tile, type, type, edges, false) + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
     if (!k)
         k = std::make_unique<simt::Kernel>(
-            simt::assemble(hopper_source(tile, type, type, false, edges, true, true), "<gpu library>/" + key));
+            simt::assemble(hopper_source(tile, type, type, partials, edges, true, true), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -433,11 +435,11 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_t
     require_mixed_fp8(a_type, b_type);
     return hopper_kernel(tile, a_type, b_type, false, edges, true);
 }
-std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges) {
-    return hopper_source(tile, type, type, false, edges, true, true);
+std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges, bool partials) {
+    return hopper_source(tile, type, type, partials, edges, true, true);
 }
-const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges) {
-    return hopper_conv_kernel_cached(tile, type, edges);
+const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges, bool partials) {
+    return hopper_conv_kernel_cached(tile, type, edges, partials);
 }
 
 namespace {
@@ -463,14 +465,14 @@ double hopper_slowdown(const HopperTile& tile, std::int64_t blocks, int sms, con
 }  // namespace
 
 HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
-                                    double l2_bytes_per_cycle, simt::MmaType type) {
+                                    double l2_bytes_per_cycle, simt::MmaType type, std::int64_t min_m) {
     HopperTileChoice best;
     double best_estimate = 0;
     bool exact = false;  // some tile fits exactly: only those are candidates
     for (const HopperTile& tile : hopper_gemm_tiles()) exact |= hopper_gemm_fits(shape, tile, type) && tile.cluster <= sms;
     for (const HopperTile& tile : hopper_gemm_tiles()) {
         if (tile.cluster > sms) continue;
-        if (exact ? !hopper_gemm_fits(shape, tile, type) : !hopper_gemm_fits_with_edges(shape, tile)) continue;
+        if (exact ? !hopper_gemm_fits(shape, tile, type) : !hopper_gemm_fits_with_edges(shape, tile, min_m)) continue;
         const simt::Kernel* k = hopper_gemm_kernel(tile, type, false, !exact);
         const int per_sm = simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
         if (per_sm == 0) continue;
@@ -489,11 +491,11 @@ HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt:
     return best;
 }
 
-double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& choice, int parts, const LoweringTarget& target) {
+double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& choice, int parts, const LoweringTarget& target,
+                             simt::MmaType type) {
     const HopperTile& tile = choice.tile;
     const std::int64_t blocks = choice.blocks * parts;
     const int sms = std::max(1, target.sms);
-    constexpr simt::MmaType type = simt::MmaType::f16;  // split-K: the 16-bit kernels only
     const double kblock_cycles = static_cast<double>(tile.bm) * tile.bn * HopperTile::bk(type) /
                                  hopper_macs_per_cycle(target.sm, type) *
                                  hopper_slowdown(tile, blocks, sms, target.sm, target.sm_port_bytes_per_cycle,
@@ -505,17 +507,18 @@ double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& cho
     return loop + target.launch_overhead_cycles + kSplitkSumLatencyCycles + parts * plane / target.hbm_bytes_per_cycle;
 }
 
-int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target) {
+int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target,
+                         simt::MmaType type) {
     if (shape.batch != 1 || choice.blocks == 0 || target.launch_overhead_cycles <= 0 || !(target.hbm_bytes_per_cycle > 0))
         return 1;
-    if (shape.k % HopperTile::bk(simt::MmaType::f16) != 0) return 1;  // parts of whole k-blocks only
-    const std::int64_t kblocks = shape.k / HopperTile::bk(simt::MmaType::f16);
+    if (shape.k % HopperTile::bk(type) != 0) return 1;  // parts of whole k-blocks only
+    const std::int64_t kblocks = shape.k / HopperTile::bk(type);
     int best = 1;
-    double best_time = hopper_split_estimate(shape, choice, 1, target);
+    double best_time = hopper_split_estimate(shape, choice, 1, target, type);
     for (const int parts : {2, 3, 4, 6, 8}) {
         if (kblocks % parts != 0 || kblocks / parts < kHopperMinKblocksPerPart) continue;
         if (choice.blocks * parts > choice.slots) continue;  // every part-tile resident at once: one pass
-        const double t = hopper_split_estimate(shape, choice, parts, target);
+        const double t = hopper_split_estimate(shape, choice, parts, target, type);
         if (t < best_time) {
             best_time = t;
             best = parts;

@@ -77,11 +77,12 @@ bool hopper_gemm_target(const simt::SmParams& sm);
 // True when the shape tiles exactly with `tile` for operands of `type` (see above; a cluster of 2
 // also needs an even number of tile rows).
 bool hopper_gemm_fits(const GemmShape& shape, const HopperTile& tile, simt::MmaType type = simt::MmaType::f16);
-// True when the edge variant runs the shape with `tile`: M and N of at least kHopperMinEdgeSide
-// (narrower GEMMs, a decode step's M of 1 to 8, keep the pre-Hopper kernels, whose small tiles and
-// split-K suit them) and, for a cluster of 2, an even number of tile rows.
+// True when the edge variant runs the shape with `tile`: M of at least min_m and N of at least
+// kHopperMinEdgeSide (narrower GEMMs, a decode step's M of 1 to 8, keep the pre-Hopper kernels,
+// whose small tiles and split-K suit them; convolutions, whose pre-Hopper kernel has no split-K,
+// take any M: min_m 1) and, for a cluster of 2, an even number of tile rows.
 inline constexpr std::int64_t kHopperMinEdgeSide = 64;
-bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile);
+bool hopper_gemm_fits_with_edges(const GemmShape& shape, const HopperTile& tile, std::int64_t min_m = kHopperMinEdgeSide);
 
 struct HopperTileChoice {
     HopperTile tile;
@@ -100,22 +101,26 @@ struct HopperTileChoice {
 // SM's port to the L2 and L2 the L2 slices' bytes per cycle together (0: no limit), busy SMs
 // min(blocks, SMs). Ties go to the earlier tile of the table. blocks == 0: no tile fits.
 HopperTileChoice choose_hopper_tile(const GemmShape& shape, int sms, const simt::SmParams& sm, double port_bytes_per_cycle,
-                                    double l2_bytes_per_cycle = 0, simt::MmaType type = simt::MmaType::f16);
+                                    double l2_bytes_per_cycle = 0, simt::MmaType type = simt::MmaType::f16,
+                                    std::int64_t min_m = kHopperMinEdgeSide);
 
 // Split-K on the Hopper path (docs/gpu.md, "Hopper GEMMs"): a batch-1 GEMM whose tiles leave SMs
-// idle (16-bit operands only; the 8-bit kernels, like the pre-Hopper one, have no split-K) is cut
-// into S in {2, 3, 4, 6, 8} parts of K, each a batch entry of the partials kernel, and
-// splitk_sum_kernel (gemm.h) adds the S fp32 planes and packs C in a second launch. Candidates:
-// K / 64 divisible by S with at least kHopperMinKblocksPerPart k-blocks per part, and tiles x S
-// blocks all resident at once (SMs x blocks per SM). The estimate, smallest wins (S = 1 on ties):
-//   T(S) = ceil(tiles S / SMs) x K / (64 S) x (BM BN 64 / MACs per cycle) x slowdown(tiles S)
+// idle is cut into S in {2, 3, 4, 6, 8} parts of K, each a batch entry of the partials kernel (the
+// 8-bit kernels store their 32-bit accumulators anyway: the plain kernel into the planes), and a
+// second launch adds the S planes: splitk_sum_kernel (gemm.h) packs 16-bit C,
+// splitk_sum_wide_kernel writes the int32 or fp32 C of the 8-bit types. Candidates: K / BK
+// divisible by S with at least kHopperMinKblocksPerPart k-blocks per part, and tiles x S blocks
+// all resident at once (SMs x blocks per SM). The estimate, smallest wins (S = 1 on ties):
+//   T(S) = ceil(tiles S / SMs) x K / (BK S) x (BM BN BK / MACs per cycle) x slowdown(tiles S)
 //          + (S > 1: launch overhead + kSplitkSumLatencyCycles + S M N 4 / HBM bytes per cycle)
 // with slowdown the tile rule's (choose_hopper_tile) for tiles S busy blocks: splitting shortens
 // each part's K loop but loads the L2 with more SMs at once. 1 when the target gives no launch
 // overhead or HBM bandwidth.
 inline constexpr std::int64_t kHopperMinKblocksPerPart = 4;
-double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& choice, int parts, const LoweringTarget& target);
-int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target);
+double hopper_split_estimate(const GemmShape& shape, const HopperTileChoice& choice, int parts, const LoweringTarget& target,
+                             simt::MmaType type = simt::MmaType::f16);
+int choose_hopper_splits(const GemmShape& shape, const HopperTileChoice& choice, const LoweringTarget& target,
+                         simt::MmaType type = simt::MmaType::f16);
 
 // The tile scheduler's swizzle (CUTLASS's PersistentTileSchedulerSm90 walks groups of 1, 2, 4 or 8
 // cluster rows column by column): tile rows per group (edge tiles counted), a power of two times the cluster height up
@@ -131,17 +136,19 @@ int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std
 // A (M x K' elements of `type`) at a, B^T (N x K') at b, C (M x N') at c, one such matrix per batch
 // entry; C's elements are 4 bytes for the 8-bit types (int32 or fp32 accumulators) and 16-bit for
 // f16 / bf16 (packed as the other 16-bit kernels); `hopper` from choose_hopper_tile (edge variant
-// included); no split-K. Sets the kernel, grid, args and the tile and launch-shape stats. Defined
-// beside the other GEMM lowerings (gemm.cpp); the 8-bit GEMMs and the pointwise convolutions
-// (conv.cpp) use it. im2col: the convolution kernel (hopper_conv_kernel), a the address of its im2col
-// tensor map, kp the reduction's R·S·C' and g.m the output pixels.
+// included); splits > 1: split-K (choose_hopper_splits), the parts' planes in a workspace from
+// `memory` and the sum as a second launch. Sets the kernel, grid, args and the tile and
+// launch-shape stats. Defined beside the other GEMM lowerings (gemm.cpp); the 8-bit GEMMs and the
+// convolutions (conv.cpp) use it. im2col: the convolution kernel (hopper_conv_kernel), a the
+// address of its im2col tensor map, kp the reduction's R·S·C' and g.m the output pixels.
 struct HopperIm2col {
     std::int64_t pixel_bytes = 0;  // C' x element bytes, a multiple of 128
     std::int64_t taps_s = 1;       // the filter's width S
 };
 void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
                             std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
-                            const HopperTileChoice& hopper, const LoweringTarget& target, const HopperIm2col* im2col = nullptr);
+                            const HopperTileChoice& hopper, const LoweringTarget& target, simt::GlobalMemory& memory,
+                            int splits = 1, const HopperIm2col* im2col = nullptr);
 
 // partials: the split-K variant, whose batch entries are the parts of K and whose epilogue stores
 // the fp32 accumulator pairs (st.global.v2) into the part's plane (C, ldc and c_batch then in bytes
@@ -158,9 +165,10 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType typ
 // KB channel bytes of one filter tap, taps in (r, s) order, so C' x element bytes must be a
 // multiple of 128. Param A is the address of the im2col tensor map (simt::Im2colMapWord), lda and
 // a_batch are unused, and two params follow the edge ones: pixel_bytes (C' x element bytes) and
-// taps_s (the filter's width S). One group, no split-K.
-std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges = false);
-const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges = false);
+// taps_s (the filter's width S). One group. partials (16-bit): split-K, as the GEMM's; each part
+// (batch entry) starts its producer at its first k-block's tap and channel bytes.
+std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges = false, bool partials = false);
+const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges = false, bool partials = false);
 // fp8 operands of two formats (A e4m3 x B e5m2 or the reverse): wgmma's .atype.btype form.
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);

@@ -33,6 +33,7 @@ Conv2dShape shape(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c
 struct ConvRun {
     simt::KernelStats stats;
     LoweringNumerics numerics;
+    double splits = 1;  // the lowering's gpu.splits
 };
 
 ConvRun run(const Op& op, bool real, const GemmTile* tile = nullptr, bool skip = false,
@@ -178,11 +179,13 @@ TEST(ConvKernels, Fp8TakesTheInt8KernelsScheduleAtAnEqualRate) {
     EXPECT_EQ(fnuz.quantization->encoding, Fp8Encoding::fnuz);
 }
 
-// A conv lowered for and run on 2 H100-like SMs (sm_90, II 4 for every type, a 64 B/cycle port,
-// 200-cycle memory); `kernel` gets the kernel's name.
-ConvRun run_sm90(const Op& op, bool real, std::string& kernel) {
+// A conv lowered for and run on H100-like SMs (sm_90, II 4 for every type, a 64 B/cycle port,
+// 200-cycle memory; 2 SMs and no launch cost unless given: the split-K rule needs both a launch
+// cost and an HBM bandwidth); `kernel` gets the kernel's name. Follow-up launches (split-K's sum)
+// run after it on the same memory, their cycles not counted.
+ConvRun run_sm90(const Op& op, bool real, std::string& kernel, int sms = 2, double launch_overhead = 0, double hbm = 0) {
     simt::SimtParams params;
-    params.sms = 2;
+    params.sms = sms;
     params.sm.limits = *simt::published_limits("sm_90");
     params.sm.tensor.initiation_interval = params.sm.tensor_s8.initiation_interval = 4;
     params.sm.tensor_e4m3.initiation_interval = params.sm.tensor_e5m2.initiation_interval = 4;
@@ -192,6 +195,8 @@ ConvRun run_sm90(const Op& op, bool real, std::string& kernel) {
     target.sm = params.sm;
     target.seed = 3;
     target.sm_port_bytes_per_cycle = 64;
+    target.launch_overhead_cycles = launch_overhead;
+    target.hbm_bytes_per_cycle = hbm;
     target.real_data = real;
     simt::GlobalMemory memory;
     const LoweredKernel lk = lower_conv2d(op, memory, target);
@@ -199,6 +204,9 @@ ConvRun run_sm90(const Op& op, bool real, std::string& kernel) {
     simt::FixedLatencyMemory port(200);
     ConvRun r;
     r.stats = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {!real});
+    for (const LoweredLaunch& next : lk.then) simt::launch(*next.kernel, next.dims, next.args, memory, params, &port, {!real});
+    for (const StatValue& v : lk.stats)
+        if (v.name == "gpu.splits") r.splits = v.value;
     if (lk.check) r.numerics = lk.check(memory);
     return r;
 }
@@ -286,6 +294,10 @@ TEST(ConvKernels, ConvsWithWholeChannelBlocksRunTheHopperIm2colKernelOnSm90) {
         // (2 x 4096 x 2): 2 blocks x 9 k-blocks x 64·128·128 / 4096 = 4608 m16n8k32.
         {shape(2, 16, 16, 128, 72, 3, 2, 1), DType::int8, "hopper_conv_64x128x128_s4_s8_edges", 4608},
         {shape(2, 16, 16, 128, 72, 3, 2, 1), DType::fp8_e4m3, "hopper_conv_64x128x128_s4_e4m3_edges", 4608},
+        // Fewer output pixels than a tile's 64 rows (7 x 7 = 49, as ResNet-50's layer4 at batch 1):
+        // 128x256 1 block (32768), 128x128 1 (16384), 64x128 1 (8192 x 1.5), 64x64 2 (1 x 4096 x 2 =
+        // 8192, the smallest): 2 x 9 x 64·64·64 / 2048 = 2304 m16n8k16.
+        {shape(1, 7, 7, 64, 72, 3, 1, 1), DType::bf16, "hopper_conv_64x64x64_s4_bf16_edges", 2304},
     };
     for (const Case& c : cases) {
         std::string kernel;
@@ -301,16 +313,52 @@ TEST(ConvKernels, ConvsWithWholeChannelBlocksRunTheHopperIm2colKernelOnSm90) {
         EXPECT_EQ(run_sm90(conv_op(c.shape, c.dtype), false, timing_kernel).stats.cycles, full.stats.cycles) << kernel;
     }
     // Channel rows that are not whole k-blocks (80 bf16 channels: 160 bytes; 64 int8: 64 bytes),
-    // two groups, or fewer than 64 output pixels keep the implicit-GEMM kernel.
+    // two groups, or fewer than 64 output channels keep the implicit-GEMM kernel.
     for (const auto& [other, dt] : {std::pair{shape(2, 10, 11, 80, 72, 3, 1, 1), DType::bf16},
                                     std::pair{shape(2, 10, 11, 64, 72, 3, 1, 1), DType::int8},
                                     std::pair{shape(2, 10, 11, 128, 72, 3, 1, 1, 1, 2), DType::bf16},
-                                    std::pair{shape(1, 7, 7, 64, 72, 3, 1, 1), DType::bf16}}) {
+                                    std::pair{shape(2, 10, 11, 64, 48, 3, 1, 1), DType::bf16}}) {
         std::string kernel;
         const ConvRun r = run_sm90(conv_op(other, dt), true, kernel);
         EXPECT_EQ(kernel.rfind("conv_", 0), 0u) << kernel;
         EXPECT_TRUE(r.numerics.passed) << kernel;
     }
+}
+
+TEST(ConvKernels, HopperConvsSplitK) {
+    // 7 x 7 pixels, 256 -> 72 channels, 3x3 pad 1 on 8 SMs with a launch cost of 100 cycles and
+    // 1000 B/cycle of HBM: two 64x64 edge tiles (the rule as in the case above). The split-K
+    // estimate (gemm_hopper.h), 256 cycles a k-block (64·64·64 / 2048 = 128, x 2 over the port),
+    // planes of 49 x 72 x 4 = 14,112 B:
+    //   bf16 (36 k-blocks of 64): T(1) = 36 x 256 = 9216; T(2) = 18 x 256 + 100 + 1000 + 28.2 =
+    //   5736; T(3) = 4214; T(4) = 9 x 256 + 1156.4 = 3460 (the smallest); T(6): 12 blocks on 8
+    //   SMs, 2 x 6 x 256 + 1184.7 = 4257; 8 does not divide 36.
+    //   int8 (18 k-blocks of 128 bytes, 64·64·128 / 4096 = 128 cycles, x 2): T(1) = 4608; T(2) =
+    //   3432; T(3) = 6 x 256 + 1142.3 = 2678 (the smallest); 6 parts would have 3 k-blocks, fewer
+    //   than 4.
+    // Each part is a batch entry starting its im2col gather at its first tap; the sum launch adds
+    // the planes (16-bit: packed once; int8: exactly). The parts together issue the unsplit MACs.
+    const Conv2dShape s = shape(1, 7, 7, 256, 72, 3, 1, 1);
+    std::string kernel;
+    const ConvRun bf16 = run_sm90(conv_op(s, DType::bf16), true, kernel, 8, 100, 1000);
+    EXPECT_EQ(kernel, "hopper_conv_64x64x64_s4_bf16_edges_partials");
+    EXPECT_EQ(bf16.splits, 4);
+    EXPECT_TRUE(bf16.numerics.passed) << kernel << " max abs err " << bf16.numerics.max_abs_err;
+    EXPECT_EQ(bf16.numerics.checked, 49 * 72);
+    EXPECT_EQ(bf16.stats.mma_issued, 2u * 36 * 128);
+    const ConvRun int8 = run_sm90(conv_op(s, DType::int8), true, kernel, 8, 100, 1000);
+    EXPECT_EQ(kernel, "hopper_conv_64x64x128_s4_s8_edges");
+    EXPECT_EQ(int8.splits, 3);
+    EXPECT_TRUE(int8.numerics.passed) << kernel;
+    EXPECT_EQ(int8.numerics.max_abs_err, 0.0);
+    EXPECT_EQ(int8.stats.mma_issued, 2u * 18 * 128);
+    // A pointwise conv splits the same way: 7 x 7 x 1024 -> 72 (16 k-blocks of 64): T(4) = 4 x 256
+    // + 1156.4 = 2180 against T(1) = 4096 and T(2) = 3176 (8 parts would have 2 k-blocks).
+    const ConvRun pw = run_sm90(conv_op(shape(1, 7, 7, 1024, 72, 1, 1, 0), DType::fp16), true, kernel, 8, 100, 1000);
+    EXPECT_EQ(kernel, "hopper_gemm_64x64x64_s4_f16_tn_edges_partials");
+    EXPECT_EQ(pw.splits, 4);
+    EXPECT_TRUE(pw.numerics.passed) << kernel << " max abs err " << pw.numerics.max_abs_err;
+    EXPECT_EQ(pw.stats.mma_issued, 2u * 16 * 128);
 }
 
 TEST(ConvKernels, SixteenBitWithoutTensorCoresRunsTheFfmaKernel) {
