@@ -27,12 +27,17 @@ std::optional<std::string> no_kernel_reason(const Op& op, const LoweringTarget& 
             }
             return std::nullopt;
         }
-        // int8 and fp8 elementwise ops, softmax and layernorm run the 8-bit kernels (elementwise.h,
-        // reduction.h) where the ISA has their conversions: int8 everywhere, fp8 from sm_89.
-        const bool vector_kind = elementwise_kernel || op.kind == OpKind::softmax || op.kind == OpKind::layernorm;
+        // int8 and fp8 elementwise ops, softmax, layernorm and pools run the 8-bit kernels
+        // (elementwise.h, reduction.h, pool.h) where the ISA has their conversions: int8
+        // everywhere, fp8 from sm_89.
+        const bool vector_kind =
+            elementwise_kernel || op.kind == OpKind::softmax || op.kind == OpKind::layernorm || op.kind == OpKind::pool;
         if (!vector_kind || op.dtype == DType::int32)
             return "the library has no " + dtype + " " + kind + " kernel (8-bit storage: GEMMs, convolutions, "
-                   "elementwise ops, softmax and layernorm)";
+                   "elementwise ops, softmax, layernorm and pools)";
+        if (op.kind == OpKind::pool && !has_pool_kernel(op))
+            return "a pool in " + dtype + " holds four channels per word; a channel count that is not a multiple of 4 (" +
+                   std::to_string(op.pool.c) + ") has no kernel";
         if (!runs_eight_bit_elementwise(op.dtype, target))
             return "an fp8 " + kind + " needs fp8 conversions (PTX's cvt e4m3x2/e5m2x2: sm_89 or later; CDNA3: gfx942); this chip is " +
                    target.sm.limits.arch;

@@ -16,6 +16,7 @@
 #include "models/gpu/pool.h"
 
 #include "models/common/pool_reference.h"
+#include "models/common/quantization.h"
 #include "models/gpu/gpu_stats.h"
 
 namespace accelsim::gpu {
@@ -28,10 +29,15 @@ constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 // r3 its byte offset). Registers: r13 channel word, r4 n*H, r5 / r6 the window's first column /
 // row (negative inside the padding), r7 / r15 window row / column counters, r8 / r16 input row /
 // column, r9 row base, r17 address; payload: r10 (r11) accumulators, r12 the average's scale, r18
-// (r19) loaded values. Addresses never depend on payload, so timing-only runs skip the arithmetic
+// (r19) loaded values; 8-bit storage (four channels a word): r20-r23 the accumulators, r24-r27 the
+// unpacked values. Addresses never depend on payload, so timing-only runs skip the arithmetic
 // (docs/simt-isa.md).
+// 8-bit: the output keeps the input's quantization (PyTorch's quantized max_pool2d and avg_pool2d
+// keep the input's scale), so int8 works on the integers (scale_x and inv_scale_y are 1: the
+// shared unpacking and packing, elementwise.h) and an average is rounded half to even and clamped;
+// fp8 works on the values and rounds the average once (cvt.rn.satfinite).
 std::string pool_source(PoolMode mode, Storage s) {
-    const bool avg = mode == PoolMode::avg, packed = s != Storage::f32;
+    const bool avg = mode == PoolMode::avg, bytes = is_eight_bit(s), packed = s != Storage::f32 && !bytes;
     const std::string op = avg ? "fadd" : "fmax";
     const std::string t = s == Storage::f16 ? "f16" : "bf16";
     // word index -> channel word, output column, output row, image
@@ -47,8 +53,13 @@ std::string pool_source(PoolMode mode, Storage s) {
                        "    mul r5, r5, sw\n"
                        "    sub r5, r5, pw\n";
     // max starts from -inf (its bits: the assembler's float immediates have no sign before inf).
-    body += avg ? "    mov r10, 0.0\n" : "    mov r10, 0xff800000\n";
-    if (packed) body += avg ? "    mov r11, 0.0\n" : "    mov r11, 0xff800000\n";
+    const std::string start = avg ? "0.0" : "0xff800000";
+    if (bytes) {
+        for (int j = 0; j < 4; ++j) body += "    mov r" + std::to_string(20 + j) + ", " + start + "\n";
+    } else {
+        body += "    mov r10, " + start + "\n";
+        if (packed) body += "    mov r11, " + start + "\n";
+    }
     if (avg) {
         // Divisor (dilation 1): rows min(start + r, high_h) - max(start, low), columns likewise;
         // low / high are 0 / H, W, or -pad / H + pad, W + pad with count_pad.
@@ -82,7 +93,11 @@ std::string pool_source(PoolMode mode, Storage s) {
             "    shl r17, r17, 2\n"
             "    add r17, r17, x\n"
             "    ld.global r18, [r17]\n";
-    if (packed) {
+    if (bytes) {
+        body += unpack_eight_bit(s, "r18", 24, "scale_x");
+        for (int j = 0; j < 4; ++j)
+            body += "    " + op + " r" + std::to_string(20 + j) + ", r" + std::to_string(20 + j) + ", r" + std::to_string(24 + j) + "\n";
+    } else if (packed) {
         body += "    cvt.f32." + t + ".hi r19, r18\n"
                 "    cvt.f32." + t + ".lo r18, r18\n"
                 "    " + op + " r10, r10, r18\n"
@@ -100,27 +115,34 @@ std::string pool_source(PoolMode mode, Storage s) {
             "    add r8, r8, dh\n"
             "    setp.lt.u32 p1, r7, r\n"
             "    @p1 bra row\n";
-    if (avg) {
+    if (avg && bytes) {
+        for (int j = 0; j < 4; ++j) body += "    fmul r" + std::to_string(20 + j) + ", r" + std::to_string(20 + j) + ", r12\n";
+    } else if (avg) {
         body += "    fmul r10, r10, r12\n";
         if (packed) body += "    fmul r11, r11, r12\n";
     }
     if (packed) body += "    cvt." + t + "x2.f32 r10, r10, r11\n";
+    if (bytes) body += pack_eight_bit(s, 20);
     body += "    add r17, r3, y\n"
-            "    st.global [r17], r10\n";
-    return grid_stride_source(
-        "pool_" + std::string(avg ? "avg" : "max") + (packed ? "_" + std::string(to_string(s)) : ""),
-        "n, cw, h, w, oh, ow, r, s, sh, sw, ph, pw, dh, dw, low, high_h, high_w, x, y", body, 20);
+            "    st.global [r17], " + std::string(bytes ? "r20" : "r10") + "\n";
+    std::string params = "n, cw, h, w, oh, ow, r, s, sh, sw, ph, pw, dh, dw, low, high_h, high_w, x, y";
+    if (s == Storage::s8) params += ", scale_x, inv_scale_y";
+    return grid_stride_source("pool_" + std::string(avg ? "avg" : "max") + (s != Storage::f32 ? "_" + std::string(to_string(s)) : ""),
+                              params, body, bytes ? 28 : 20);
 }
 
 // Error bound of one output against the double reference, for inputs exactly as stored:
 // max is exact (the result is one of the inputs, and stores back unchanged); avg sums k values in
 // fp32 ((k - 1) u32 sum|x|), then multiplies by rcp(divisor) (u32 each for rcp and fmul), and a
 // 16-bit result is rounded once more (u_storage relative plus half a subnormal spacing).
+// int8 (on the integers): the average rounded to an integer, so within half a step of the exact
+// mean plus the fp32 error (a mean within err32 of a half may round either way).
 double pool_tolerance(PoolMode mode, Storage s, double magnitude, double divisor, double window, double want) {
     if (mode == PoolMode::max) return 0.0;
     const double u32 = std::ldexp(1.0, -24);
     const double err32 = (window - 1) * u32 * magnitude / divisor + 2 * u32 * std::fabs(want);
     if (s == Storage::f32) return err32;
+    if (s == Storage::s8) return 0.5 + err32;
     return err32 + unit_roundoff(s) * (std::fabs(want) + err32) + subnormal_half_spacing(s);
 }
 
@@ -139,17 +161,22 @@ const simt::Kernel* pool_kernel(PoolMode mode, Storage storage) {
 }
 
 bool has_pool_kernel(const Op& op) {
-    // 16-bit tensors hold two channels per word: an odd channel count would split a word between
-    // two pixels, which the kernel does not handle (such ops keep their roofline rows).
-    return storage_of(op.dtype) == Storage::f32 || op.pool.c % 2 == 0;
+    // 16-bit tensors hold two channels per word, 8-bit ones four: a channel count that is not a
+    // multiple would split a word between two pixels, which the kernel does not handle (such ops
+    // keep their roofline rows). int32 has no kernel.
+    if (op.dtype == DType::int32) return false;
+    return op.pool.c % elements_per_word(pool_storage(op.dtype)) == 0;
 }
+
+Storage pool_storage(DType dtype) { return eight_bit_storage(dtype).value_or(storage_of(dtype)); }
 
 LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {
     if (op.kind != OpKind::pool) throw std::invalid_argument("lower_pool: not a pool");
     if (!has_pool_kernel(op))
-        throw std::invalid_argument("lower_pool: a 16-bit pool needs an even channel count");
+        throw std::invalid_argument("lower_pool: a pool's channels must fill whole words (16-bit: even; 8-bit: a multiple of 4)");
     const PoolShape& p = op.pool;
-    const Storage s = storage_of(op.dtype);
+    const Storage s = pool_storage(op.dtype);
+    const Fp8Encoding encoding = target.sm.fp8_encoding;
     const std::int64_t per_word = elements_per_word(s);
     const std::int64_t in_elements = p.n * p.h * p.w * p.c, out_elements = op.vector_elements();
     const std::int64_t in_words = in_elements / per_word, out_words = out_elements / per_word;
@@ -162,12 +189,24 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
     out.kernel = kernel;
     const std::uint32_t x = memory.allocate(static_cast<std::size_t>(in_words) * 4);
     const std::uint32_t y = memory.allocate(static_cast<std::size_t>(out_words) * 4);
-    std::vector<float> input;
+    // input: the values as stored (int8: the integers q); drawn: before quantization (8-bit: for
+    // the quantization error against the fp32 pool).
+    std::vector<float> input, drawn;
+    double input_scale = 1;  // int8: the per-tensor scale (max|x| / 127); the output keeps it
     if (target.real_data) {
         std::mt19937_64 rng = tensor_rng(target.seed, 0);
-        input.resize(static_cast<std::size_t>(in_elements));
-        for (float& v : input) v = round_to(s, unit_random(rng));
-        store_elements(memory, x, input, s);
+        drawn.resize(static_cast<std::size_t>(in_elements));
+        for (float& v : drawn) v = unit_random(rng);
+        if (s == Storage::s8) {
+            QuantizedOperand q = quantize_operand(drawn, DType::int8);
+            input = std::move(q.values);
+            input_scale = q.scale;
+        } else {
+            input.resize(drawn.size());
+            for (std::size_t i = 0; i < drawn.size(); ++i) input[i] = round_to(s, drawn[i], encoding);
+        }
+        store_elements(memory, x, input, s, encoding);
+        if (!is_eight_bit(s)) drawn.clear();
     }
     const auto word = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     // The divisor's lower clip: 0, or with count_pad any bound at or below -pad of both axes (a
@@ -177,21 +216,26 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
                 word(p.r), word(p.s), word(p.stride_h), word(p.stride_w), word(p.pad_h), word(p.pad_w),
                 word(p.dilation_h), word(p.dilation_w), word(low), word(p.h + (p.count_pad ? p.pad_h : 0)),
                 word(p.w + (p.count_pad ? p.pad_w : 0)), x, y};
+    if (s == Storage::s8) out.args.insert(out.args.end(), {float_argument(1.0f), float_argument(1.0f)});
     out.dims = elementwise_dims(out_words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
     out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));
     out.stats.push_back(stat_value(stat::block, static_cast<double>(out.dims.block)));
     out.stats.push_back(stat_value(stat::elements_per_thread_step, static_cast<double>(per_word)));
 
     if (target.real_data) {
-        out.check = [p, s, y, input = std::move(input)](const simt::GlobalMemory& m) {
+        out.check = [p, s, y, encoding, dtype = op.dtype, input_scale, input = std::move(input),
+                     drawn = std::move(drawn)](const simt::GlobalMemory& m) {
             const std::vector<double> want = pool_reference(p, input);
             LoweringNumerics num;
+            std::vector<double> got;
             double magnitude = 0;
             for_each_pool_window(
                 p, [&](std::int64_t, std::int64_t i) { magnitude += std::fabs(input[static_cast<std::size_t>(i)]); },
                 [&](std::int64_t o, std::int64_t oh, std::int64_t ow) {
                     const double ref = want[static_cast<std::size_t>(o)];
-                    const double err = std::fabs(static_cast<double>(load_element(m, y, o, s)) - ref);
+                    const double value = load_element(m, y, o, s, encoding);
+                    if (is_eight_bit(s)) got.push_back(value);
+                    const double err = std::fabs(value - ref);
                     const double tol = pool_tolerance(p.mode, s, magnitude, double(pool_divisor(p, oh, ow)),
                                                       double(p.window()), ref);
                     num.max_abs_err = std::max(num.max_abs_err, err);
@@ -200,6 +244,11 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
                     magnitude = 0;
                 });
             num.checked = static_cast<std::int64_t>(want.size());
+            if (is_eight_bit(s)) {  // against the fp32 pool of the values before quantization
+                const std::vector<double> exact = pool_reference(p, drawn);
+                num.quantization = quantization_error(dtype, got, std::vector<float>(exact.begin(), exact.end()), input_scale,
+                                                      encoding);
+            }
             return num;
         };
     }

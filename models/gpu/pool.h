@@ -9,6 +9,9 @@ namespace accelsim::gpu {
 // The assembled kernel for a mode and storage, assembled once per process. Parameters:
 // n (output words), cw (channel words per pixel), h, w, oh, ow, r, s, sh, sw, ph, pw, dh, dw,
 // low, high_h, high_w (the avg divisor's clip bounds), x, y.
+// s8 adds scale_x and inv_scale_y (both 1: the output keeps the input's scale).
 const simt::Kernel* pool_kernel(PoolMode mode, Storage storage);
+// The storage a pool of `dtype` runs on (8-bit dtypes: s8, e4m3, e5m2).
+Storage pool_storage(DType dtype);
 
 }  // namespace accelsim::gpu

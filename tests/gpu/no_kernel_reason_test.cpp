@@ -83,9 +83,14 @@ TEST(NoKernelReason, EachGapOfTheLibraryHasItsOwnReason) {
               "sm_80");
     EXPECT_EQ(reason(row_op(OpKind::softmax, 4, 64, DType::fp8_e5m2), hopper), "(lowered)");
     EXPECT_EQ(reason(row_op(OpKind::layernorm, 4, 64, DType::int8), volta), "(lowered)");
-    EXPECT_EQ(reason(pool_op(DType::int8, 4), hopper),
-              "the library has no int8 pool kernel (8-bit storage: GEMMs, convolutions, elementwise ops, "
-              "softmax and layernorm)");
+    EXPECT_EQ(reason(pool_op(DType::int8, 4), hopper), "(lowered)");
+    EXPECT_EQ(reason(pool_op(DType::int8, 6), hopper),
+              "a pool in int8 holds four channels per word; a channel count that is not a multiple of 4 (6) has no kernel");
+    EXPECT_EQ(reason(pool_op(DType::fp8_e4m3, 4), ampere),
+              "an fp8 pool needs fp8 conversions (PTX's cvt e4m3x2/e5m2x2: sm_89 or later; CDNA3: gfx942); this chip is sm_80");
+    EXPECT_EQ(reason(pool_op(DType::int32, 4), hopper),
+              "the library has no int32 pool kernel (8-bit storage: GEMMs, convolutions, elementwise ops, softmax, layernorm "
+              "and pools)");
     // Convolutions: int8 and fp8 run the 8-bit implicit-GEMM kernel where the tensor cores take the
     // type; int32 has no kernel.
     EXPECT_EQ(reason(conv_op(DType::fp8_e5m2), hopper), "(lowered)");

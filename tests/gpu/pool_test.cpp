@@ -1,6 +1,7 @@
 // The pool kernel of the GPU kernel library (models/gpu/pool.cpp): every output against the double
 // reference (pool_reference: max exactly, avg within the fp32 sum's and the storage format's
-// rounding) over padded, strided, dilated, ceil-mode and global windows in fp32, fp16 and bf16;
+// rounding) over padded, strided, dilated, ceil-mode and global windows in fp32, fp16 and bf16,
+// and int8, fp8_e4m3 and fp8_e5m2 (on the stored values, with the quantization error);
 // the launch shape; the loads a warp issues (hand-counted); timing-only runs equal to full ones.
 #include <gtest/gtest.h>
 
@@ -37,6 +38,7 @@ test::LaunchOutcome run(const Op& op, bool real_data, bool skip_payload) {
     simt::GlobalMemory memory;
     LoweringTarget target;
     target.sms = 2;
+    target.sm.limits = *simt::published_limits("sm_90");  // fp8 conversions: sm_89 and later
     target.real_data = real_data;
     target.seed = 5;
     return test::launch_lowered(lower_pool(op, memory, target), memory, target, skip_payload);
@@ -87,6 +89,39 @@ INSTANTIATE_TEST_SUITE_P(All, PoolKernel,
                                             ::testing::Values(DType::fp32, DType::fp16, DType::bf16)),
                          case_name);
 
+// 8-bit pools: four channels a word (the shapes' channel counts made multiples of 4). int8 works on
+// the integers and keeps the input's scale (max exact, avg within half a step of the exact mean);
+// fp8 on the values (max exact, avg rounded once). Each reports its quantization error against
+// the fp32 pool of the values before quantization.
+class PoolKernel8bit : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PoolKernel8bit, EveryOutputMatchesTheReferenceOfTheStoredValues) {
+    const auto [name, mode, dtype] = GetParam();
+    Op op = shape_of(name, mode, dtype);
+    op.pool.c = (op.pool.c + 3) / 4 * 4;
+    const test::LaunchOutcome o = run(op, true, false);
+    EXPECT_EQ(o.numerics.checked, op.vector_elements());
+    EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err;
+    if (mode == PoolMode::max) {
+        EXPECT_EQ(o.numerics.max_abs_err, 0.0);
+    } else if (dtype == DType::int8) {
+        EXPECT_LE(o.numerics.max_abs_err, 0.5 + 1e-5);
+    }
+    ASSERT_TRUE(o.numerics.quantization.has_value());
+    EXPECT_EQ(o.numerics.quantization->values, op.vector_elements());
+    // The stored inputs are within half a step of the drawn ones (int8: max|x| / 254; e4m3: 2^-4
+    // relative; e5m2: 2^-3), and pooling does not grow a relative error: a loose ceiling.
+    EXPECT_LT(o.numerics.quantization->relative_rms(), dtype == DType::fp8_e5m2 ? 0.15 : 0.08);
+    EXPECT_GT(o.numerics.quantization->relative_rms(), 0.0);
+    EXPECT_EQ(run(op, false, true).stats.cycles, o.stats.cycles);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PoolKernel8bit,
+                         ::testing::Combine(::testing::Values("resnet_max", "ceil", "dilated", "global"),
+                                            ::testing::Values(PoolMode::max, PoolMode::avg),
+                                            ::testing::Values(DType::int8, DType::fp8_e4m3, DType::fp8_e5m2)),
+                         case_name);
+
 TEST(PoolKernelShape, OutputShapeOfTheCeilCase) {
     // h 9, window 2, stride 2, pad 1: ceil((9 + 2 - 2) / 2) + 1 = 6, the last window starts at 10 >= 9 + 1:
     // dropped, 5; w 7: ceil(7 / 2) + 1 = 5, starts at 8 >= 8: dropped, 4.
@@ -106,6 +141,11 @@ TEST(PoolKernelShape, OneThreadPerOutputWordAndItsLoads) {
     EXPECT_EQ(f32.stats.global_requests, 4u * 50);
     const test::LaunchOutcome bf16 = run(shape_of("global", PoolMode::max, DType::bf16), false, false);
     EXPECT_EQ(bf16.stats.global_requests, 2u * 50);
+    // int8 packs four: 3 x 36 channels (34 rounded up to a multiple of 4) = 27 words, one warp of
+    // 27 lanes: 49 loads and a store.
+    Op int8 = shape_of("global", PoolMode::max, DType::int8);
+    int8.pool.c = 36;
+    EXPECT_EQ(run(int8, false, false).stats.global_requests, 50u);
 }
 
 TEST(PoolKernelShape, TimingOnlyRunsTakeTheCyclesOfFullOnes) {
@@ -122,6 +162,15 @@ TEST(PoolKernelShape, OddChannelsIn16BitKeepTheRooflineRow) {
     simt::GlobalMemory memory;
     LoweringTarget target;
     EXPECT_FALSE(lower_op(pool_op(PoolMode::max, DType::bf16, 1, 8, 8, 3, 2, 2, 2, 0), memory, target).has_value());
+    // 8-bit: channels in multiples of 4; fp8 needs the fp8 conversions (sm_89 on); no int32 pool.
+    EXPECT_FALSE(has_pool_kernel(pool_op(PoolMode::max, DType::int8, 1, 8, 8, 6, 2, 2, 2, 0)));
+    EXPECT_TRUE(has_pool_kernel(pool_op(PoolMode::max, DType::int8, 1, 8, 8, 8, 2, 2, 2, 0)));
+    target.sm.limits = *simt::published_limits("sm_80");
+    EXPECT_TRUE(lower_op(pool_op(PoolMode::avg, DType::int8, 1, 8, 8, 8, 2, 2, 2, 0), memory, target).has_value());
+    EXPECT_FALSE(lower_op(pool_op(PoolMode::avg, DType::fp8_e4m3, 1, 8, 8, 8, 2, 2, 2, 0), memory, target).has_value());
+    EXPECT_FALSE(lower_op(pool_op(PoolMode::avg, DType::int32, 1, 8, 8, 8, 2, 2, 2, 0), memory, target).has_value());
+    EXPECT_NE(no_kernel_reason(pool_op(PoolMode::max, DType::int8, 1, 8, 8, 6, 2, 2, 2, 0), target)->find("multiple of 4"),
+              std::string::npos);
 }
 
 }  // namespace
