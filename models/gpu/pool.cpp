@@ -131,6 +131,98 @@ std::string pool_source(PoolMode mode, Storage s) {
                               params, body, bytes ? 28 : 20);
 }
 
+// Global pools (the window is the whole image: ResNet's final 7x7 average) as a reduction, the way
+// PyTorch runs a 1x1 adaptive average pool (a `mean` over H and W: its reduce kernel splits the
+// reduced dimension across a block's warps and combines them in shared memory). A block of
+// kGlobalPoolWarps warps owns 32 consecutive output words, one per lane, so each load of a warp
+// reads 32 consecutive words of one pixel (coalesced); warp w sums pixels w, w + 8, ..., issuing
+// kGlobalPoolUnroll guarded loads before it adds them (nvcc unrolls such loops, keeping the loads
+// in flight together). The warps' partial sums (or maxima) meet in shared memory and warp 0 adds
+// them, divides and stores. Registers: r0 tid, r1 lane, r2 warp, r3 output word, r4 the image's
+// first pixel, r5 channel word, r6 pixel, r7 pixel / shared offset, r8 address, r9 the pixels to
+// read (hw, or 0 past the last output word); payload: r10-r13 accumulators (V values a word),
+// r14 the average's scale, r20-r27 loaded words, r28-r31 unpacked values, r32-r59 partials.
+constexpr int kGlobalPoolWarps = 8, kGlobalPoolUnroll = 8;
+
+std::string global_pool_source(PoolMode mode, Storage s) {
+    const bool avg = mode == PoolMode::avg, bytes = is_eight_bit(s), packed = s != Storage::f32 && !bytes;
+    const int values = elements_per_word(s);  // V: accumulators per output word
+    const std::string op = avg ? "fadd" : "fmax", t = s == Storage::f16 ? "f16" : "bf16";
+    auto r = [](int i) { return "r" + std::to_string(i); };
+    auto n = [](long long v) { return std::to_string(v); };
+    std::string params = "n, cw, hw, x, y";
+    if (s == Storage::s8) params += ", scale_x, inv_scale_y";
+    const int partial_bytes = 32 * values * 4;  // one warp's partials in shared memory
+    std::string src = ".kernel pool_global_" + std::string(avg ? "avg" : "max") + "_" + to_string(s) + "\n.param " + params +
+                      "\n.reg 60\n.shared " + n(kGlobalPoolWarps * partial_bytes) + "\n";
+    auto a = [&](const std::string& line) { src += "    " + line + "\n"; };
+    a("mov r0, %tid");
+    a("and r1, r0, 31");
+    a("shr r2, r0, 5");
+    a("mov r3, %ctaid");
+    a("shl r3, r3, 5");
+    a("add r3, r3, r1");                  // the lane's output word
+    a("setp.lt.s32 p0, r3, n");
+    a("selp r9, hw, 0, p0");              // pixels to read: none past the last word
+    a("div r4, r3, cw");
+    a("rem r5, r3, cw");
+    a("mul r4, r4, hw");
+    const std::string start = avg ? "0.0" : "0xff800000";  // max from -inf
+    for (int v = 0; v < values; ++v) a("mov " + r(10 + v) + ", " + start);
+    a("mov r6, r2");
+    src += "pixels:\n";
+    for (int u = 0; u < kGlobalPoolUnroll; ++u) {
+        a("add r7, r6, " + n(kGlobalPoolWarps * u));
+        a("setp.lt.s32 p1, r7, r9");
+        a("add r8, r4, r7");
+        a("mad r8, r8, cw, r5");
+        a("shl r8, r8, 2");
+        a("add r8, r8, x");
+        a("@p1 ld.global " + r(20 + u) + ", [r8]");
+    }
+    for (int u = 0; u < kGlobalPoolUnroll; ++u) {
+        a("add r7, r6, " + n(kGlobalPoolWarps * u));
+        a("setp.lt.s32 p1, r7, r9");
+        if (bytes) {
+            src += unpack_eight_bit(s, r(20 + u), 28, "scale_x");
+            for (int v = 0; v < 4; ++v) a("@p1 " + op + " " + r(10 + v) + ", " + r(10 + v) + ", " + r(28 + v));
+        } else if (packed) {
+            a("cvt.f32." + t + ".hi r29, " + r(20 + u));
+            a("cvt.f32." + t + ".lo r28, " + r(20 + u));
+            a("@p1 " + op + " r10, r10, r28");
+            a("@p1 " + op + " r11, r11, r29");
+        } else {
+            a("@p1 " + op + " r10, r10, " + r(20 + u));
+        }
+    }
+    a("add r6, r6, " + n(kGlobalPoolWarps * kGlobalPoolUnroll));
+    a("setp.lt.s32 p1, r6, r9");
+    a("@p1 bra pixels");
+    // The warps' partials meet in shared memory; warp 0 combines them.
+    a("shl r7, r0, " + n(2 + (values == 4 ? 2 : values == 2 ? 1 : 0)));  // tid x V words
+    for (int v = 0; v < values; ++v) a("st.shared [r7+" + n(4 * v) + "], " + r(10 + v));
+    a("bar.sync");
+    a("setp.ne.s32 p1, r2, 0");
+    a("@p1 exit");
+    for (int w = 1; w < kGlobalPoolWarps; ++w)
+        for (int v = 0; v < values; ++v)
+            a("ld.shared " + r(32 + (w - 1) * values + v) + ", [r7+" + n(w * partial_bytes + 4 * v) + "]");
+    for (int w = 1; w < kGlobalPoolWarps; ++w)
+        for (int v = 0; v < values; ++v) a(op + " " + r(10 + v) + ", " + r(10 + v) + ", " + r(32 + (w - 1) * values + v));
+    if (avg) {
+        a("i2f r14, hw");
+        a("rcp r14, r14");
+        for (int v = 0; v < values; ++v) a("fmul " + r(10 + v) + ", " + r(10 + v) + ", r14");
+    }
+    if (packed) a("cvt." + t + "x2.f32 r10, r10, r11");
+    if (bytes) src += pack_eight_bit(s, 10);
+    a("shl r8, r3, 2");
+    a("add r8, r8, y");
+    a("@p0 st.global [r8], r10");
+    a("exit");
+    return src;
+}
+
 // Error bound of one output against the double reference, for inputs exactly as stored:
 // max is exact (the result is one of the inputs, and stores back unchanged); avg sums k values in
 // fp32 ((k - 1) u32 sum|x|), then multiplies by rcp(divisor) (u32 each for rcp and fmul), and a
@@ -147,6 +239,23 @@ double pool_tolerance(PoolMode mode, Storage s, double magnitude, double divisor
 }
 
 }  // namespace
+
+const simt::Kernel* global_pool_kernel(PoolMode mode, Storage storage) {
+    static std::mutex mutex;
+    static std::map<std::pair<PoolMode, Storage>, std::unique_ptr<simt::Kernel>> kernels;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[{mode, storage}];
+    if (!k)
+        k = std::make_unique<simt::Kernel>(simt::assemble(
+            global_pool_source(mode, storage), "<gpu library>/pool_global_" + std::string(mode == PoolMode::max ? "max" : "avg") +
+                                                   "_" + to_string(storage)));
+    return k.get();
+}
+
+bool whole_image_window(const PoolShape& p) {
+    return p.out_h() == 1 && p.out_w() == 1 && p.r == p.h && p.s == p.w && p.pad_h == 0 && p.pad_w == 0 &&
+           p.dilation_h == 1 && p.dilation_w == 1;
+}
 
 const simt::Kernel* pool_kernel(PoolMode mode, Storage storage) {
     static std::mutex mutex;
@@ -184,7 +293,8 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
         p.h + p.pad_h > INT32_MAX / 2 || p.w + p.pad_w > INT32_MAX / 2)
         throw LoweringError("a pool of " + std::to_string(in_elements) + " input elements is outside what the gpu pool "
                             "kernel handles (at most 2^31 - 1 elements, 1 GiB of operands)");
-    const simt::Kernel* kernel = pool_kernel(p.mode, s);
+    const bool global = whole_image_window(p);
+    const simt::Kernel* kernel = global ? global_pool_kernel(p.mode, s) : pool_kernel(p.mode, s);
     LoweredKernel out;
     out.kernel = kernel;
     const std::uint32_t x = memory.allocate(static_cast<std::size_t>(in_words) * 4);
@@ -212,12 +322,19 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
     // The divisor's lower clip: 0, or with count_pad any bound at or below -pad of both axes (a
     // window never starts below -pad, so max(start, low) is the start on either axis).
     const std::int64_t low = p.count_pad ? -std::max(p.pad_h, p.pad_w) : 0;
-    out.args = {word(out_words), word(p.c / per_word), word(p.h), word(p.w), word(p.out_h()), word(p.out_w()),
-                word(p.r), word(p.s), word(p.stride_h), word(p.stride_w), word(p.pad_h), word(p.pad_w),
-                word(p.dilation_h), word(p.dilation_w), word(low), word(p.h + (p.count_pad ? p.pad_h : 0)),
-                word(p.w + (p.count_pad ? p.pad_w : 0)), x, y};
+    if (global) {  // one block of kGlobalPoolWarps warps per 32 output words
+        out.args = {word(out_words), word(p.c / per_word), word(p.h * p.w), x, y};
+        const std::int64_t blocks = (out_words + 31) / 32;
+        if (blocks > INT32_MAX) throw LoweringError("a global pool of " + std::to_string(out_words) + " output words has too many blocks");
+        out.dims = {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(32 * kGlobalPoolWarps)};
+    } else {
+        out.args = {word(out_words), word(p.c / per_word), word(p.h), word(p.w), word(p.out_h()), word(p.out_w()),
+                    word(p.r), word(p.s), word(p.stride_h), word(p.stride_w), word(p.pad_h), word(p.pad_w),
+                    word(p.dilation_h), word(p.dilation_w), word(low), word(p.h + (p.count_pad ? p.pad_h : 0)),
+                    word(p.w + (p.count_pad ? p.pad_w : 0)), x, y};
+        out.dims = elementwise_dims(out_words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
+    }
     if (s == Storage::s8) out.args.insert(out.args.end(), {float_argument(1.0f), float_argument(1.0f)});
-    out.dims = elementwise_dims(out_words, target.sms, blocks_per_sm(*kernel, kElementwiseBlock, target));
     out.stats.push_back(stat_value(stat::grid, static_cast<double>(out.dims.grid)));
     out.stats.push_back(stat_value(stat::block, static_cast<double>(out.dims.block)));
     out.stats.push_back(stat_value(stat::elements_per_thread_step, static_cast<double>(per_word)));

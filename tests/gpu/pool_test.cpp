@@ -131,18 +131,26 @@ TEST(PoolKernelShape, OutputShapeOfTheCeilCase) {
 }
 
 TEST(PoolKernelShape, OneThreadPerOutputWordAndItsLoads) {
-    // Global max of 3 x 7x7x34 fp32: 3*34 = 102 output words, one thread each: one block of 256
-    // (102 threads, 4 warps of which the last holds 6 lanes). Each thread loads its 49 window
-    // words and stores one: 4 warps x (49 + 1) = 200 requests. bf16 packs two channels a word:
-    // 51 threads, 2 warps, 2 x 50 = 100.
+    // A windowed pool: one thread per output word. 3x3/2 max of 1 x 14x14x8 fp32 (7x7 outputs):
+    // 392 words in the grid-stride rule's blocks of 256: 2 blocks.
+    const test::LaunchOutcome windowed = run(shape_of("resnet_max", PoolMode::max, DType::fp32), false, false);
+    EXPECT_EQ(windowed.lowered.dims.block, 256u);
+    EXPECT_EQ(windowed.lowered.dims.grid, 2u);
+    EXPECT_EQ(windowed.lowered.kernel, pool_kernel(PoolMode::max, Storage::f32));
+    // A global pool runs as a reduction: blocks of 8 warps own 32 output words, warp w loads pixels
+    // w, w + 8, ... Global max of 3 x 7x7x34 fp32: 102 output words, 4 blocks of 256; per block
+    // warp 0 loads 7 pixels (0, 8, ..., 48) and warps 1-7 6 each: 49 load requests, and warp 0's
+    // store: 4 x 50 = 200 (the last block's warps hold 6 active lanes). bf16 packs two channels a
+    // word: 51 words, 2 blocks, 2 x 50 = 100; int8 four: 3 x 36 channels (34 rounded up to a
+    // multiple of 4) = 27 words, 1 block, 50.
     const test::LaunchOutcome f32 = run(shape_of("global", PoolMode::max, DType::fp32), false, false);
-    EXPECT_EQ(f32.lowered.dims.grid, 1u);
+    EXPECT_EQ(f32.lowered.kernel, global_pool_kernel(PoolMode::max, Storage::f32));
+    EXPECT_EQ(f32.lowered.dims.grid, 4u);
     EXPECT_EQ(f32.lowered.dims.block, 256u);
     EXPECT_EQ(f32.stats.global_requests, 4u * 50);
     const test::LaunchOutcome bf16 = run(shape_of("global", PoolMode::max, DType::bf16), false, false);
+    EXPECT_EQ(bf16.lowered.dims.grid, 2u);
     EXPECT_EQ(bf16.stats.global_requests, 2u * 50);
-    // int8 packs four: 3 x 36 channels (34 rounded up to a multiple of 4) = 27 words, one warp of
-    // 27 lanes: 49 loads and a store.
     Op int8 = shape_of("global", PoolMode::max, DType::int8);
     int8.pool.c = 36;
     EXPECT_EQ(run(int8, false, false).stats.global_requests, 50u);
