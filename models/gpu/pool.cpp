@@ -12,6 +12,7 @@
 #include <mutex>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "models/gpu/pool.h"
 
@@ -240,33 +241,30 @@ double pool_tolerance(PoolMode mode, Storage s, double magnitude, double divisor
 
 }  // namespace
 
-const simt::Kernel* global_pool_kernel(PoolMode mode, Storage storage) {
+namespace {
+
+// One assembled kernel per (global, mode, storage) and process.
+const simt::Kernel* cached_pool_kernel(bool global, PoolMode mode, Storage storage) {
     static std::mutex mutex;
-    static std::map<std::pair<PoolMode, Storage>, std::unique_ptr<simt::Kernel>> kernels;
+    static std::map<std::tuple<bool, PoolMode, Storage>, std::unique_ptr<simt::Kernel>> kernels;
     const std::lock_guard<std::mutex> lock(mutex);
-    auto& k = kernels[{mode, storage}];
+    auto& k = kernels[{global, mode, storage}];
     if (!k)
         k = std::make_unique<simt::Kernel>(simt::assemble(
-            global_pool_source(mode, storage), "<gpu library>/pool_global_" + std::string(mode == PoolMode::max ? "max" : "avg") +
-                                                   "_" + to_string(storage)));
+            global ? global_pool_source(mode, storage) : pool_source(mode, storage),
+            std::string("<gpu library>/pool_") + (global ? "global_" : "") + (mode == PoolMode::max ? "max" : "avg") + "_" +
+                to_string(storage)));
     return k.get();
 }
+
+}  // namespace
+
+const simt::Kernel* global_pool_kernel(PoolMode mode, Storage storage) { return cached_pool_kernel(true, mode, storage); }
+const simt::Kernel* pool_kernel(PoolMode mode, Storage storage) { return cached_pool_kernel(false, mode, storage); }
 
 bool whole_image_window(const PoolShape& p) {
     return p.out_h() == 1 && p.out_w() == 1 && p.r == p.h && p.s == p.w && p.pad_h == 0 && p.pad_w == 0 &&
            p.dilation_h == 1 && p.dilation_w == 1;
-}
-
-const simt::Kernel* pool_kernel(PoolMode mode, Storage storage) {
-    static std::mutex mutex;
-    static std::map<std::pair<PoolMode, Storage>, std::unique_ptr<simt::Kernel>> kernels;
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto& k = kernels[{mode, storage}];
-    if (!k)
-        k = std::make_unique<simt::Kernel>(simt::assemble(
-            pool_source(mode, storage), "<gpu library>/pool_" + std::string(mode == PoolMode::max ? "max" : "avg") +
-                                            "_" + to_string(storage)));
-    return k.get();
 }
 
 bool has_pool_kernel(const Op& op) {
