@@ -406,11 +406,13 @@ LoweredKernel lower_hopper_pointwise_conv(const ConvLayout& layout, simt::Global
 }
 
 // Other convolutions of one group whose channel rows are whole 128-byte k-blocks (C' x element
-// bytes a multiple of 128: 16-bit C a multiple of 64, 8-bit of 128) run the Hopper convolution on
+// bytes a multiple of 128: 16-bit C a multiple of 64, 8-bit of 128), or 64 or 32 bytes (several
+// taps a k-block: 16-bit C' 32 or 16, 8-bit 64 or 32), run the Hopper convolution on
 // sm_90 (gemm_hopper.h, hopper_conv_kernel): A gathered through an im2col tensor map (written here,
 // as cuTensorMapEncodeIm2col writes CUDA's), B the weights K-major, C the output.
 bool hopper_im2col_conv(const ConvLayout& l) {
-    return l.s.groups == 1 && l.path != ConvPath::ffma && (l.cp * l.in_eb) % HopperTile::kblock_bytes == 0;
+    const std::int64_t pixel = l.cp * l.in_eb;
+    return l.s.groups == 1 && l.path != ConvPath::ffma && (pixel % HopperTile::kblock_bytes == 0 || pixel == 64 || pixel == 32);
 }
 
 LoweredKernel lower_hopper_im2col_conv(const ConvLayout& layout, simt::GlobalMemory& memory, const LoweringTarget& target,
@@ -435,7 +437,7 @@ LoweredKernel lower_hopper_im2col_conv(const ConvLayout& layout, simt::GlobalMem
     words[simt::kIm2colDilationW] = s.dilation_w;
     for (int i = 0; i < simt::kIm2colWords; ++i) memory.store32(map + 4u * static_cast<std::uint32_t>(i), u32(words[i]));
     LoweredKernel out;
-    const HopperIm2col im2col{l.cp * l.in_eb, s.s};
+    const HopperIm2col im2col{l.cp * l.in_eb, s.s, s.r * s.s};
     lower_hopper_tn_launch(out, g, conv_mma_type(l), conv_mma_type(l), map, l.w, l.out, l.kred, l.kp, hopper, target, memory,
                            splits, &im2col);
     out.stats.push_back(stat_value(stat::gemm_m, static_cast<double>(g.m)));

@@ -1509,7 +1509,9 @@ void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaTyp
     // Split-K: the 16-bit kernels' partials variant stores fp32 pairs; the 8-bit kernel stores its
     // 32-bit accumulators anyway, so the plain kernel writes the planes.
     const bool partials = split && !eight_bit;
-    out.kernel = im2col            ? hopper_conv_kernel(tile, type, hopper.edges, partials)
+    const int tap_bytes = im2col && im2col->pixel_bytes < HopperTile::kblock_bytes ? static_cast<int>(im2col->pixel_bytes)
+                                                                                   : HopperTile::kblock_bytes;
+    out.kernel = im2col            ? hopper_conv_kernel(tile, type, hopper.edges, partials, tap_bytes)
                  : b_type != type ? hopper_gemm_kernel(tile, type, b_type, hopper.edges)
                                   : hopper_gemm_kernel(tile, type, partials, hopper.edges, true);
     // Persistent: one block per resident slot, counted for the kernel that runs (the convolution's
@@ -1543,6 +1545,7 @@ void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaTyp
                 u((k_part + bk - 1) / bk)};
     if (hopper.edges) out.args.insert(out.args.end(), {u(g.m), u(part_bytes), u(g.n), u(part_bytes), u(np)});
     if (im2col) out.args.insert(out.args.end(), {u(im2col->pixel_bytes), u(im2col->taps_s)});
+    if (im2col && tap_bytes < HopperTile::kblock_bytes) out.args.push_back(u(im2col->taps));
     if (split) {
         LoweredLaunch sum;
         sum.kernel = eight_bit ? splitk_sum_wide_kernel(splits, type == simt::MmaType::s8) : splitk_sum_kernel(splits, type);

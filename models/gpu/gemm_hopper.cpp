@@ -58,14 +58,26 @@ std::string hopper_kernel_name(const HopperTile& tile, simt::MmaType type, simt:
            (b_k_major && !simt::is_k32(type) ? "_tn" : "") + (edges ? "_edges" : "");
 }
 
+// The convolution kernel's name after "hopper_conv_": the GEMM name, "_tapN" for taps of N bytes.
+std::string hopper_conv_name(const HopperTile& tile, simt::MmaType type, bool edges, int tap_bytes) {
+    return tile.name(type) + "_" + simt::mma_type_name(type) +
+           (tap_bytes != HopperTile::kblock_bytes ? "_tap" + std::to_string(tap_bytes) : "") + (edges ? "_edges" : "");
+}
+
 // b_type: B's type where it differs from A's (fp8 e4m3 x e5m2, wgmma's .atype.btype). b_k_major:
 // B given transposed (N x K), which the 8-bit types always are.
 // im2col_a: the convolution variant (gemm_hopper.h, hopper_conv_kernel): A's boxes gathered from
 // the NHWC input through an im2col tensor map, B the weights K-major.
+// tap_bytes (im2col_a): the bytes of one tap's A row in a k-block: KB (a tap spans whole k-blocks),
+// or 64 or 32 for pixels that narrow, KB / tap_bytes taps a k-block, each its own im2col box and
+// shared-memory sub-tile of BM rows (TMA packs a box's rows).
 std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges,
-                          bool b_k_major, bool im2col_a = false) {
+                          bool b_k_major, bool im2col_a = false, int tap_bytes = HopperTile::kblock_bytes) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
     const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
+    const int TB = im2col_a ? tap_bytes : KB;  // bytes of an A sub-tile row
+    if (TB != KB && TB != 64 && TB != 32) throw LoweringError("hopper_gemm_source: taps of 32, 64 or whole k-blocks of bytes");
+    const int taps_per_kblock = KB / TB;
     const int CW = tile.consumer_warps();
     const int a_bytes = BM * KB, stage = tile.stage_bytes();
     const int bars = S * stage;  // S "full" mbarriers, then S "empty" ones, 8 bytes each
@@ -102,6 +114,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     const int cols0 = edges ? alloc() : -1, cols8 = edges ? alloc() : -1;
     // Convolution: the producer's place in the filter (channel bytes, tap column s, tap row r).
     const int coff = im2col_a ? alloc() : -1, tap_s = im2col_a ? alloc() : -1, tap_r = im2col_a ? alloc() : -1;
+    const int tap = taps_per_kblock > 1 ? alloc() : -1;  // narrow pixels: the next box's tap, r S + s
     const int registers = next;
 
     Lines a;
@@ -142,12 +155,14 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.lt.s32 p2, " + r(tile_id) + ", tiles");
         a("@p2 bra " + loop);
     };
-    std::string src = ".kernel hopper_" + std::string(im2col_a ? "conv_" : "gemm_") + hopper_kernel_name(tile, type, b_type, edges, b_k_major && !im2col_a) +
+    std::string src = ".kernel hopper_" +
+                      (im2col_a ? "conv_" + hopper_conv_name(tile, type, edges, TB) : "gemm_" + hopper_kernel_name(tile, type, b_type, edges, b_k_major)) +
                       (partials ? "_partials" : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks";
     if (edges) src += ", m, a_row_bytes, b_rows, b_row_bytes, c_cols";
     if (im2col_a) src += ", pixel_bytes, taps_s";
+    if (taps_per_kblock > 1) src += ", taps";
     src += "\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
     if (pair) src += ".cluster 2\n";
@@ -186,7 +201,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
 
     // ---- Consumers: warpgroup wg = warp / 4 computes rows 64 wg .. 64 wg + 63 of each tile.
     a("shr " + r(wg_rows) + ", " + r(warp) + ", 2");
-    a("mul " + r(wg_rows) + ", " + r(wg_rows) + ", " + n(64 * KB));  // this warpgroup's rows of the A box
+    a("mul " + r(wg_rows) + ", " + r(wg_rows) + ", " + n(64 * TB));  // this warpgroup's rows of the A box (sub-tile)
     a("mov " + r(empty) + ", 0");
     // The stage of the k-block before g goes back to the producer (lane 0 of each warp) when a
     // producer waits for it again (g <= last) and there is one (empty != 0).
@@ -217,14 +232,15 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("mbarrier.wait.parity [" + r(full) + "], " + r(ph));
     // Four 32-byte k slices per k-block: k16 of 16-bit or k32 of 8-bit elements.
     for (int k = 0; k < KB / 32; ++k) {
-        a("add " + r(ta) + ", " + r(sa) + ", " + n(32 * k));  // the slice's columns of A
+        // the slice's columns of A: its sub-tile (narrow taps: BM rows of TB bytes each) and bytes in it
+        a("add " + r(ta) + ", " + r(sa) + ", " + n(32 * k / TB * BM * TB + 32 * k % TB));
         if (eight_bit) {
             a("add " + r(tb) + ", " + r(sb) + ", " + n(32 * k));  // and of B^T (K-major)
             a("wgmma.mma_async.m64n" + n(BN) + "k32." + types + " " + r(acc) + ", " + r(ta) + ", " + r(tb) +
-              ", " + n(KB) + ", " + n(KB));
+              ", " + n(TB) + ", " + n(KB));
         } else if (b_k_major) {
             a("add " + r(tb) + ", " + r(sb) + ", " + n(32 * k));  // and of B^T (K-major: imm-trans-b 0)
-            a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " + n(KB) +
+            a("wgmma.mma_async.m64n" + n(BN) + "k16." + dtype + " " + r(acc) + ", " + r(ta) + ", " + r(tb) + ", " + n(TB) +
               ", " + n(KB) + ", 0");
         } else {
             a("add " + r(tb) + ", " + r(sb) + ", " + n(16 * BN * 2 * k));  // and its 16 rows of B
@@ -305,6 +321,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("shl " + r(tmp) + ", " + r(tmp) + ", 7");                  // x 128 bytes a k-block
         a("div " + r(tap_r) + ", " + r(tmp) + ", pixel_bytes");      // the tap, r S + s
         a("rem " + r(coff) + ", " + r(tmp) + ", pixel_bytes");
+        if (tap >= 0) a("mov " + r(tap) + ", " + r(tap_r));
         a("rem " + r(tap_s) + ", " + r(tap_r) + ", taps_s");
         a("div " + r(tap_r) + ", " + r(tap_r) + ", taps_s");
     } else {
@@ -347,11 +364,29 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("@p1 mbarrier.arrive.expect_tx [" + r(full) + "], " + n(stage));
     const std::string a_bounds = edges ? ", " + r(a_rows_in) + ", " + r(a_bytes_in) : "";
     const std::string b_bounds = edges ? ", " + r(b_rows_in) + ", " + r(b_bytes_in) : "";
-    if (im2col_a) {  // BM output pixels from row0 on, at tap (r, s), KB channel bytes from coff
+    if (im2col_a && taps_per_kblock == 1) {  // BM output pixels from row0 on, at tap (r, s), KB channel bytes from coff
         a("shl " + r(tmp) + ", " + r(tap_r) + ", 16");
         a("add " + r(tmp) + ", " + r(tmp) + ", " + r(tap_s));
         a("@p1 cp.async.bulk.tensor.im2col." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], A, " + r(full) + ", " + r(row0) + ", " +
           r(coff) + ", " + r(tmp));
+    } else if (im2col_a) {
+        // Narrow pixels: each tap of the k-block is a box of BM rows of TB bytes (the whole pixel)
+        // into its own sub-tile. Taps past the filter's last (the final k-block's) get a row offset
+        // no image reaches: zeros, no reads (B's bounded box has zeros there too).
+        for (int t = 0; t < taps_per_kblock; ++t) {
+            a("shl " + r(tmp) + ", " + r(tap_r) + ", 16");
+            a("add " + r(tmp) + ", " + r(tmp) + ", " + r(tap_s));
+            a("setp.ge.s32 p3, " + r(tap) + ", taps");
+            a("@p3 mov " + r(tmp) + ", 0x7fff0000");
+            a("add " + r(x) + ", " + r(sa) + ", " + n(t * BM * TB));
+            a("@p1 cp.async.bulk.tensor.im2col." + n(BM) + "x" + n(TB) + " [" + r(x) + "], A, " + r(full) + ", " + r(row0) + ", 0, " +
+              r(tmp));
+            a("add " + r(tap) + ", " + r(tap) + ", 1");
+            a("add " + r(tap_s) + ", " + r(tap_s) + ", 1");
+            a("setp.eq.s32 p3, " + r(tap_s) + ", taps_s");
+            a("@p3 mov " + r(tap_s) + ", 0");
+            a("@p3 add " + r(tap_r) + ", " + r(tap_r) + ", 1");
+        }
     } else {
         a("@p1 cp.async.bulk.tensor.2d." + n(BM) + "x" + n(KB) + " [" + r(sa) + "], " + r(ta) + ", lda, " + r(full) + a_bounds);
     }
@@ -364,7 +399,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     } else {
         a("@p1 cp.async.bulk.tensor.2d." + b_box + " [" + r(sb) + "], " + r(tb) + ", ldb, " + r(full) + b_bounds);
     }
-    if (im2col_a) {  // the next k-block: the next KB channel bytes, else the next tap
+    if (im2col_a && taps_per_kblock == 1) {  // the next k-block: the next KB channel bytes, else the next tap
         a("add " + r(coff) + ", " + r(coff) + ", " + n(KB));
         a("setp.eq.s32 p3, " + r(coff) + ", pixel_bytes");
         a("@p3 mov " + r(coff) + ", 0");
@@ -372,7 +407,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.eq.s32 p3, " + r(tap_s) + ", taps_s");
         a("@p3 mov " + r(tap_s) + ", 0");
         a("@p3 add " + r(tap_r) + ", " + r(tap_r) + ", 1");
-    } else {
+    } else if (!im2col_a) {
         a("add " + r(ta) + ", " + r(ta) + ", " + n(KB));
     }
     a("add " + r(tb) + ", " + r(tb) + ", " + r(y));
@@ -401,15 +436,16 @@ const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, si
     return k.get();
 }
 
-const simt::Kernel* hopper_conv_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges, bool partials) {
+const simt::Kernel* hopper_conv_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges, bool partials,
+                                              int tap_bytes) {
     static std::mutex mutex;
     static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
-    const std::string key = "hopper_conv_" + hopper_kernel_name(tile, type, type, edges, false) + (partials ? "_partials" : "");
+    const std::string key = "hopper_conv_" + hopper_conv_name(tile, type, edges, tap_bytes) + (partials ? "_partials" : "");
     std::lock_guard<std::mutex> lock(mutex);
     auto& k = kernels[key];
     if (!k)
         k = std::make_unique<simt::Kernel>(
-            simt::assemble(hopper_source(tile, type, type, partials, edges, true, true), "<gpu library>/" + key));
+            simt::assemble(hopper_source(tile, type, type, partials, edges, true, true, tap_bytes), "<gpu library>/" + key));
     return k.get();
 }
 
@@ -435,11 +471,11 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_t
     require_mixed_fp8(a_type, b_type);
     return hopper_kernel(tile, a_type, b_type, false, edges, true);
 }
-std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges, bool partials) {
-    return hopper_source(tile, type, type, partials, edges, true, true);
+std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges, bool partials, int tap_bytes) {
+    return hopper_source(tile, type, type, partials, edges, true, true, tap_bytes);
 }
-const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges, bool partials) {
-    return hopper_conv_kernel_cached(tile, type, edges, partials);
+const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges, bool partials, int tap_bytes) {
+    return hopper_conv_kernel_cached(tile, type, edges, partials, tap_bytes);
 }
 
 namespace {

@@ -142,8 +142,9 @@ int choose_hopper_group_rows(const GemmShape& shape, const HopperTile& tile, std
 // convolutions (conv.cpp) use it. im2col: the convolution kernel (hopper_conv_kernel), a the
 // address of its im2col tensor map, kp the reduction's R·S·C' and g.m the output pixels.
 struct HopperIm2col {
-    std::int64_t pixel_bytes = 0;  // C' x element bytes, a multiple of 128
+    std::int64_t pixel_bytes = 0;  // C' x element bytes: a multiple of 128, or 64 or 32
     std::int64_t taps_s = 1;       // the filter's width S
+    std::int64_t taps = 1;         // R·S
 };
 void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaType type, simt::MmaType b_type,
                             std::uint32_t a, std::uint32_t b, std::uint32_t c, std::int64_t kp, std::int64_t np,
@@ -167,8 +168,14 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType typ
 // a_batch are unused, and two params follow the edge ones: pixel_bytes (C' x element bytes) and
 // taps_s (the filter's width S). One group. partials (16-bit): split-K, as the GEMM's; each part
 // (batch entry) starts its producer at its first k-block's tap and channel bytes.
-std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges = false, bool partials = false);
-const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges = false, bool partials = false);
+// tap_bytes 64 or 32: pixels of that many bytes (C' x element bytes), 128 / tap_bytes taps a
+// k-block, each gathered by its own box into its own shared-memory sub-tile of BM rows (the
+// consumers' wgmma reads A with that row pitch); one more param, taps (R·S): the last k-block's
+// taps past it are boxes of zeros that read nothing.
+std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges = false, bool partials = false,
+                               int tap_bytes = HopperTile::kblock_bytes);
+const simt::Kernel* hopper_conv_kernel(const HopperTile& tile, simt::MmaType type, bool edges = false, bool partials = false,
+                                       int tap_bytes = HopperTile::kblock_bytes);
 // fp8 operands of two formats (A e4m3 x B e5m2 or the reverse): wgmma's .atype.btype form.
 std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges = false);

@@ -270,8 +270,9 @@ TEST(ConvKernels, PointwiseConvsRunTheHopperGemmOnSm90) {
 }
 
 TEST(ConvKernels, ConvsWithWholeChannelBlocksRunTheHopperIm2colKernelOnSm90) {
-    // On sm_90 a one-group conv whose C' x element bytes is a multiple of 128 runs the Hopper
-    // convolution: A gathered by TMA's im2col mode, one k-block per 128 channel bytes of a tap.
+    // On sm_90 a one-group conv whose C' x element bytes is a multiple of 128, or 64 or 32, runs the
+    // Hopper convolution: A gathered by TMA's im2col mode, one k-block per 128 channel bytes of a
+    // tap (or several narrow taps a k-block).
     // Each case against the direct convolution; MACs issued by hand (every block runs its whole
     // tile through all R·S·C' / BK k-blocks; padding taps and rows past M are zeros, still issued).
     struct Case {
@@ -298,6 +299,13 @@ TEST(ConvKernels, ConvsWithWholeChannelBlocksRunTheHopperIm2colKernelOnSm90) {
         // 128x256 1 block (32768), 128x128 1 (16384), 64x128 1 (8192 x 1.5), 64x64 2 (1 x 4096 x 2 =
         // 8192, the smallest): 2 x 9 x 64·64·64 / 2048 = 2304 m16n8k16.
         {shape(1, 7, 7, 64, 72, 3, 1, 1), DType::bf16, "hopper_conv_64x64x64_s4_bf16_edges", 2304},
+        // Pixels narrower than a k-block: 64 int8 channels (64 bytes), two taps a k-block, each its
+        // own box and sub-tile: K = 9 x 64 = 576 bytes in 5 k-blocks (the last one tap and a box
+        // of zeros); 128x128 tiles as above: 2 x 5 x 128·128·128 / 4096 = 5120 m16n8k32.
+        {shape(2, 10, 11, 64, 72, 3, 1, 1), DType::int8, "hopper_conv_128x128x128_s3_s8_tap64_edges", 5120},
+        // 16 fp16 channels (32 bytes), four taps a k-block: K = 9 x 16 = 144 values in 3 k-blocks:
+        // 2 x 3 x 128·128·64 / 2048 = 3072 m16n8k16.
+        {shape(2, 10, 11, 16, 72, 3, 1, 1), DType::fp16, "hopper_conv_128x128x64_s3_f16_tap32_edges", 3072},
     };
     for (const Case& c : cases) {
         std::string kernel;
@@ -312,10 +320,10 @@ TEST(ConvKernels, ConvsWithWholeChannelBlocksRunTheHopperIm2colKernelOnSm90) {
         std::string timing_kernel;
         EXPECT_EQ(run_sm90(conv_op(c.shape, c.dtype), false, timing_kernel).stats.cycles, full.stats.cycles) << kernel;
     }
-    // Channel rows that are not whole k-blocks (80 bf16 channels: 160 bytes; 64 int8: 64 bytes),
-    // two groups, or fewer than 64 output channels keep the implicit-GEMM kernel.
+    // Channel rows that are neither whole k-blocks nor 64 or 32 bytes (80 bf16 channels: 160
+    // bytes; 80 int8: 80), two groups, or fewer than 64 output channels keep the implicit-GEMM kernel.
     for (const auto& [other, dt] : {std::pair{shape(2, 10, 11, 80, 72, 3, 1, 1), DType::bf16},
-                                    std::pair{shape(2, 10, 11, 64, 72, 3, 1, 1), DType::int8},
+                                    std::pair{shape(2, 10, 11, 80, 72, 3, 1, 1), DType::int8},
                                     std::pair{shape(2, 10, 11, 128, 72, 3, 1, 1, 1, 2), DType::bf16},
                                     std::pair{shape(2, 10, 11, 64, 48, 3, 1, 1), DType::bf16}}) {
         std::string kernel;
