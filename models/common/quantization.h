@@ -48,6 +48,9 @@ struct QuantizationError {
     DType dtype = DType::int8;  // of the op (pooled: unused)
     std::optional<DType> b_dtype;  // B's where a GEMM's operands mix fp8 formats
     Fp8Encoding encoding = Fp8Encoding::ocp;  // fp8: the chip's encoding (mi300x: FNUZ)
+    // What the op computed, where the dtype's wording (quantization_scheme, written for GEMMs) does
+    // not fit it; empty: that wording.
+    std::string scheme;
     std::int64_t values = 0;
     double max_abs = 0;
     double sum_squared_error = 0, sum_squared_reference = 0;

@@ -228,6 +228,17 @@ std::string global_pool_source(PoolMode mode, Storage s) {
 // max is exact (the result is one of the inputs, and stores back unchanged); avg sums k values in
 // fp32 ((k - 1) u32 sum|x|), then multiplies by rcp(divisor) (u32 each for rcp and fmul), and a
 // 16-bit result is rounded once more (u_storage relative plus half a subnormal spacing).
+// The report's words for what an 8-bit pool computes (QuantizationError::scheme).
+std::string pool_quantization_scheme(DType dtype, Fp8Encoding encoding) {
+    if (dtype == DType::int8)
+        return "int8 symmetric per-tensor input: scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127]; the pool "
+               "keeps the input's scale: the maximum of the integers, or their average in fp32 rounded half to even; output "
+               "dequantized by scale";
+    return std::string(to_string(dtype)) + (encoding == Fp8Encoding::fnuz ? " FNUZ" : "") +
+           ": inputs rounded to nearest even (saturating); the maximum exact, the average in fp32 rounded once to the "
+           "format; no scaling";
+}
+
 // int8 (on the integers): the average rounded to an integer, so within half a step of the exact
 // mean plus the fp32 error (a mean within err32 of a half may round either way).
 double pool_tolerance(PoolMode mode, Storage s, double magnitude, double divisor, double window, double want) {
@@ -363,6 +374,7 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
                 const std::vector<double> exact = pool_reference(p, drawn);
                 num.quantization = quantization_error(dtype, got, std::vector<float>(exact.begin(), exact.end()), input_scale,
                                                       encoding);
+                num.quantization->scheme = pool_quantization_scheme(dtype, encoding);
             }
             return num;
         };

@@ -117,7 +117,7 @@ constexpr const char* kQuantizationScope =
 json quantization_json(const QuantizationError& q, bool per_op) {
     json j = {{"reference", "fp32"}, {"values", q.values}, {"max_abs", q.max_abs}, {"relative_rms", q.relative_rms()}};
     if (per_op) {
-        j["scheme"] = quantization_scheme(q.dtype, q.encoding, q.b_dtype);
+        j["scheme"] = q.scheme.empty() ? quantization_scheme(q.dtype, q.encoding, q.b_dtype) : q.scheme;
     } else {
         j["scope"] = kQuantizationScope;
         j["ops"] = q.ops;

@@ -113,6 +113,10 @@ TEST_P(PoolKernel8bit, EveryOutputMatchesTheReferenceOfTheStoredValues) {
     // relative; e5m2: 2^-3), and pooling does not grow a relative error: a loose ceiling.
     EXPECT_LT(o.numerics.quantization->relative_rms(), dtype == DType::fp8_e5m2 ? 0.15 : 0.08);
     EXPECT_GT(o.numerics.quantization->relative_rms(), 0.0);
+    // The report's scheme says what a pool does (not the GEMMs' int32 accumulation).
+    EXPECT_NE(o.numerics.quantization->scheme.find(dtype == DType::int8 ? "keeps the input's scale" : "rounded once to the format"),
+              std::string::npos)
+        << o.numerics.quantization->scheme;
     EXPECT_EQ(run(op, false, true).stats.cycles, o.stats.cycles);
 }
 
