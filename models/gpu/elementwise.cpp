@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -413,6 +414,30 @@ bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target) {
     return std::atoi(arch.c_str() + 3) >= 89;
 }
 
+std::string eight_bit_vector_scheme(OpKind kind, DType dtype, Fp8Encoding encoding) {
+    const std::string inputs = kind == OpKind::layernorm            ? "inputs x, gamma and beta"
+                               : op_info(kind).vector_inputs == 2 ? "inputs a and b"
+                                                                    : "input x";
+    const bool moves_words = op_info(kind).vector_ops_per_element == 0;
+    if (dtype == DType::int8) {
+        const std::string quantized = "int8 symmetric per-tensor " + inputs +
+                                      (inputs.rfind("inputs", 0) == 0 ? " (each: " : " (") + "scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127])";
+        if (moves_words) return quantized + "; the integers are copied, the output keeps the input's scale";
+        return quantized + "; " + std::string(to_string(kind)) +
+               " in fp32 on q*scale; output requantized per tensor: scale_y = max|y|/127 over the exact outputs, "
+               "q_y = round_half_even(y/scale_y) in [-127, 127], dequantized by scale_y";
+    }
+    if (!is_fp8(dtype)) throw std::logic_error("eight_bit_vector_scheme: " + std::string(to_string(dtype)) + " is not 8-bit");
+    const std::string format = std::string(to_string(dtype)) + (encoding == Fp8Encoding::fnuz ? " FNUZ" : "");
+    const std::string rounded = format + ": " + inputs + " rounded to nearest even (saturating)";
+    if (moves_words) return rounded + "; the bytes are copied; no scaling";
+    if (!fp8_output_scaled(kind, dtype == DType::fp8_e4m3 ? Storage::e4m3 : Storage::e5m2))
+        return rounded + "; " + std::string(to_string(kind)) + " in fp32 is exact in the format; no scaling";
+    return rounded + "; " + std::string(to_string(kind)) +
+           " in fp32; output scaled by 2^-k, the smallest k with max|y|*2^-k within the format's largest value "
+           "(max|y| over the exact outputs), rounded to nearest even (saturating), dequantized by 2^k";
+}
+
 float int8_output_scale(const std::vector<double>& reference_outputs) {
     double largest = 0;
     for (const double v : reference_outputs) largest = std::max(largest, std::fabs(v));
@@ -539,7 +564,10 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
             }
             num.checked = n;
             // Against the op on the values before quantization (quantization.h), as int8 and fp8 GEMMs report.
-            if (is_eight_bit(s)) num.quantization = quantization_error(dtype, outputs, unquantized_reference, 1.0, encoding);
+            if (is_eight_bit(s)) {
+                num.quantization = quantization_error(dtype, outputs, unquantized_reference, 1.0, encoding);
+                num.quantization->scheme = eight_bit_vector_scheme(kind, dtype, encoding);
+            }
             return num;
         };
     }

@@ -113,6 +113,13 @@ std::uint32_t float_argument(float v);
 double stored_output_tolerance(Storage s, double fp32_error, double want, double output_scale = 1.0,
                                double fp8_largest = 0.0);
 
+// The report's words for what an 8-bit elementwise op (add, mul, relu, gelu, copy) or row op
+// (softmax, layernorm) computes (QuantizationError::scheme): how its inputs are quantized, that the
+// op runs in fp32, and how its output is stored: int8 requantized with its own calibrated scale (a
+// copy keeps its input's), fp8 rounded to the format after the power-of-two output scale
+// (fp8_output_scaled; relu and copy are exact in the format and unscaled).
+std::string eight_bit_vector_scheme(OpKind kind, DType dtype, Fp8Encoding encoding = Fp8Encoding::ocp);
+
 // An int8 output's per-tensor scale, calibrated statically on the host: max|reference output| /
 // 127 (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).
 float int8_output_scale(const std::vector<double>& reference_outputs);

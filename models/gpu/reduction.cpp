@@ -747,7 +747,9 @@ QuantizationError row_quantization_error(const simt::GlobalMemory& m, std::int64
             reference.push_back(static_cast<float>(want[static_cast<std::size_t>(j)]));
         }
     }
-    return quantization_error(io.dtype, outputs, reference, 1.0, io.encoding);
+    QuantizationError error = quantization_error(io.dtype, outputs, reference, 1.0, io.encoding);
+    error.scheme = eight_bit_vector_scheme(layernorm ? OpKind::layernorm : OpKind::softmax, io.dtype, io.encoding);
+    return error;
 }
 
 // Softmax against p_j = exp(x_j - m) / sum_k exp(x_k - m) in double, on the stored inputs.

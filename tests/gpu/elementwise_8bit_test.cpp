@@ -41,6 +41,16 @@ TEST_P(EightBitElementwise, EveryOutputWithinItsBoundOfTheDoubleReference) {
     EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err;
     ASSERT_TRUE(o.numerics.quantization.has_value());
     EXPECT_EQ(o.numerics.quantization->values, n);
+    // The report's scheme says what this kernel did to the values (not the GEMMs' int32
+    // accumulation): int8 requantizes with its own scale but a copy keeps the input's; fp8 scales
+    // its output by a power of two except relu and copy, which are exact in the format.
+    const std::string& scheme = o.numerics.quantization->scheme;
+    EXPECT_EQ(scheme.find("accumulation"), std::string::npos) << scheme;
+    if (dtype == DType::int8)
+        EXPECT_NE(scheme.find(kind == OpKind::copy ? "keeps the input's scale" : "requantized per tensor"), std::string::npos)
+            << scheme;
+    else
+        EXPECT_EQ(scheme.find("2^-k") != std::string::npos, kind != OpKind::relu && kind != OpKind::copy) << scheme;
     if (dtype == DType::int8 && kind != OpKind::copy) {
         // Against the dequantized inputs the error is half an output step plus fp32's share
         // (gelu: (5|x| + 6) 2^-24 relative, |x| <= 1): below 0.5001 s_y.
@@ -261,6 +271,8 @@ TEST(EightBitLowering, Fp8OnCdna3ReadsAndWritesFnuz) {
             EXPECT_TRUE(o.numerics.passed) << "max abs err " << o.numerics.max_abs_err;
             ASSERT_TRUE(o.numerics.quantization.has_value());
             EXPECT_EQ(o.numerics.quantization->encoding, Fp8Encoding::fnuz);
+            EXPECT_EQ(o.numerics.quantization->scheme.rfind(std::string(to_string(dtype)) + " FNUZ: ", 0), 0u)
+                << o.numerics.quantization->scheme;
             if (kind == OpKind::relu) continue;
             const Storage s = *eight_bit_storage(dtype);
             const std::uint32_t y = o.lowered.args[kind == OpKind::gelu ? 2 : 3];

@@ -62,6 +62,11 @@ TEST_P(EightBitRows, EveryOutputWithinTheDerivedBoundOfTheTestsDoubleReference) 
     EXPECT_EQ(o.numerics.checked, rows * cols);
     ASSERT_TRUE(o.numerics.quantization.has_value());
     EXPECT_EQ(o.numerics.quantization->values, rows * cols);
+    // The scheme names the row op's own inputs and its requantized or scaled output.
+    const std::string& scheme = o.numerics.quantization->scheme;
+    EXPECT_EQ(scheme.find("accumulation"), std::string::npos) << scheme;
+    EXPECT_NE(scheme.find(ln ? "inputs x, gamma and beta" : "input x"), std::string::npos) << scheme;
+    EXPECT_NE(scheme.find(s == Storage::s8 ? "requantized per tensor" : "2^-k"), std::string::npos) << scheme;
 
     const std::vector<std::uint32_t>& a = o.lowered.args;
     const std::uint32_t x = a[3], gamma = ln ? a[4] : 0, beta = ln ? a[5] : 0, y = ln ? a[6] : a[4];
