@@ -167,29 +167,13 @@ void fused_epilogue(Asm& a, const GemmEpilogue& epilogue, simt::MmaType type, co
                 const int d = e.acc + 4 * (i * NJ + jj) + 2 * h;
                 int s = 0;
                 for (const EpilogueStep step : epilogue.steps) {
+                    const bool tensor = step == EpilogueStep::add || step == EpilogueStep::mul;
                     for (int half = 0; half < 2; ++half) {
-                        const std::string x = r(d + half);
-                        switch (step) {
-                            case EpilogueStep::bias: a("fadd " + x + ", " + x + ", " + P(bias + 2 * jj + half)); break;
-                            case EpilogueStep::relu: a("fmax " + x + ", " + x + ", 0.0"); break;
-                            case EpilogueStep::scale: a("fmul " + x + ", " + x + ", alpha"); break;
-                            case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form (elementwise.cpp)
-                                a("fmul " + P(t0) + ", " + x + ", -2.4554669");
-                                a("ex2 " + P(t0) + ", " + P(t0));
-                                a("fadd " + P(t0) + ", " + P(t0) + ", 1.0");
-                                a("rcp " + P(t0) + ", " + P(t0));
-                                a("fmul " + x + ", " + x + ", " + P(t0));
-                                break;
-                            case EpilogueStep::add:
-                            case EpilogueStep::mul: {
-                                const std::string word = P(words + (s * 2 + h) * NJ + jj);
-                                a((half == 0 ? lo : hi) + P(t1) + ", " + word);
-                                a(std::string(step == EpilogueStep::add ? "fadd " : "fmul ") + x + ", " + x + ", " + P(t1));
-                                break;
-                            }
-                        }
+                        if (tensor) a((half == 0 ? lo : hi) + P(t1) + ", " + P(words + (s * 2 + h) * NJ + jj));
+                        const std::string operand = tensor ? P(t1) : step == EpilogueStep::bias ? P(bias + 2 * jj + half) : "";
+                        for (const std::string& line : epilogue_step_lines(step, r(d + half), operand, P(t0))) a(line);
                     }
-                    if (step == EpilogueStep::add || step == EpilogueStep::mul) ++s;
+                    if (tensor) ++s;
                 }
                 a(std::string(pack) + " " + r(e.out) + ", " + r(d) + ", " + r(d + 1));
                 guard(h, jj, i);
@@ -687,6 +671,22 @@ std::string GemmEpilogue::name() const {
     }
     return out;
 }
+std::vector<std::string> epilogue_step_lines(EpilogueStep step, const std::string& v, const std::string& operand,
+                                             const std::string& temporary) {
+    switch (step) {
+        case EpilogueStep::bias:
+        case EpilogueStep::add: return {"fadd " + v + ", " + v + ", " + operand};
+        case EpilogueStep::mul: return {"fmul " + v + ", " + v + ", " + operand};
+        case EpilogueStep::relu: return {"fmax " + v + ", " + v + ", 0.0"};
+        case EpilogueStep::scale: return {"fmul " + v + ", " + v + ", alpha"};
+        case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form (elementwise.cpp)
+            return {"fmul " + temporary + ", " + v + ", -2.4554669", "ex2 " + temporary + ", " + temporary,
+                    "fadd " + temporary + ", " + temporary + ", 1.0", "rcp " + temporary + ", " + temporary,
+                    "fmul " + v + ", " + v + ", " + temporary};
+    }
+    throw LoweringError("epilogue_step_lines: unknown step");
+}
+
 EpilogueStep epilogue_step_of(OpKind kind) {
     switch (kind) {
         case OpKind::gelu: return EpilogueStep::gelu;
@@ -1285,6 +1285,71 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> gemm_epilogue_check(
     };
 }
 
+// A fused epilogue's operands, allocated after A, B and C (A stays the op's first buffer: the warm
+// L2's input): the bias (N' elements), then each tensor step's operand in C's layout. Their kernel
+// arguments follow the GEMM launch's, or with split-K the sum launch's (which then applies the
+// epilogue, as cuBLASLt's split-K reduction does): bias (and the sum's row pitch in pairs), alpha,
+// and each tensor's address minus C's.
+struct EpilogueOperands {
+    std::uint32_t bias = 0;
+    std::vector<std::uint32_t> tensors;
+};
+EpilogueOperands allocate_epilogue_operands(const GemmBuffers& buf, const GemmEpilogue& epilogue, bool split,
+                                            LoweredKernel& out, simt::GlobalMemory& memory) {
+    auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const std::int64_t eb = buf.element_bytes;
+    const std::int64_t c_bytes = buf.m * buf.ldc * eb * buf.batch;
+    if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kMaxBufferBytes)
+        throw LoweringError("operands exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
+    std::vector<std::uint32_t>& args = split ? out.then.front().args : out.args;
+    EpilogueOperands operands;
+    if (epilogue.has_bias()) {
+        operands.bias = memory.allocate(static_cast<std::size_t>(buf.ldc * eb));
+        args.push_back(operands.bias);
+        if (split) args.push_back(u(buf.ldc / 2));
+    }
+    if (epilogue.has_scale()) {
+        std::uint32_t alpha_bits;
+        std::memcpy(&alpha_bits, &epilogue.alpha, 4);
+        args.push_back(alpha_bits);
+    }
+    for (int i = 0; i < epilogue.tensor_steps(); ++i) {
+        operands.tensors.push_back(memory.allocate(static_cast<std::size_t>(c_bytes)));
+        args.push_back(operands.tensors.back() - buf.c);  // the kernel adds it to its C address
+    }
+    return operands;
+}
+
+LoweringTarget without_data(const LoweringTarget& target) {
+    LoweringTarget t = target;
+    t.real_data = false;
+    return t;
+}
+
+// With real data: A, B, the bias and the tensors seeded (the tensors like the elementwise ops'
+// second operands: one stream per tensor, after A and B's) and the fused check (Eigen's A*B, then
+// the steps in double).
+void fill_and_check_epilogue(LoweredKernel& out, const Op& op, const GemmBuffers& buf, const GemmEpilogue& epilogue,
+                             const EpilogueOperands& operands, simt::GlobalMemory& memory, const LoweringTarget& target) {
+    if (!target.real_data) return;
+    std::vector<float> av, bv, bias_values;
+    fill_gemm(buf, op.dtype, target.seed, memory, av, bv);
+    const Storage storage = storage_of(op.dtype);
+    auto fill = [&](std::uint32_t address, std::int64_t count, int stream) {
+        std::mt19937_64 rng = tensor_rng(target.seed, stream);
+        std::vector<float> values(static_cast<std::size_t>(count));
+        for (float& v : values) v = round_to(storage, unit_random(rng));
+        store_elements(memory, address, values, storage);
+        return values;
+    };
+    if (operands.bias) bias_values = fill(operands.bias, buf.ldc, 100);
+    std::vector<std::vector<float>> tensor_values;
+    for (std::size_t i = 0; i < operands.tensors.size(); ++i)
+        tensor_values.push_back(fill(operands.tensors[i], buf.batch * buf.m * buf.ldc, 101 + static_cast<int>(i)));
+    out.check = gemm_epilogue_check(buf, op.dtype, epilogue, std::move(av), std::move(bv), std::move(bias_values),
+                                    std::move(tensor_values), target.reference_on_worker);
+}
+
 LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
                                 const LoweringTarget& target, const GemmTileChoice& choice,
                                 const GemmEpilogue& epilogue = {}) {
@@ -1347,57 +1412,12 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
         finish_tensor_lowering(out, choice, tile.threads(), op, buf, memory, target);
         return out;
     }
-    // The epilogue's buffers after A, B and C (A stays the op's first buffer: the warm L2's input):
-    // the bias (N' elements), then each tensor step's operand in C's layout.
-    const std::int64_t c_bytes = buf.m * buf.ldc * eb * buf.batch;
-    if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kMaxBufferBytes)
-        throw LoweringError("operands exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
-    // With split-K the sum launch applies the epilogue (as cuBLASLt's split-K reduction does).
-    std::vector<std::uint32_t>& epilogue_args = split ? out.then.front().args : out.args;
-    std::uint32_t bias = 0;
-    if (epilogue.has_bias()) {
-        bias = memory.allocate(static_cast<std::size_t>(buf.ldc * eb));
-        epilogue_args.push_back(bias);
-        if (split) epilogue_args.push_back(u(buf.ldc / 2));
-    }
-    if (epilogue.has_scale()) {
-        std::uint32_t alpha_bits;
-        std::memcpy(&alpha_bits, &epilogue.alpha, 4);
-        epilogue_args.push_back(alpha_bits);
-    }
-    std::vector<std::uint32_t> tensors;
-    for (int i = 0; i < epilogue.tensor_steps(); ++i) {
-        tensors.push_back(memory.allocate(static_cast<std::size_t>(c_bytes)));
-        epilogue_args.push_back(tensors.back() - buf.c);  // the kernel adds it to its C address
-    }
+    const EpilogueOperands operands = allocate_epilogue_operands(buf, epilogue, split, out, memory);
     GemmTileChoice shown = choice;
     shown.blocks_per_sm = blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target);
     set_waves(shown, target.sms);
-    const LoweringTarget no_data = [&] {
-        LoweringTarget t = target;
-        t.real_data = false;
-        return t;
-    }();
-    finish_tensor_lowering(out, shown, tile.threads(), op, buf, memory, no_data);
-    if (target.real_data) {
-        std::vector<float> av, bv, bias_values;
-        fill_gemm(buf, op.dtype, target.seed, memory, av, bv);
-        const Storage storage = storage_of(op.dtype);
-        // Seeded like the elementwise ops' second operands (one stream per tensor, after A and B's).
-        auto fill = [&](std::uint32_t address, std::int64_t count, int stream) {
-            std::mt19937_64 rng = tensor_rng(target.seed, stream);
-            std::vector<float> values(static_cast<std::size_t>(count));
-            for (float& v : values) v = round_to(storage, unit_random(rng));
-            store_elements(memory, address, values, storage);
-            return values;
-        };
-        if (bias) bias_values = fill(bias, buf.ldc, 100);
-        std::vector<std::vector<float>> tensor_values;
-        for (std::size_t i = 0; i < tensors.size(); ++i)
-            tensor_values.push_back(fill(tensors[i], buf.batch * buf.m * buf.ldc, 101 + static_cast<int>(i)));
-        out.check = gemm_epilogue_check(buf, op.dtype, epilogue, std::move(av), std::move(bv), std::move(bias_values),
-                                        std::move(tensor_values), target.reference_on_worker);
-    }
+    finish_tensor_lowering(out, shown, tile.threads(), op, buf, memory, without_data(target));
+    fill_and_check_epilogue(out, op, buf, epilogue, operands, memory, target);
     return out;
 }
 
@@ -1406,8 +1426,11 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
 // edge variant (choice.edges), whose bounded boxes read zeros past M, N' and the part's K. splits
 // > 1: split-K (choose_hopper_splits), the parts of K as the partials kernel's batch entries and
 // splitk_sum_kernel as a second launch.
+// epilogue: a fused epilogue, in the kernel (hopper_gemm_epilogue_kernel) or, split, in the sum
+// launch; the kernel's own occupancy sets the persistent grid.
 LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
-                                const LoweringTarget& target, const HopperTileChoice& choice, int splits) {
+                                const LoweringTarget& target, const HopperTileChoice& choice, int splits,
+                                const GemmEpilogue& epilogue = {}) {
     const HopperTile& tile = choice.tile;
     const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
     const GemmBuffers buf = allocate_gemm(g, op.dtype, true, memory);
@@ -1428,9 +1451,17 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     }
     const std::int64_t tiles = choice.blocks * splits;
     if (tiles > 0x7fffffffLL) throw LoweringError("gemm: grid too large");
-    const std::int64_t grid = std::min(tiles, choice.slots);  // persistent: one block per resident slot
+    const bool fused = !epilogue.steps.empty();
     LoweredKernel out;
-    out.kernel = hopper_gemm_kernel(tile, type, split, choice.edges);
+    out.kernel = fused && !split ? hopper_gemm_epilogue_kernel(tile, type, choice.edges, epilogue,
+                                                               choose_hopper_epilogue_chunk(tile, type, choice.edges, epilogue, target.sm))
+                                 : hopper_gemm_kernel(tile, type, split, choice.edges);
+    // Persistent: one block per resident slot (whole clusters), at this kernel's occupancy (a fused
+    // epilogue's registers may allow fewer blocks per SM than the plain kernel's).
+    const int per_sm = fused && !split ? blocks_per_sm(*out.kernel, static_cast<std::uint32_t>(tile.threads()), target)
+                                       : choice.blocks_per_sm;
+    const std::int64_t slots = static_cast<std::int64_t>(target.sms / tile.cluster) * tile.cluster * per_sm;
+    const std::int64_t grid = std::min(tiles, slots);
     const int group_rows = choose_hopper_group_rows({g.batch, g.m, g.n, k_part}, tile, grid, target.l2_bytes);
     const std::int64_t bk = HopperTile::bk(type);
     out.dims = {static_cast<std::uint32_t>(grid), static_cast<std::uint32_t>(tile.threads())};
@@ -1444,7 +1475,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     if (choice.edges) out.args.insert(out.args.end(), {u(g.m), u(k_part * eb), u(k_part), u(buf.ldb * eb), u(buf.ldc)});
     if (split) {
         LoweredLaunch sum;
-        sum.kernel = splitk_sum_kernel(splits, type);
+        sum.kernel = splitk_sum_kernel(splits, type, epilogue);
         const std::int64_t pairs = buf.m * buf.ldc / 2;
         sum.dims = elementwise_dims(pairs, target.sms, blocks_per_sm(*sum.kernel, kElementwiseBlock, target));
         sum.args = {u(pairs), workspace, u(plane), buf.c};
@@ -1455,9 +1486,15 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     out.stats.push_back(stat_value(stat::tile_k, HopperTile::bk(type)));
     out.stats.push_back(stat_value(stat::slices_ahead, tile.stages - 1));  // k-blocks loading while one computes
     out.stats.push_back(stat_value(stat::splits, splits));
-    // The S fp32 partials' sum is rounded once to the dtype, like the one-part kernel: the same check.
-    finish_tensor_lowering(out, hopper_tile_waves(tiles, choice.blocks_per_sm, target.sms), tile.threads(), op, buf,
-                           memory, target);
+    if (!fused) {
+        // The S fp32 partials' sum is rounded once to the dtype, like the one-part kernel: the same check.
+        finish_tensor_lowering(out, hopper_tile_waves(tiles, per_sm, target.sms), tile.threads(), op, buf, memory, target);
+        return out;
+    }
+    const EpilogueOperands operands = allocate_epilogue_operands(buf, epilogue, split, out, memory);
+    finish_tensor_lowering(out, hopper_tile_waves(tiles, per_sm, target.sms), tile.threads(), op, buf, memory,
+                           without_data(target));
+    fill_and_check_epilogue(out, op, buf, epilogue, operands, memory, target);
     return out;
 }
 
@@ -1807,6 +1844,24 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
     const GemmShape g = gemm_shape_of(op);
     if ((op.dtype != DType::fp16 && op.dtype != DType::bf16) || !target.tensor_cores_for(op.dtype))
         throw LoweringError("fused epilogues run on the 16-bit tensor-core kernel");
+    if (!tile_override && hopper_gemm_target(target.sm)) {
+        // sm_90: the Hopper GEMM of the unfused op (its tile and split), the epilogue in its kernel
+        // or in the split's sum launch; the pre-Hopper kernel only where the fused kernel's
+        // registers leave it no block per SM.
+        const HopperTileChoice hopper = choose_hopper_tile(g, target.sms, target.sm, target.sm_port_bytes_per_cycle,
+                                                           target.l2_bytes_per_cycle);
+        if (hopper.blocks > 0) {
+            const int splits = choose_hopper_splits(g, hopper, target);
+            const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
+            const simt::Kernel* fused = hopper_gemm_epilogue_kernel(
+                hopper.tile, type, hopper.edges, epilogue,
+                choose_hopper_epilogue_chunk(hopper.tile, type, hopper.edges, epilogue, target.sm));
+            if (splits > 1 ||
+                simt::compute_occupancy(target.sm.limits, {hopper.tile.threads(), fused->registers, fused->shared_bytes})
+                        .blocks_per_sm > 0)
+                return lower_hopper_gemm(op, g, memory, target, hopper, splits, epilogue);
+        }
+    }
     GemmTileChoice choice = tile_override ? GemmTileChoice{} : choose_gemm_tile(g, target.sms, target.sm);
     if (tile_override) {
         choice.tile = *tile_override;

@@ -43,6 +43,12 @@ struct GemmEpilogue {
 };
 // The step of a fused trace op (gelu, relu, add, mul); throws LoweringError for other kinds.
 EpilogueStep epilogue_step_of(OpKind kind);
+// The instructions of one step on the fp32 value in register `v` (lines without indentation), as
+// the GEMM kernels' epilogues emit them: `operand` the step's fp32 operand register (bias, add,
+// mul: unpacked by the caller), `temporary` a free register (gelu: the elementwise kernel's
+// sigmoid form, fmul, ex2, fadd, rcp, fmul).
+std::vector<std::string> epilogue_step_lines(EpilogueStep step, const std::string& v, const std::string& operand,
+                                             const std::string& temporary);
 
 struct GemmTile {
     int bm = 128, bn = 128, bk = 32;

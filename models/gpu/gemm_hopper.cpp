@@ -71,8 +71,11 @@ std::string hopper_conv_name(const HopperTile& tile, simt::MmaType type, bool ed
 // tap_bytes (im2col_a): the bytes of one tap's A row in a k-block: KB (a tap spans whole k-blocks),
 // or 64 or 32 for pixels that narrow, KB / tap_bytes taps a k-block, each its own im2col box and
 // shared-memory sub-tile of BM rows (TMA packs a box's rows).
+// epilogue: a fused epilogue (gemm.h, GemmEpilogue) on the 16-bit GEMM's accumulators before its
+// one store (see the epilogue below); not with partials, 8-bit operands or the convolution.
 std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaType b_type, bool partials, bool edges,
-                          bool b_k_major, bool im2col_a = false, int tap_bytes = HopperTile::kblock_bytes) {
+                          bool b_k_major, bool im2col_a = false, int tap_bytes = HopperTile::kblock_bytes,
+                          const GemmEpilogue& epilogue = {}, int epilogue_chunk = 4) {
     const int BM = tile.bm, BN = tile.bn, S = tile.stages;
     const int KB = HopperTile::kblock_bytes;  // bytes of a k-block row (BK elements)
     const int TB = im2col_a ? tap_bytes : KB;  // bytes of an A sub-tile row
@@ -92,6 +95,9 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // ones given transposed, read with wgmma's imm-trans-b = 0.
     b_k_major = b_k_major || eight_bit || im2col_a;
     const bool wide_c = partials || eight_bit;  // 4-byte C elements
+    const bool fused = !epilogue.steps.empty();
+    if (fused && (wide_c || im2col_a || b_type != type))
+        throw LoweringError("hopper_gemm_source: a fused epilogue needs the 16-bit GEMM without split-K partials");
 
     // Registers: the accumulators first (payload), then addresses and counters (never payload).
     const int acc = 0;
@@ -115,6 +121,16 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // Convolution: the producer's place in the filter (channel bytes, tap column s, tap row r).
     const int coff = im2col_a ? alloc() : -1, tap_s = im2col_a ? alloc() : -1, tap_r = im2col_a ? alloc() : -1;
     const int tap = taps_per_kblock > 1 ? alloc() : -1;  // narrow pixels: the next box's tap, r S + s
+    // Fused epilogue, payload: the words of a chunk of 8-column groups (a word per row, group and
+    // tensor step) and the chunk's bias words. Its addresses and temporaries take registers the
+    // K loop no longer needs (below), so a GELU or a scale costs no register at all.
+    const int steps = epilogue.tensor_steps();
+    const int chunk = std::max(1, std::min({epilogue_chunk, BN / 8}));
+    if (fused && (BN / 8) % chunk != 0) throw LoweringError("hopper_gemm_source: the epilogue chunk must divide the tile's column groups");
+    const int words = next;  // words + (s * 2 + h) * chunk + jj
+    next += 2 * chunk * steps;
+    const int bias_words = epilogue.has_bias() ? next : -1;
+    if (epilogue.has_bias()) next += chunk;
     const int registers = next;
 
     Lines a;
@@ -157,12 +173,18 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     };
     std::string src = ".kernel hopper_" +
                       (im2col_a ? "conv_" + hopper_conv_name(tile, type, edges, TB) : "gemm_" + hopper_kernel_name(tile, type, b_type, edges, b_k_major)) +
-                      (partials ? "_partials" : "") + "\n";
+                      (partials ? "_partials" : "") + (fused ? "_" + epilogue.name() : "") +
+                      (fused && steps > 0 && chunk < std::min(4, BN / 8) ? "_g" + n(chunk) : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks";
     if (edges) src += ", m, a_row_bytes, b_rows, b_row_bytes, c_cols";
     if (im2col_a) src += ", pixel_bytes, taps_s";
     if (taps_per_kblock > 1) src += ", taps";
+    // Epilogue operands, as the pre-Hopper fused kernels take them: the bias vector, alpha, and
+    // e<i> = tensor i's address minus C's (the same layout as C).
+    if (epilogue.has_bias()) src += ", bias";
+    if (epilogue.has_scale()) src += ", alpha";
+    for (int i = 0; i < steps; ++i) src += ", e" + n(i);
     src += "\n";
     src += ".reg " + n(registers) + "\n.shared " + n(bars + 16 * S) + "\n";
     if (pair) src += ".cluster 2\n";
@@ -272,6 +294,11 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     a("shl " + r(tmp) + ", " + r(tmp) + ", 1");
     a("add " + r(tmp) + ", " + r(tmp) + ", " + r(col0));           // column
     a("shl " + r(tmp) + ", " + r(tmp) + ", " + (wide_c ? "2" : "1"));  // bytes: 4-byte partials or C, or 16-bit C
+    // Fused epilogue registers free after the K loop: the bias pointer (the stage's barrier
+    // address), a tensor word's address (the k-block counter), and the two packing registers as
+    // the steps' temporaries (a pair's steps finish before it is packed).
+    const int bias_ptr = fused && epilogue.has_bias() ? full : -1, word_address = kb, t0 = pk0, t1 = pk1;
+    if (bias_ptr >= 0) a("add " + r(bias_ptr) + ", " + r(tmp) + ", bias");  // &bias[column]
     a("mad " + r(ta) + ", " + r(batch) + ", c_batch, C");
     a("add " + r(ta) + ", " + r(ta) + ", " + r(tmp));
     a("mad " + r(ta) + ", " + r(y) + ", ldc, " + r(ta));            // &C[row][column]
@@ -296,9 +323,47 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
         a("setp.gt.s32 p6, " + r(cols8) + ", " + n(8 * j));
     };
     const std::string pack = std::string("cvt.") + dtype + "x2.f32 ";
+    // Fused epilogue, a chunk of 8-column groups at a time: the chunk's tensor words and bias words
+    // are loaded first (guarded as the stores, the bias as the first row's: a second row inside C
+    // has its first inside too), so their latencies overlap; then each accumulator goes through
+    // the steps in place before the pair is packed and stored. CUTLASS's sm90 epilogues bring such
+    // operands into shared memory with TMA; here each lane loads its own words.
+    const std::string lo = std::string("cvt.f32.") + dtype + ".lo ", hi = std::string("cvt.f32.") + dtype + ".hi ";
+    auto W = [&](int step, int h, int jj) { return r(words + (step * 2 + h) * chunk + jj); };
+    auto load_chunk = [&](int first) {
+        for (int jj = 0; jj < chunk; ++jj) {
+            const int j = first + jj;
+            guard(j);
+            for (int i = 0; i < steps; ++i) {  // the lane's two rows in tensor i: C's addresses + e<i>
+                a("add " + r(word_address) + ", " + r(ta) + ", e" + n(i));
+                a(store0 + "ld.global " + W(i, 0, jj) + ", [" + r(word_address) + "+" + n(16 * j) + "]");
+                a("add " + r(word_address) + ", " + r(tb) + ", e" + n(i));
+                a(store1 + "ld.global " + W(i, 1, jj) + ", [" + r(word_address) + "+" + n(16 * j) + "]");
+            }
+            if (bias_ptr >= 0) a(store0 + "ld.global " + r(bias_words + jj) + ", [" + r(bias_ptr) + "+" + n(16 * j) + "]");
+        }
+    };
+    auto apply_steps = [&](int d, int h, int jj) {  // accumulators d, d + 1: row h of group jj
+        for (int half = 0; half < 2; ++half) {
+            const std::string v = r(d + half);
+            int i = 0;  // tensor steps so far
+            for (const EpilogueStep step : epilogue.steps) {
+                // The step's packed 16-bit operand (a bias or tensor word), unpacked into t1.
+                const bool tensor = step == EpilogueStep::add || step == EpilogueStep::mul;
+                if (tensor || step == EpilogueStep::bias)
+                    a((half == 0 ? lo : hi) + r(t1) + ", " + (tensor ? W(i++, h, jj) : r(bias_words + jj)));
+                for (const std::string& line : epilogue_step_lines(step, v, r(t1), r(t0))) a(line);
+            }
+        }
+    };
     for (int j = 0; j < BN / 8; ++j) {
         const int d = acc + 4 * j;
+        if (fused && j % chunk == 0) load_chunk(j);
         guard(j);
+        if (fused) {
+            apply_steps(d, 0, j % chunk);
+            apply_steps(d + 2, 1, j % chunk);
+        }
         if (wide_c) {  // split-K (the accumulator pairs as they are, for the sum launch to add) or 8-bit C
             a(store0 + "st.global.v2 [" + r(ta) + "+" + n(32 * j) + "], " + r(d));
             a(store1 + "st.global.v2 [" + r(tb) + "+" + n(32 * j) + "], " + r(d + 2));
@@ -436,6 +501,21 @@ const simt::Kernel* hopper_kernel(const HopperTile& tile, simt::MmaType type, si
     return k.get();
 }
 
+const simt::Kernel* hopper_epilogue_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges,
+                                                  const GemmEpilogue& epilogue, int chunk) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<simt::Kernel>> kernels;
+    const std::string key = "hopper_gemm_" + hopper_kernel_name(tile, type, type, edges, false) + "_" + epilogue.name() +
+                            "_g" + n(chunk);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& k = kernels[key];
+    if (!k)
+        k = std::make_unique<simt::Kernel>(simt::assemble(
+            hopper_source(tile, type, type, false, edges, false, false, HopperTile::kblock_bytes, epilogue, chunk),
+            "<gpu library>/" + key));
+    return k.get();
+}
+
 const simt::Kernel* hopper_conv_kernel_cached(const HopperTile& tile, simt::MmaType type, bool edges, bool partials,
                                               int tap_bytes) {
     static std::mutex mutex;
@@ -470,6 +550,30 @@ const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType typ
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType a_type, simt::MmaType b_type, bool edges) {
     require_mixed_fp8(a_type, b_type);
     return hopper_kernel(tile, a_type, b_type, false, edges, true);
+}
+std::string hopper_gemm_epilogue_source(const HopperTile& tile, simt::MmaType type, bool edges, const GemmEpilogue& epilogue,
+                                        int chunk) {
+    if (epilogue.steps.empty()) throw LoweringError("hopper_gemm_epilogue_source: no epilogue steps");
+    return hopper_source(tile, type, type, false, edges, false, false, HopperTile::kblock_bytes, epilogue, chunk);
+}
+const simt::Kernel* hopper_gemm_epilogue_kernel(const HopperTile& tile, simt::MmaType type, bool edges,
+                                                const GemmEpilogue& epilogue, int chunk) {
+    if (epilogue.steps.empty()) throw LoweringError("hopper_gemm_epilogue_kernel: no epilogue steps");
+    if (chunk != 1 && chunk != 2 && chunk != 4) throw LoweringError("hopper_gemm_epilogue_kernel: chunks of 1, 2 or 4 groups");
+    return hopper_epilogue_kernel_cached(tile, type, edges, epilogue, std::min(chunk, tile.bn / 8));
+}
+
+int choose_hopper_epilogue_chunk(const HopperTile& tile, simt::MmaType type, bool edges, const GemmEpilogue& epilogue,
+                                 const simt::SmParams& sm) {
+    auto per_sm = [&](const simt::Kernel* k) {
+        return simt::compute_occupancy(sm.limits, {tile.threads(), k->registers, k->shared_bytes}).blocks_per_sm;
+    };
+    int best = 4, best_per_sm = per_sm(hopper_gemm_epilogue_kernel(tile, type, edges, epilogue, 4));
+    for (const int chunk : {2, 1}) {
+        const int blocks = per_sm(hopper_gemm_epilogue_kernel(tile, type, edges, epilogue, chunk));
+        if (blocks > best_per_sm) best = chunk, best_per_sm = blocks;
+    }
+    return best;
 }
 std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges, bool partials, int tap_bytes) {
     return hopper_source(tile, type, type, partials, edges, true, true, tap_bytes);

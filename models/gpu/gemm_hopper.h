@@ -49,6 +49,8 @@
 
 namespace accelsim::gpu {
 
+struct GemmEpilogue;  // gemm.h
+
 struct HopperTile {
     int bm = 128, bn = 256;  // bm / 64 consumer warpgroups
     int stages = 4;          // shared-memory ring depth
@@ -160,6 +162,20 @@ std::string hopper_gemm_source(const HopperTile& tile, simt::MmaType type, bool 
                                bool b_k_major = false);
 const simt::Kernel* hopper_gemm_kernel(const HopperTile& tile, simt::MmaType type, bool partials = false, bool edges = false,
                                        bool b_k_major = false);
+// The 16-bit GEMM with a fused epilogue (gemm.h, GemmEpilogue; docs/gpu.md "Fused epilogues on
+// sm_90"): after the K loop the consumers take their accumulators through the steps before the
+// one store, loading the tensor steps' words (C's layout) and the bias `chunk` 8-column groups at
+// a time (1, 2 or 4; the words are payload registers, so fewer when registers are short). Params
+// after the plain kernel's (and the edge ones): bias, alpha, e0, e1, ... (e<i> = tensor i's
+// address minus C's), as gemm_epilogue_kernel's. No split-K partials: a split GEMM's sum launch
+// applies the epilogue (splitk_sum_kernel).
+std::string hopper_gemm_epilogue_source(const HopperTile& tile, simt::MmaType type, bool edges, const GemmEpilogue& epilogue,
+                                        int chunk = 4);
+const simt::Kernel* hopper_gemm_epilogue_kernel(const HopperTile& tile, simt::MmaType type, bool edges,
+                                                const GemmEpilogue& epilogue, int chunk = 4);
+// The chunk (4, 2 or 1) whose kernel fits the most blocks per SM on `sm`, the largest of equals.
+int choose_hopper_epilogue_chunk(const HopperTile& tile, simt::MmaType type, bool edges, const GemmEpilogue& epilogue,
+                                 const simt::SmParams& sm);
 // The implicit-GEMM convolution on the Hopper path (docs/gpu.md, "Hopper convolutions"): the
 // GEMM kernel with B transposed (the weights, K x R·S·C') whose producer gathers A's boxes from the
 // NHWC input with TMA's im2col mode (cp.async.bulk.tensor.im2col; PTX ISA 9.7.9.25): k-block j is

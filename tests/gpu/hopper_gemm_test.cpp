@@ -520,5 +520,189 @@ TEST(HopperGemm8bit, MixedFp8FormatsMatchEigenOnEachOperandsRounding) {
     EXPECT_THROW(hopper_gemm_kernel(tile, simt::MmaType::e4m3, simt::MmaType::e4m3), LoweringError);
 }
 
+// ---- Fused epilogues on sm_90 (lower_gemm_epilogue: the Hopper GEMM with the steps before its store)
+
+const GemmEpilogue kHopperEpilogues[] = {
+    {{EpilogueStep::gelu}},
+    {{EpilogueStep::add}},
+    {{EpilogueStep::bias, EpilogueStep::gelu}},
+    {{EpilogueStep::bias, EpilogueStep::add, EpilogueStep::relu}},
+    {{EpilogueStep::mul, EpilogueStep::add}},
+    {{EpilogueStep::scale, EpilogueStep::add}, 0.125f},
+    {{EpilogueStep::bias, EpilogueStep::scale, EpilogueStep::gelu}, -1.5f},
+};
+
+struct FusedRun {
+    simt::KernelStats gemm, sum;
+    LoweringNumerics numerics;
+    std::string kernel;
+    simt::Dim dims;
+    std::size_t launches = 0;
+};
+FusedRun run_fused(const Op& op, const GemmEpilogue& e, LoweringTarget target, bool real, LoweredKernel* keep = nullptr,
+                   simt::GlobalMemory* keep_memory = nullptr) {
+    target.seed = 7;
+    target.real_data = real;
+    simt::GlobalMemory local;
+    simt::GlobalMemory& memory = keep_memory ? *keep_memory : local;
+    const LoweredKernel lk = lower_gemm_epilogue(op, e, memory, target);
+    if (keep) *keep = lk;
+    const simt::SimtParams params = h100_like(target.sms);
+    simt::FixedLatencyMemory port(300), sum_port(300);
+    FusedRun r;
+    r.kernel = lk.kernel->name;
+    r.dims = lk.dims;
+    r.gemm = simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {!real});
+    r.launches = 1 + lk.then.size();
+    for (const LoweredLaunch& next : lk.then) r.sum = simt::launch(*next.kernel, next.dims, next.args, memory, params, &sum_port, {!real});
+    if (lk.check) r.numerics = lk.check(memory);
+    return r;
+}
+LoweringTarget tile_target(int sms, double port) {
+    LoweringTarget target;
+    target.sms = sms;
+    target.sm = h100_like(sms).sm;
+    target.sm_port_bytes_per_cycle = port;
+    return target;
+}
+
+TEST(HopperGemmEpilogue, EveryTileAndStepMatchesEigen) {
+    // The shapes of EveryTileMatchesEigen (each picks one tile; no launch costs, so no split) with
+    // every epilogue, both 16-bit types: the Hopper kernel with the steps (its name says so), the
+    // values against Eigen's A*B with the steps applied in double, the GEMM's MACs exactly.
+    const struct { std::int64_t m, n, k; int sms; const char* tile; double port; } cases[] = {
+        {512, 256, 384, 2, "128x256x64_s4_c2", 40},
+        {256, 512, 128, 1, "128x256x64_s4", 64},
+        {256, 128, 256, 1, "128x128x64_s3", 64},
+        {64, 128, 128, 1, "64x128x64_s4", 64},
+        {64, 64, 384, 1, "64x64x64_s4", 64},
+    };
+    for (const auto& c : cases)
+        for (const GemmEpilogue& e : kHopperEpilogues)
+            for (const DType dt : {DType::bf16, DType::fp16}) {
+                const FusedRun r = run_fused(gemm_op(1, c.m, c.n, c.k, dt), e, tile_target(c.sms, c.port), true);
+                // Chunks of fewer than 4 groups are named (HopperGemmEpilogue.ChunkRule works them out).
+                EXPECT_EQ(r.kernel.rfind(std::string("hopper_gemm_") + c.tile + (dt == DType::bf16 ? "_bf16_" : "_f16_") + e.name(), 0),
+                          0u) << r.kernel;
+                EXPECT_EQ(r.launches, 1u);
+                EXPECT_EQ(r.numerics.checked, c.m * c.n);
+                EXPECT_TRUE(r.numerics.passed) << r.kernel << " max abs err " << r.numerics.max_abs_err;
+                EXPECT_EQ(static_cast<std::int64_t>(r.gemm.mma_issued) * 2048, c.m * c.n * c.k) << r.kernel;
+            }
+}
+
+TEST(HopperGemmEpilogue, EdgesBatchesAndSplitKMatchEigen) {
+    // Edge tiles (100 x 200 x 72: one 128x256 edge tile, EdgeTilesMatchEigen) load and store only
+    // inside C; a batch (a bmm's scale-and-mask); and split-K (BERT-base FFN2 on h100's costs: 4
+    // parts, SplitKRule), whose sum launch applies the steps, the GEMM kernel staying the plain
+    // partials one.
+    for (const GemmEpilogue& e : kHopperEpilogues)
+        for (const DType dt : {DType::bf16, DType::fp16}) {
+            const FusedRun edge = run_fused(gemm_op(1, 100, 200, 72, dt), e, tile_target(1, 64), true);
+            EXPECT_EQ(edge.kernel.rfind(std::string("hopper_gemm_128x256x64_s4") + (dt == DType::bf16 ? "_bf16" : "_f16") +
+                                            "_edges_" + e.name(), 0),
+                      0u) << edge.kernel;
+            EXPECT_EQ(edge.numerics.checked, 100 * 200);
+            EXPECT_TRUE(edge.numerics.passed) << edge.kernel << " max abs err " << edge.numerics.max_abs_err;
+            const FusedRun batch = run_fused(gemm_op(3, 130, 264, 200, dt), e, tile_target(2, 64), true);
+            EXPECT_NE(batch.kernel.find("_edges_" + e.name()), std::string::npos) << batch.kernel;
+            EXPECT_EQ(batch.numerics.checked, 3 * 130 * 264);
+            EXPECT_TRUE(batch.numerics.passed) << batch.kernel << " max abs err " << batch.numerics.max_abs_err;
+            const FusedRun split = run_fused(gemm_op(1, 128, 768, 3072, dt), e, h100_split_target(), true);
+            EXPECT_EQ(split.kernel, std::string("hopper_gemm_64x64x64_s4") + (dt == DType::bf16 ? "_bf16" : "_f16") + "_partials");
+            EXPECT_EQ(split.launches, 2u);
+            EXPECT_EQ(split.numerics.checked, 128 * 768);
+            EXPECT_TRUE(split.numerics.passed) << "split " << e.name() << " max abs err " << split.numerics.max_abs_err;
+        }
+}
+
+TEST(HopperGemmEpilogue, ChunkRule) {
+    // The chunk's words are payload registers: 2 rows x chunk x tensor steps, plus chunk bias
+    // words; the addresses and temporaries reuse registers the K loop is done with, so a GELU costs
+    // none. sm_90 (published limits): 65,536 registers in 4 sub-partitions of 16,384, a warp's
+    // registers in units of 256, a block's 9 warps spread over the sub-partitions.
+    simt::SmParams sm;
+    sm.limits = *simt::published_limits("sm_90");
+    const GemmEpilogue mul_add{{EpilogueStep::mul, EpilogueStep::add}}, bias_add{{EpilogueStep::bias, EpilogueStep::add}},
+        gelu{{EpilogueStep::gelu}};
+    for (const HopperTile& t : hopper_gemm_tiles()) {
+        const int plain = hopper_gemm_kernel(t, simt::MmaType::bf16)->registers;
+        for (const int chunk : {1, 2, 4}) {
+            EXPECT_EQ(hopper_gemm_epilogue_kernel(t, simt::MmaType::bf16, false, mul_add, chunk)->registers, plain + 4 * chunk);
+            EXPECT_EQ(hopper_gemm_epilogue_kernel(t, simt::MmaType::bf16, false, bias_add, chunk)->registers, plain + 3 * chunk);
+            EXPECT_EQ(hopper_gemm_epilogue_kernel(t, simt::MmaType::bf16, false, gelu, chunk)->registers, plain);
+        }
+    }
+    const HopperTile wide{128, 256, 4, 2}, square{128, 128, 3};
+    const int wide_plain = hopper_gemm_kernel(wide, simt::MmaType::bf16)->registers;
+    const int square_plain = hopper_gemm_kernel(square, simt::MmaType::bf16)->registers;
+    // 128x256 (cluster), one block of 9 warps: 3 in a sub-partition, so at most 16,384 / 3 =
+    // 5,461 registers a warp, 21 units = 5,376 = 168 a thread. mul_add in chunks of 4 needs
+    // plain + 16 registers, above 168 (no block fits), in chunks of 2 plain + 8: chunk 2.
+    ASSERT_GT(wide_plain + 16, 168);
+    ASSERT_LE(wide_plain + 8, 168);
+    EXPECT_EQ(choose_hopper_epilogue_chunk(wide, simt::MmaType::bf16, false, mul_add, sm), 2);
+    // 128x128, two blocks of 9 warps: 5 in a sub-partition, 3,276 registers a warp, 12 units =
+    // 3,072 = 96 a thread: chunks of 4 (plain + 16) leave one block, of 2 (plain + 8) keep two.
+    ASSERT_GT(square_plain + 16, 96);
+    ASSERT_LE(square_plain + 8, 96);
+    EXPECT_EQ(choose_hopper_epilogue_chunk(square, simt::MmaType::bf16, false, mul_add, sm), 2);
+    // Where every chunk keeps the blocks, the largest: a GELU, and any epilogue on 64x64.
+    EXPECT_EQ(choose_hopper_epilogue_chunk(wide, simt::MmaType::bf16, false, gelu, sm), 4);
+    EXPECT_EQ(choose_hopper_epilogue_chunk({64, 64, 4}, simt::MmaType::bf16, false, mul_add, sm), 4);
+}
+
+TEST(HopperGemmEpilogue, CheckFailsWithoutTheSteps) {
+    // The check is not vacuous on this path: the plain Hopper kernel on the same buffers (the
+    // residual never added) fails it.
+    LoweredKernel lk;
+    simt::GlobalMemory memory;
+    const Op op = gemm_op(1, 256, 128, 256, DType::bf16);
+    run_fused(op, GemmEpilogue{{EpilogueStep::add}}, tile_target(1, 64), true, &lk, &memory);
+    LoweredKernel plain = lk;
+    plain.kernel = hopper_gemm_kernel({128, 128, 3}, simt::MmaType::bf16);
+    plain.args.pop_back();  // e0
+    for (std::uint32_t a = lk.args[2]; a < lk.args[2] + 256 * 128 * 2; a += 4) memory.store32(a, 0);  // C cleared
+    simt::FixedLatencyMemory port(300);
+    simt::launch(*plain.kernel, plain.dims, plain.args, memory, h100_like(1), &port, {false});
+    const LoweringNumerics n = lk.check(memory);
+    EXPECT_EQ(n.checked, 256 * 128);
+    EXPECT_FALSE(n.passed);
+}
+
+TEST(HopperGemmEpilogue, ReadsItsOperandsAndTimesAsFullRuns) {
+    // 256 x 128 x 256: two 128x128 tiles. The fused kernel's global sectors are the plain kernel's
+    // plus each tensor step's 256 x 128 x 2 B = 2,048 sectors, each asked for twice (4 lanes of a
+    // row read 16 B of a group: half a sector, as C's stores write), plus, for a bias, one sector
+    // per consumer warp and 8-column group (all 8 rows of lanes read the same 16 B): 8 warps x 16
+    // groups x 2 tiles. A GELU reads nothing. Timing-only runs take the cycles of full ones.
+    const Op op = gemm_op(1, 256, 128, 256, DType::bf16);
+    simt::GlobalMemory plain_memory;
+    LoweringTarget target = tile_target(1, 64);
+    target.real_data = false;
+    const LoweredKernel plain_lk = lower_gemm(op, plain_memory, target);
+    simt::FixedLatencyMemory plain_port(300);
+    const simt::KernelStats plain =
+        simt::launch(*plain_lk.kernel, plain_lk.dims, plain_lk.args, plain_memory, h100_like(1), &plain_port, {true});
+    for (const auto& [e, extra] : {std::pair<GemmEpilogue, std::uint64_t>{{{EpilogueStep::add}}, 2 * 2048},
+                                   {{{EpilogueStep::gelu}}, 0},
+                                   {{{EpilogueStep::mul, EpilogueStep::add}}, 4 * 2048},
+                                   {{{EpilogueStep::bias, EpilogueStep::gelu}}, 8 * 16 * 2}}) {
+        const FusedRun timing = run_fused(op, e, tile_target(1, 64), false);
+        EXPECT_EQ(timing.gemm.global_sectors, plain.global_sectors + extra) << e.name();
+        const FusedRun full = run_fused(op, e, tile_target(1, 64), true);
+        EXPECT_EQ(full.gemm.cycles, timing.gemm.cycles) << e.name();
+        EXPECT_EQ(full.gemm.issued, timing.gemm.issued) << e.name();
+        EXPECT_TRUE(full.numerics.passed) << e.name();
+    }
+    for (const HopperTile& t : hopper_gemm_tiles())
+        for (const GemmEpilogue& e : kHopperEpilogues)
+            for (const bool edges : {false, true}) {
+                const simt::Kernel* k = hopper_gemm_epilogue_kernel(t, simt::MmaType::f16, edges, e);
+                EXPECT_TRUE(k->fp_payload_skippable) << k->name << ": " << k->fp_dependence;
+                EXPECT_LE(k->registers, 255) << k->name;
+            }
+}
+
 }  // namespace
 }  // namespace accelsim::gpu
