@@ -1,5 +1,6 @@
 #include "models/common/quantization.h"
 
+#include <random>
 #include <stdexcept>
 
 #include <Eigen/Core>
@@ -22,6 +23,30 @@ std::string quantization_scheme(DType t, Fp8Encoding encoding, std::optional<DTy
                                               : "") +
                ": inputs rounded to nearest even (saturating), fp32 accumulation, fp32 output, no scaling";
     throw std::logic_error("quantization_scheme: " + std::string(to_string(t)) + " is not a quantized dtype");
+}
+
+std::vector<std::int64_t> outlier_features(std::int64_t features, const ActivationOutliers& o, std::uint64_t seed) {
+    if (!o.any() || features <= 0) return {};
+    const auto count = std::min<std::int64_t>(features, static_cast<std::int64_t>(std::ceil(o.fraction * static_cast<double>(features))));
+    std::vector<std::int64_t> order(static_cast<std::size_t>(features));
+    for (std::int64_t f = 0; f < features; ++f) order[static_cast<std::size_t>(f)] = f;
+    std::mt19937_64 rng(seed ^ 0x6f75746c69657273ull);  // a stream of its own ("outliers")
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto j = i + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(features - i));
+        std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
+    }
+    order.resize(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)));
+    std::sort(order.begin(), order.end());
+    return order;
+}
+
+void apply_activation_outliers(std::vector<float>& x, std::int64_t features, const ActivationOutliers& o, std::uint64_t seed) {
+    if (!o.any()) return;
+    const std::vector<std::int64_t> chosen = outlier_features(features, o, seed);
+    const auto m = static_cast<float>(o.magnitude);
+    for (std::size_t row = 0; row < x.size(); row += static_cast<std::size_t>(features))
+        for (const std::int64_t f : chosen)
+            if (row + static_cast<std::size_t>(f) < x.size()) x[row + static_cast<std::size_t>(f)] *= m;
 }
 
 float int8_symmetric_scale(const float* x, std::size_t n) {

@@ -35,6 +35,26 @@ float int8_symmetric_scale(const float* x, std::size_t n);
 // int8: round_half_even(x / scale), clamped to [-127, 127], as floats (the datapaths' operand form).
 void quantize_int8(const float* x, std::size_t n, float scale, float* q);
 
+// Activation outliers (config keys activation_outlier_fraction, activation_outlier_magnitude;
+// docs/outputs.md "Outliers"): a fraction of an activation's feature dimensions whose values are
+// `magnitude` times the others', the systematic outlier features of transformers' hidden states
+// (Dettmers et al. 2022, "LLM.int8()", arXiv 2208.07339). Applied to the activation operand of
+// quantized (int8, fp8) GEMMs and convolutions (A's K columns, a convolution input's channels),
+// before quantization and in the unquantized reference alike, so that the quantization error shows
+// what they cost: a per-tensor int8 scale set by the outliers leaves the other values few levels.
+struct ActivationOutliers {
+    double fraction = 0;     // of the feature dimensions, in [0, 1]; 0: none
+    double magnitude = 20;   // their values' factor
+    bool any() const { return fraction > 0; }
+};
+// The outlier features of an activation with `features` feature dimensions: ceil(fraction x
+// features) of them (at least one when fraction > 0), the first of a permutation drawn from
+// `seed` (a partial Fisher-Yates shuffle on mt19937_64), in increasing order.
+std::vector<std::int64_t> outlier_features(std::int64_t features, const ActivationOutliers& o, std::uint64_t seed);
+// Multiplies the outlier features' values of x (element e is of feature e % features) by
+// o.magnitude; nothing when !o.any().
+void apply_activation_outliers(std::vector<float>& x, std::int64_t features, const ActivationOutliers& o, std::uint64_t seed);
+
 // A tensor's quantized form, as the datapath gets it, and what its output is multiplied by.
 struct QuantizedOperand {
     std::vector<float> values;  // int8 integers or fp8 values, as floats

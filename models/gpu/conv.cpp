@@ -93,7 +93,8 @@ ConvLayout conv_layout(const Op& op, ConvPath path) {
 struct ConvValues {
     std::vector<float> x, w;
 };
-ConvValues draw_conv_values(const Conv2dShape& s, std::uint64_t seed) {
+// outliers: the input's (NHWC: its channels the features) outlier features scaled (quantization.h).
+ConvValues draw_conv_values(const Conv2dShape& s, std::uint64_t seed, const ActivationOutliers& outliers = {}) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     ConvValues v;
@@ -101,6 +102,7 @@ ConvValues draw_conv_values(const Conv2dShape& s, std::uint64_t seed) {
     v.w.resize(static_cast<std::size_t>(s.k * s.r * s.s * (s.c / s.groups)));
     for (float& f : v.x) f = uniform(rng);
     for (float& f : v.w) f = uniform(rng);
+    apply_activation_outliers(v.x, s.c, outliers, seed);
     return v;
 }
 
@@ -229,9 +231,10 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_float_conv(const
 // The quantization error of an 8-bit conv's outputs (`got`, in for_each_conv_output's order, times
 // output_scale) against the direct convolution of the seeded values before quantization, drawn
 // again after the launch rather than held through it.
-QuantizationError conv_quantization_error(const ConvLayout& l, std::uint64_t seed, const std::vector<double>& got,
+QuantizationError conv_quantization_error(const ConvLayout& l, std::uint64_t seed, const ActivationOutliers& outliers,
+                                          const std::vector<double>& got,
                                           double output_scale, Fp8Encoding encoding) {
-    const ConvValues unquantized = draw_conv_values(l.s, seed);
+    const ConvValues unquantized = draw_conv_values(l.s, seed, outliers);
     std::vector<float> reference;
     reference.reserve(got.size());
     for_each_direct_conv(l, unquantized.x, unquantized.w,
@@ -244,15 +247,16 @@ QuantizationError conv_quantization_error(const ConvLayout& l, std::uint64_t see
 // double: exact below 2^53; compared modulo 2^32, as the mma's int32 accumulators wrap), and the
 // quantization error against the direct convolution of the unquantized values.
 std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_int8_conv(const ConvLayout& l, std::uint64_t seed,
+                                                                          const ActivationOutliers& outliers,
                                                                           simt::GlobalMemory& memory) {
-    const ConvValues v = draw_conv_values(l.s, seed);
+    const ConvValues v = draw_conv_values(l.s, seed, outliers);
     QuantizedOperand qx = quantize_operand(v.x, DType::int8), qw = quantize_operand(v.w, DType::int8);
     const double output_scale = qx.scale * qw.scale;
     ConvValues q{std::move(qx.values), std::move(qw.values)};
     store_conv_values(l, q.x, q.w, [&](std::uint32_t address, float f) {
         memory.data()[address] = static_cast<std::uint8_t>(static_cast<std::int8_t>(f));
     });
-    return [l, seed, output_scale, q = std::move(q)](const simt::GlobalMemory& memory) {
+    return [l, seed, outliers, output_scale, q = std::move(q)](const simt::GlobalMemory& memory) {
         LoweringNumerics out;
         std::vector<double> got;
         for_each_direct_conv(l, q.x, q.w, [&](std::int64_t index, double ref, double) {
@@ -260,7 +264,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_int8_conv(const 
             check_int32_output(out, value, static_cast<std::uint32_t>(static_cast<std::int64_t>(ref)));
             got.push_back(static_cast<double>(static_cast<std::int32_t>(value)));
         });
-        out.quantization = conv_quantization_error(l, seed, got, output_scale, Fp8Encoding::ocp);
+        out.quantization = conv_quantization_error(l, seed, outliers, got, output_scale, Fp8Encoding::ocp);
         return out;
     };
 }
@@ -271,9 +275,10 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_int8_conv(const 
 // kernel's fp32 accumulation of the K = R*S*C/groups taps), and the quantization error against the
 // direct convolution of the unrounded values.
 std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const ConvLayout& l, std::uint64_t seed,
+                                                                         const ActivationOutliers& outliers,
                                                                          Fp8Encoding encoding, simt::GlobalMemory& memory,
                                                                          bool on_worker) {
-    const ConvValues v = draw_conv_values(l.s, seed);
+    const ConvValues v = draw_conv_values(l.s, seed, outliers);
     const DType dtype = l.dtype;
     QuantizedOperand qx = quantize_operand(v.x, dtype, encoding), qw = quantize_operand(v.w, dtype, encoding);
     const double output_scale = qx.scale * qw.scale;
@@ -281,7 +286,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const C
     store_conv_values(l, q.x, q.w, [&](std::uint32_t address, float f) {
         memory.data()[address] = fp8_encode(f, dtype, Fp8Overflow::saturate, encoding);
     });
-    return [l, seed, encoding, output_scale, reference = start_direct_conv(l, std::move(q), on_worker)](
+    return [l, seed, outliers, encoding, output_scale, reference = start_direct_conv(l, std::move(q), on_worker)](
                const simt::GlobalMemory& memory) {
         const double taps = static_cast<double>(l.s.r * l.s.s * l.cg);
         LoweringNumerics out;
@@ -299,7 +304,7 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const C
             ++out.checked;
             got.push_back(value);
         });
-        out.quantization = conv_quantization_error(l, seed, got, output_scale, encoding);
+        out.quantization = conv_quantization_error(l, seed, outliers, got, output_scale, encoding);
         return out;
     };
 }
@@ -307,8 +312,8 @@ std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_fp8_conv(const C
 // The tensor paths' inputs and check: the 16-bit values, or the quantized int8 or rounded fp8 ones.
 std::function<LoweringNumerics(const simt::GlobalMemory&)> fill_tensor_conv(const ConvLayout& l, simt::GlobalMemory& memory, const LoweringTarget& target) {
     if (l.path != ConvPath::tensor_8bit) return fill_float_conv(l, target.seed, memory, target.reference_on_worker);
-    if (l.dtype == DType::int8) return fill_int8_conv(l, target.seed, memory);
-    return fill_fp8_conv(l, target.seed, target.sm.fp8_encoding, memory, target.reference_on_worker);
+    if (l.dtype == DType::int8) return fill_int8_conv(l, target.seed, target.outliers, memory);
+    return fill_fp8_conv(l, target.seed, target.outliers, target.sm.fp8_encoding, memory, target.reference_on_worker);
 }
 
 void allocate_conv(ConvLayout& l, simt::GlobalMemory& memory) {

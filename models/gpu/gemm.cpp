@@ -1690,16 +1690,19 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
     }
     if (!target.real_data) return out;
     // Seeded fp32 inputs uniform in [-1, 1) as for the 16-bit GEMM, drawn A then B (B in K x N
-    // order), quantized per tensor (models/common/quantization.h): fp8 rounds each value to the
-    // format (nearest, ties to even), int8 scales by max|x|/127. Both are stored in the TN layout
-    // (B transposed).
-    const auto draw_unquantized = [g](std::uint64_t seed, std::vector<float>& a32, std::vector<float>& b32) {
+    // order), A's outlier features scaled (the config's activation outliers, quantization.h),
+    // quantized per tensor (models/common/quantization.h): fp8 rounds each value to the format
+    // (nearest, ties to even), int8 scales by max|x|/127. Both are stored in the TN layout (B
+    // transposed).
+    const auto draw_unquantized = [g, outliers = target.outliers](std::uint64_t seed, std::vector<float>& a32,
+                                                                  std::vector<float>& b32) {
         std::mt19937_64 rng(seed);
         std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
         a32.resize(static_cast<std::size_t>(g.batch * g.m * g.k));
         b32.resize(static_cast<std::size_t>(g.batch * g.k * g.n));
         for (float& x : a32) x = uniform(rng);
         for (float& x : b32) x = uniform(rng);
+        apply_activation_outliers(a32, g.k, outliers, seed);
     };
     QuantizedOperand qa, qb;
     {

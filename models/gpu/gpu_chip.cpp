@@ -263,6 +263,7 @@ LoweringTarget GpuChip::lowering_target() const {
     target.sms = params_.simt.sms;
     target.sm = params_.simt.sm;
     target.seed = params_.seed;
+    target.outliers = params_.outliers;
     target.real_data = options_.validate;
     target.reference_on_worker = options_.validation_worker;
     target.launch_overhead_cycles = params_.launch_overhead_cycles;

@@ -57,6 +57,7 @@ struct GpuChipParams {
     double sm_port_bytes_per_cycle = 0;   // an SM's crossbar port (lowering's bandwidth floor)
     double clock_hz = 1e9;
     std::uint64_t seed = 1;               // data of rand-filled buffers
+    ActivationOutliers outliers;          // of int8/fp8 GEMM and convolution activations
     // Peaks for the roofline, per chip cycle.
     std::map<DType, double> tensor_macs_per_sm_cycle;  // dense tensor-core MACs per SM; fp32 = TF32
     int fp32_lanes = 64, int_lanes = 64;               // per SM

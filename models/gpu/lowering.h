@@ -27,6 +27,7 @@ struct LoweringTarget {
     int sms = 1;
     simt::SmParams sm;       // occupancy limits, smem size, pipes
     std::uint64_t seed = 1;  // data: the same seed gives the same inputs
+    ActivationOutliers outliers;  // of int8/fp8 GEMM and convolution activations (quantization.h)
     // true: inputs get seeded random values and `check` is set (--validate). false: buffers stay
     // zero (timing-only runs skip fp payloads, so their values never matter).
     bool real_data = false;

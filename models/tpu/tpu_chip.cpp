@@ -204,7 +204,7 @@ TpuOpResult TpuChip::run_gemm_ideal(const Op& op, bool validate, std::int64_t in
     std::optional<GemmValidation> check;
     std::vector<double> c;
     if (validate) {
-        check.emplace(op, op_seed(params_.seed, index), validation_worker_);
+        check.emplace(op, op_seed(params_.seed, index), validation_worker_, params_.outliers);
         c.assign(static_cast<std::size_t>(g.batch * g.m * g.n), 0.0);
     }
 

@@ -349,7 +349,7 @@ TpuOpResult HierarchyModel::run(const Op& op, bool validate, std::int64_t op_ind
     std::future<NumericsCheck> vector_check;
     if (validate) {
         const std::uint64_t seed = op_seed(params_.seed, op_index);
-        if (is_gemm_like(op.kind)) gemm_check.emplace(op, seed, validation_worker_);
+        if (is_gemm_like(op.kind)) gemm_check.emplace(op, seed, validation_worker_, params_.outliers);
         else vector_check = start_vector_check(op, seed, validation_worker_);
     }
     TensorAddresses where;

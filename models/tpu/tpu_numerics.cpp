@@ -108,9 +108,12 @@ void fill_random(std::vector<float>& out, std::int64_t n, DType dtype, std::mt19
 
 namespace {
 
-// int8 and fp8: x gets the seeded fp32 values, q their quantized form; returns the scale.
-double fill_quantized(std::vector<float>& q, std::vector<float>& x, std::int64_t n, DType dtype, std::mt19937_64& rng) {
+// int8 and fp8: x gets the seeded fp32 values (an activation's outlier features scaled: `features`
+// feature dimensions, `seed` the op's), q their quantized form; returns the scale.
+double fill_quantized(std::vector<float>& q, std::vector<float>& x, std::int64_t n, DType dtype, std::mt19937_64& rng,
+                      std::int64_t features = 1, const ActivationOutliers& outliers = {}, std::uint64_t seed = 0) {
     fill_random(x, n, DType::fp32, rng);
+    apply_activation_outliers(x, features, outliers, seed);
     QuantizedOperand quantized = quantize_operand(x, dtype);
     q = std::move(quantized.values);
     return quantized.scale;
@@ -118,16 +121,17 @@ double fill_quantized(std::vector<float>& q, std::vector<float>& x, std::int64_t
 
 }  // namespace
 
-GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed) {
+GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed, const ActivationOutliers& outliers) {
     std::mt19937_64 rng(seed);
     GemmData d;
     if (is_quantized(dtype)) {
         // A then B from the stream (two statements: the operands of * have no evaluation order).
-        const double scale_a = fill_quantized(d.a, d.a_fp32, g.batch * g.m * g.k, dtype, rng);
+        const double scale_a = fill_quantized(d.a, d.a_fp32, g.batch * g.m * g.k, dtype, rng, g.k, outliers, seed);
         d.output_scale = scale_a * fill_quantized(d.b, d.b_fp32, g.batch * g.k * g.n, dtype, rng);
         return d;
     }
     fill_random(d.a, g.batch * g.m * g.k, dtype, rng);
+    apply_activation_outliers(d.a, g.k, outliers, seed);  // fp32: an unquantized reference's values
     fill_random(d.b, g.batch * g.k * g.n, dtype, rng);
     return d;
 }
@@ -187,15 +191,15 @@ NumericsCheck compare_with_reference(const std::vector<double>& c, const Numeric
 
 // An int8/fp8 op's operands were quantized from the fp32 stream of the same seed (fill_quantized),
 // so the fp32 op of that seed holds exactly the values before quantization.
-std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed) {
-    const GemmData d = random_gemm_data(g, DType::fp32, seed);
+std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed, const ActivationOutliers& outliers) {
+    const GemmData d = random_gemm_data(g, DType::fp32, seed, outliers);
     return fp32_reference_gemm(g, d.a, d.b);
 }
 
-std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed) {
+std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed, const ActivationOutliers& outliers) {
     // Eigen's fp32 GEMM of the im2col lowering (the lowering only moves values, so this is the
     // fp32 convolution, summed in Eigen's order).
-    const GemmData lowered = lower_conv_to_gemm(s, random_conv_data(s, DType::fp32, seed));
+    const GemmData lowered = lower_conv_to_gemm(s, random_conv_data(s, DType::fp32, seed, outliers));
     return fp32_reference_gemm(s.as_gemm(), lowered.a, lowered.b);
 }
 
@@ -203,16 +207,17 @@ NumericsCheck check_gemm(const GemmShape& g, DType dtype, const GemmData& data, 
     return compare_with_reference(c, gemm_reference(g, dtype, data));
 }
 
-ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed) {
+ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed, const ActivationOutliers& outliers) {
     std::mt19937_64 rng(seed);
     ConvData d;
-    if (is_quantized(dtype)) {
-        const double scale_input = fill_quantized(d.input, d.input_fp32, s.n * s.h * s.w * s.c, dtype, rng);
+    if (is_quantized(dtype)) {  // the input (NHWC) is the activation: its channels the features
+        const double scale_input = fill_quantized(d.input, d.input_fp32, s.n * s.h * s.w * s.c, dtype, rng, s.c, outliers, seed);
         d.output_scale =
             scale_input * fill_quantized(d.filter, d.filter_fp32, s.k * s.r * s.s * (s.c / s.groups), dtype, rng);
         return d;
     }
     fill_random(d.input, s.n * s.h * s.w * s.c, dtype, rng);
+    apply_activation_outliers(d.input, s.c, outliers, seed);
     fill_random(d.filter, s.k * s.r * s.s * (s.c / s.groups), dtype, rng);
     return d;
 }

@@ -46,7 +46,9 @@ struct GemmData {
 };
 // Floats: fill_random's values. int8 and fp8: fp32 values uniform in [-1, 1) (fill_random's fp32
 // stream), quantized per tensor (quantize_operand); fp8 operands are the same as fill_random's.
-GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed);
+// outliers: scale the activation's (A's) outlier features (quantization.h), as the int8/fp8 ops of
+// a config with activation outliers draw them; their fp32 reference draws them alike.
+GemmData random_gemm_data(const GemmShape& g, DType dtype, std::uint64_t seed, const ActivationOutliers& outliers = {});
 
 // What a check compares the chip's output with: reference values laid out as the output, the
 // bound each output's error must meet, and the floor of the relative error's denominator (the
@@ -60,8 +62,8 @@ NumericsCheck compare_with_reference(const std::vector<double>& c, const Numeric
 // Eigen's fp32 GEMM of the values random_gemm_data / random_conv_data quantized for `seed`, drawn
 // again from the same stream (so --validate need not hold them while the op runs); a convolution's
 // laid out as its GEMM output [group][m][j].
-std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed);
-std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed);
+std::vector<float> unquantized_gemm_reference(const GemmShape& g, std::uint64_t seed, const ActivationOutliers& outliers = {});
+std::vector<float> unquantized_conv_reference(const Conv2dShape& s, std::uint64_t seed, const ActivationOutliers& outliers = {});
 
 // The Eigen reference of a GEMM ([batch][m][n]): fp32, or double for int8 beyond K = 1024.
 NumericsReference gemm_reference(const GemmShape& g, DType dtype, const GemmData& data);
@@ -75,7 +77,7 @@ struct ConvData {
     std::vector<float> input_fp32, filter_fp32;
     double output_scale = 1;
 };
-ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed);
+ConvData random_conv_data(const Conv2dShape& s, DType dtype, std::uint64_t seed, const ActivationOutliers& outliers = {});
 // The implicit-GEMM lowering (docs/tpu.md): per group g, A[g][m][kk] with m = (n, oh, ow) and
 // kk = (r, s, c) (zeros where the window reads padding), B[g][kk][j] = filter[g*K/groups + j][r][s][c].
 GemmData lower_conv_to_gemm(const Conv2dShape& s, const ConvData& data);

@@ -6,6 +6,7 @@
 
 #include "models/common/dtype.h"
 #include "models/common/param_table.h"
+#include "models/common/quantization.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/mxu/mxu.h"
 
@@ -60,6 +61,7 @@ struct TpuChipParams : TpuParams {
     bool ideal_memory = false;           // operands always ready: only compute is timed
     double clock_hz = 1e9;
     std::uint64_t seed = 1;              // validation operands: seeded per op index
+    ActivationOutliers outliers;         // of int8/fp8 GEMM and convolution activations
     // The memory system behind the cores (requesters = cores); required unless ideal_memory.
     std::optional<memory::MemoryHierarchyParams> memory;
 };

@@ -9,8 +9,11 @@
 
 namespace accelsim::tpu {
 
-GemmValidation::GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_thread)
-    : op_(op), seed_(seed), data_ready_(data_promise_.get_future().share()) {
+GemmValidation::GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_thread, const ActivationOutliers& outliers)
+    : op_(op),
+      seed_(seed),
+      outliers_(is_quantized(op.dtype) ? outliers : ActivationOutliers{}),
+      data_ready_(data_promise_.get_future().share()) {
     if (!on_worker_thread) {
         make_data();
         data_promise_.set_value();
@@ -39,13 +42,13 @@ void GemmValidation::make_data() {
     // int8 and fp8: the fp32 values before quantization are not held while the op runs (a large
     // GEMM's would add half its operands' memory); check() draws them again from the seed.
     if (op_.kind == OpKind::conv2d) {
-        conv_ = random_conv_data(op_.conv, op_.dtype, seed_);
+        conv_ = random_conv_data(op_.conv, op_.dtype, seed_, outliers_);
         output_scale_ = conv_.output_scale;
         std::vector<float>().swap(conv_.input_fp32);
         std::vector<float>().swap(conv_.filter_fp32);
         data_ = lower_conv_to_gemm(op_.conv, conv_);
     } else {
-        data_ = random_gemm_data(op_.as_gemm(), op_.dtype, seed_);
+        data_ = random_gemm_data(op_.as_gemm(), op_.dtype, seed_, outliers_);
         output_scale_ = data_.output_scale;
         std::vector<float>().swap(data_.a_fp32);
         std::vector<float>().swap(data_.b_fp32);
@@ -70,8 +73,8 @@ NumericsCheck GemmValidation::check(const std::vector<double>& c) {
         data_ = GemmData{};
         conv_ = ConvData{};
         const std::vector<float> unquantized = op_.kind == OpKind::conv2d
-                                                   ? unquantized_conv_reference(op_.conv, seed_)
-                                                   : unquantized_gemm_reference(op_.as_gemm(), seed_);
+                                                   ? unquantized_conv_reference(op_.conv, seed_, outliers_)
+                                                   : unquantized_gemm_reference(op_.as_gemm(), seed_, outliers_);
         result.quantization = quantization_error(op_.dtype, c, unquantized, output_scale_);
     }
     return result;

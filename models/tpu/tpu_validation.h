@@ -23,7 +23,8 @@ using ResultFault = std::function<void(std::vector<double>& c)>;
 // operands and then the reference; data() waits for the operands, check() for the reference.
 class GemmValidation {
 public:
-    GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_thread);
+    // outliers: of an int8/fp8 op's activation (quantization.h).
+    GemmValidation(const Op& op, std::uint64_t seed, bool on_worker_thread, const ActivationOutliers& outliers = {});
     ~GemmValidation();
     GemmValidation(const GemmValidation&) = delete;
     GemmValidation& operator=(const GemmValidation&) = delete;
@@ -41,6 +42,7 @@ private:
 
     Op op_;
     std::uint64_t seed_;
+    ActivationOutliers outliers_;  // none unless the dtype is quantized
     GemmData data_;
     ConvData conv_;  // conv2d: the tensors before lowering, for the direct-convolution reference
     double output_scale_ = 1;  // int8: what the outputs are multiplied by to be real values again

@@ -48,6 +48,9 @@ struct ChipConfig {
     DType default_dtype = DType::bf16;
     std::string memory = "hierarchy";  // "ideal": operands always ready (compute effects alone)
     std::uint64_t seed = 1;
+    // Outlier features of quantized GEMMs' and convolutions' activations (quantization.h).
+    double activation_outlier_fraction = 0, activation_outlier_magnitude = 20;
+    ActivationOutliers activation_outliers() const { return {activation_outlier_fraction, activation_outlier_magnitude}; }
     std::optional<double> cost_per_hour_usd, tdp_w;
     std::optional<double> memory_gb;  // device memory capacity, documentation only (not simulated)
 

@@ -192,6 +192,15 @@ std::vector<KeySpec> build_schema() {
     s.push_back(integer("seed", 0, 9.2e18, d.seed,
                         "Seed of every random number generator (validation inputs).",
                         top_field(&ChipConfig::seed)));
+    s.push_back(number("activation_outlier_fraction", 0, 1, d.activation_outlier_fraction,
+                       "Fraction of the feature dimensions of an int8 or fp8 GEMM's activation (A's K columns) or "
+                       "convolution's input (its channels) that are outliers, at least one when above 0, for "
+                       "--validate's quantization error (docs/outputs.md \"Outliers\"); 0: none.",
+                       top_field(&ChipConfig::activation_outlier_fraction)));
+    s.push_back(number("activation_outlier_magnitude", 1, 10000, d.activation_outlier_magnitude,
+                       "Factor of the outlier features' values over the others' (uniform in [-1, 1)); "
+                       "LLM.int8() (Dettmers et al. 2022) reports outliers up to about 20 times the rest.",
+                       top_field(&ChipConfig::activation_outlier_magnitude)));
     s.push_back(number(
         "cost_per_hour_usd", 0, 1e6, nullptr,
         "Public on-demand price of one chip-hour in USD, for cost-per-run figures. Optional.",

@@ -48,6 +48,7 @@ tpu::TpuChipParams tpu_params_from_config(const ChipConfig& config) {
     p.ideal_memory = config.memory == "ideal";
     p.clock_hz = config.clock_hz();
     p.seed = config.seed;
+    p.outliers = config.activation_outliers();
     if (!p.ideal_memory) p.memory = memory_hierarchy_params_from_config(config);
     return p;
 }
@@ -77,6 +78,7 @@ gpu::GpuChipParams gpu_params_from_config(const ChipConfig& config) {
     p.sm_port_bytes_per_cycle = config.interconnect.bytes_per_cycle_per_port;
     p.clock_hz = config.clock_hz();
     p.seed = config.seed;
+    p.outliers = config.activation_outliers();
     for (const DType t : kOperandDTypes)
         p.tensor_macs_per_sm_cycle[t] = config.sm.tensor_macs_per_cycle.of(t);
     p.fp32_lanes = config.sm.fp32_lanes;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/dtype.h"
+#include "models/common/quantization.h"
 #include "models/tpu/tpu_numerics.h"
 #include "tests/accelsim_process.h"
 
@@ -183,6 +184,55 @@ TEST(QuantizationCli, SameSeedSameBytesAndTimingOnlyRunsHaveNoQuantization) {
     EXPECT_TRUE(contains(first, "quantization_relative_rms"));
     const std::string timing = json_of("", "t.json");
     EXPECT_FALSE(contains(timing, "quantization"));
+}
+
+TEST(QuantizationCli, ActivationOutliersFromTheConfigOnTpuAndGpu) {
+    // --set activation_outlier_fraction=0.002: two of a 768-feature activation's columns 20 times
+    // larger (activation_outlier_magnitude's default), in A before quantization and in the fp32
+    // reference alike. The test applies the library's outlier choice (its own unit test checks it)
+    // to the documented streams and recomputes every figure; int8's error grows about tenfold, fp8's
+    // stays.
+    const std::string trace = "matmul q m=64 n=32 k=768 dtype=int8\n";
+    auto run_with = [&](const std::string& config, const std::string& text, const std::string& name) {
+        const fs::path dir = scratch_dir(name);
+        write_file(dir / "q.trace", "# accelsim-trace 1\n" + text);
+        const Result r = run("--config configs/" + config + ".json --trace '" + (dir / "q.trace").string() +
+                             "' --validate --set activation_outlier_fraction=0.002 --json '" + (dir / "q.json").string() + "'");
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        return json::parse(slurp(dir / "q.json"));
+    };
+    const accelsim::ActivationOutliers outliers{0.002, 20};
+    // TPU (tpu_v4): op 0's stream, A's outlier features chosen from the op's seed.
+    const json tpu = run_with("tpu_v4", trace, "outliers_tpu");
+    const std::uint64_t tpu_seed = accelsim::tpu::op_seed(tpu["config"]["seed"].get<std::uint64_t>(), 0);
+    std::mt19937_64 rng(tpu_seed);
+    std::vector<float> a, b;
+    accelsim::tpu::fill_random(a, 64 * 768, DType::fp32, rng);
+    accelsim::tpu::fill_random(b, 768 * 32, DType::fp32, rng);
+    const Expected uniform_tpu = gemm_error(1, 64, 32, 768, a, b, DType::int8);
+    accelsim::apply_activation_outliers(a, 768, outliers, tpu_seed);
+    const Expected tpu_int8 = gemm_error(1, 64, 32, 768, a, b, DType::int8);
+    expect_op(tpu["ops"][0], tpu_int8, "int8");
+    EXPECT_GT(tpu_int8.relative_rms(), 8 * uniform_tpu.relative_rms());
+    // GPU (a100 int8, h100 fp8_e4m3): the config seed's stream, outliers chosen from it.
+    auto gpu_error = [&](const json& report, DType dtype, bool with_outliers) {
+        const std::uint64_t seed = report["config"]["seed"].get<std::uint64_t>();
+        std::mt19937_64 g(seed);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        std::vector<float> ga(64 * 768), gb(768 * 32);
+        for (float& x : ga) x = uniform(g);
+        for (float& x : gb) x = uniform(g);
+        if (with_outliers) accelsim::apply_activation_outliers(ga, 768, outliers, seed);
+        return gemm_error(1, 64, 32, 768, ga, gb, dtype);
+    };
+    const json a100 = run_with("a100", trace, "outliers_a100");
+    expect_op(a100["ops"][0], gpu_error(a100, DType::int8, true), "int8");
+    EXPECT_GT(gpu_error(a100, DType::int8, true).relative_rms(), 8 * gpu_error(a100, DType::int8, false).relative_rms());
+    const json h100 = run_with("h100", "matmul e4 m=64 n=32 k=768 dtype=fp8_e4m3\n", "outliers_h100");
+    const Expected fp8 = gpu_error(h100, DType::fp8_e4m3, true);
+    expect_op(h100["ops"][0], fp8, "fp8_e4m3");
+    EXPECT_NEAR(fp8.relative_rms(), gpu_error(h100, DType::fp8_e4m3, false).relative_rms(),
+                0.15 * fp8.relative_rms());
 }
 
 }  // namespace

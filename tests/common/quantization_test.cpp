@@ -3,6 +3,7 @@
 // computes here in double from the test's own quantization.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -127,6 +128,71 @@ TEST(Quantization, Int8GemmAgainstEigenInDouble) {
     EXPECT_NEAR(e.max_abs, want_max, 1e-5);
     EXPECT_NEAR(e.relative_rms(), want_rms, 1e-5);
     EXPECT_NEAR(e.relative_rms(), 1.0 / (127 * std::sqrt(2.0)), 0.1 / (127 * std::sqrt(2.0)));  // within 10%
+}
+
+TEST(Quantization, ActivationOutliersScaleWholeFeatureDimensions) {
+    // ceil(fraction x features) features, at least one, sorted, the same for the same seed.
+    const ActivationOutliers one{0.001, 20};  // 768 x 0.001 = 0.768: 1
+    EXPECT_EQ(outlier_features(768, one, 5).size(), 1u);
+    EXPECT_EQ(outlier_features(768, {0.01, 20}, 5).size(), 8u);    // 7.68: 8
+    EXPECT_EQ(outlier_features(768, {1e-9, 20}, 5).size(), 1u);
+    EXPECT_EQ(outlier_features(768, {1.0, 20}, 5).size(), 768u);
+    EXPECT_TRUE(outlier_features(768, {0.0, 20}, 5).empty());
+    const std::vector<std::int64_t> eight = outlier_features(768, {0.01, 20}, 5);
+    EXPECT_TRUE(std::is_sorted(eight.begin(), eight.end()));
+    EXPECT_EQ(std::adjacent_find(eight.begin(), eight.end()), eight.end());
+    EXPECT_EQ(eight, outlier_features(768, {0.01, 20}, 5));
+    for (const std::int64_t f : eight) EXPECT_LT(f, 768);
+    // Every row's values of those features times the magnitude; the others untouched.
+    std::vector<float> x(3 * 768);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.5f + static_cast<float>(i % 7) * 0.0625f;
+    const std::vector<float> before = x;
+    apply_activation_outliers(x, 768, {0.01, 20}, 5);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const bool outlier = std::binary_search(eight.begin(), eight.end(), static_cast<std::int64_t>(i % 768));
+        EXPECT_EQ(x[i], outlier ? before[i] * 20 : before[i]) << i;
+    }
+    std::vector<float> unchanged = before;
+    apply_activation_outliers(unchanged, 768, {}, 5);
+    EXPECT_EQ(unchanged, before);
+}
+
+TEST(Quantization, OneOutlierFeatureCostsInt8ItsResolutionNotFp8) {
+    // A (512 x 768) uniform [-1, 1) with one feature 20 times larger, B (768 x 64) uniform. The
+    // closed form of Int8GemmAgainstEigenInDouble with unequal scales: A's rounding error (variance
+    // s_a^2/12 per value) meets B's values (E b^2 = 1/3), B's (s_b^2/12) meets A's (E a^2), and
+    // E y^2 = K E a^2 / 3, so
+    //   relative RMS^2 = s_a^2 / (12 E a^2) + s_b^2 / 4,
+    // with E a^2 = ((K - 1) / 3 + 20^2 / 3) / K = 0.50651 and s_a = max|a| / 127 (about 20 / 127):
+    // about 0.064, eleven times the 0.0056 of uniform inputs. fp8 rounds each value relative to
+    // itself, so the outlier costs it nothing: its relative RMS stays within 10% of the uniform
+    // inputs' one.
+    const GemmShape g{1, 512, 64, 768};
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(512 * 768), b(768 * 64);
+    for (float& x : a) x = uniform(rng);
+    for (float& x : b) x = uniform(rng);
+    std::vector<float> a_out = a;
+    apply_activation_outliers(a_out, 768, {0.001, 20}, 3);
+    auto error = [&](const std::vector<float>& x, DType t) {
+        const QuantizedOperand qa = quantize_operand(x, t), qb = quantize_operand(b, t);
+        const std::vector<float> acc = fp32_reference_gemm(g, qa.values, qb.values);
+        std::vector<double> y;
+        for (float v : acc) y.push_back(static_cast<double>(v) * qa.scale * qb.scale);
+        return quantization_error(t, y, fp32_reference_gemm(g, x, b)).relative_rms();
+    };
+    float amax = 0, bmax = 0;
+    for (float v : a_out) amax = std::max(amax, std::fabs(v));
+    for (float v : b) bmax = std::max(bmax, std::fabs(v));
+    const double sa = amax / 127.0, sb = bmax / 127.0, ea2 = (767.0 / 3 + 400.0 / 3) / 768;
+    const double want = std::sqrt(sa * sa / (12 * ea2) + sb * sb / 4);
+    EXPECT_NEAR(want, 0.064, 0.001);
+    const double int8 = error(a_out, DType::int8);
+    EXPECT_NEAR(int8, want, 0.1 * want);
+    EXPECT_GT(int8, 10 * error(a, DType::int8));
+    const double fp8 = error(a_out, DType::fp8_e4m3), fp8_uniform = error(a, DType::fp8_e4m3);
+    EXPECT_NEAR(fp8, fp8_uniform, 0.1 * fp8_uniform);
 }
 
 }  // namespace

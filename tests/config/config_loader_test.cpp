@@ -753,6 +753,8 @@ std::map<std::string, std::string> fields_of(const ChipConfig& c) {
         {"default_dtype", std::string(to_string(c.default_dtype))},
         {"memory", c.memory},
         {"seed", std::to_string(c.seed)},
+        {"activation_outlier_fraction", num(c.activation_outlier_fraction)},
+        {"activation_outlier_magnitude", num(c.activation_outlier_magnitude)},
         {"cost_per_hour_usd", opt(c.cost_per_hour_usd)},
         {"tdp_w", opt(c.tdp_w)},
         {"memory_gb", opt(c.memory_gb)},
