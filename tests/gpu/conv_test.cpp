@@ -116,6 +116,40 @@ TEST(ConvKernels, Int8MatchesDirectConvolutionExactly) {
     }
 }
 
+TEST(ConvKernels, Int8ActivationOutliersAreTheInputsChannels) {
+    // activation outliers (quantization.h) on a convolution: whole input channels (NHWC: the
+    // fastest index) 20 times larger, in the quantized input and in the fp32 reference alike. The
+    // int32 outputs still equal the host's integer convolution exactly; the quantization error
+    // grows as the GEMM closed form says for the lowered K = 9 x 64 (one channel in 64 at 20x:
+    // relative RMS^2 = s_a^2 / (12 E a^2) + s_b^2 / 4 with s_a ~ 20/127, E a^2 = (63 + 400) / (3 x 64)
+    // (padding aside): about 3.2 %, against 0.56 % for uniform inputs).
+    const Op op = conv_op(shape(1, 8, 8, 64, 32, 3, 1, 1), DType::int8);
+    auto quantization = [&](const ActivationOutliers& outliers) {
+        simt::SimtParams params;
+        params.sms = 2;
+        params.sm.limits = *simt::published_limits("sm_80");
+        LoweringTarget target;
+        target.sms = params.sms;
+        target.sm = params.sm;
+        target.seed = 3;
+        target.real_data = true;
+        target.outliers = outliers;
+        simt::GlobalMemory memory;
+        const LoweredKernel lk = lower_conv2d(op, memory, target);
+        simt::FixedLatencyMemory port(200);
+        simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {false});
+        const LoweringNumerics n = lk.check(memory);
+        EXPECT_TRUE(n.passed);
+        EXPECT_EQ(n.max_abs_err, 0.0);
+        return n.quantization->relative_rms();
+    };
+    const double uniform = quantization({}), outliers = quantization({1.0 / 64, 20});
+    EXPECT_NEAR(uniform, 0.0056, 0.001);
+    const double s_a = 20.0 / 127, ea2 = (63.0 + 400.0) / (3 * 64);
+    const double want = std::sqrt(s_a * s_a / (12 * ea2) + 1.0 / (4 * 127.0 * 127.0));
+    EXPECT_NEAR(outliers, want, 0.15 * want) << "uniform " << uniform;
+}
+
 // h100's tensor rates per SM (configs/h100.json): 16-bit 2048, int8 and both fp8 formats 4096.
 constexpr DTypeRates kH100Rates{4096, 2048, 2048, 1024, 4096, 4096};
 

@@ -4,6 +4,7 @@
 // chip's exact integer output rebuilt by Eigen; inline and on the worker thread alike.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -58,6 +59,31 @@ TEST(TpuQuantization, Int8AndFp8MatmulFiguresMatchARecomputationInDouble) {
             }
         }
     }
+}
+
+TEST(TpuQuantization, ActivationOutliersScaleTheActivationsOwnFeatures) {
+    // The operands with activation outliers (quantization.h) are the uniform ones of the same seed
+    // with whole feature dimensions of the activation times the magnitude: A's K columns of a
+    // GEMM, the input's channels of a convolution (NHWC); the weights untouched.
+    const ActivationOutliers outliers{0.05, 20};
+    const GemmShape g{1, 6, 5, 40};
+    const GemmData plain = random_gemm_data(g, DType::int8, 9), scaled = random_gemm_data(g, DType::int8, 9, outliers);
+    const std::vector<std::int64_t> columns = outlier_features(40, outliers, 9);
+    EXPECT_EQ(columns.size(), 2u);  // ceil(0.05 x 40)
+    for (std::size_t i = 0; i < plain.a_fp32.size(); ++i) {
+        const bool outlier = std::find(columns.begin(), columns.end(), static_cast<std::int64_t>(i % 40)) != columns.end();
+        EXPECT_EQ(scaled.a_fp32[i], outlier ? plain.a_fp32[i] * 20 : plain.a_fp32[i]) << i;
+    }
+    EXPECT_EQ(scaled.b_fp32, plain.b_fp32);
+    Conv2dShape s;
+    s.n = 1, s.h = 3, s.w = 3, s.c = 20, s.k = 4, s.r = s.s = 3, s.pad_h = s.pad_w = 1;
+    const ConvData conv_plain = random_conv_data(s, DType::int8, 9), conv_scaled = random_conv_data(s, DType::int8, 9, outliers);
+    const std::vector<std::int64_t> channels = outlier_features(20, outliers, 9);
+    EXPECT_EQ(channels.size(), 1u);
+    for (std::size_t i = 0; i < conv_plain.input_fp32.size(); ++i)
+        EXPECT_EQ(conv_scaled.input_fp32[i], static_cast<std::int64_t>(i % 20) == channels[0] ? conv_plain.input_fp32[i] * 20
+                                                                                              : conv_plain.input_fp32[i]);
+    EXPECT_EQ(conv_scaled.filter_fp32, conv_plain.filter_fp32);
 }
 
 TEST(TpuQuantization, FloatOpsHaveNoQuantizationError) {
