@@ -35,7 +35,7 @@ std::vector<std::int64_t> outlier_features(std::int64_t features, const Activati
         const auto j = i + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(features - i));
         std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
     }
-    order.resize(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)));
+    order.resize(static_cast<std::size_t>(count));  // at least 1: ceil of a positive fraction
     std::sort(order.begin(), order.end());
     return order;
 }

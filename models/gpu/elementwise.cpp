@@ -414,26 +414,31 @@ bool runs_eight_bit_elementwise(DType dtype, const LoweringTarget& target) {
     return std::atoi(arch.c_str() + 3) >= 89;
 }
 
+std::string eight_bit_inputs_wording(DType dtype, Fp8Encoding encoding, const std::string& inputs, bool several) {
+    if (dtype == DType::int8)
+        return "int8 symmetric per-tensor " + inputs + (several ? " (each: " : " (") +
+               "scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127])";
+    if (!is_fp8(dtype)) throw std::logic_error("eight_bit_inputs_wording: " + std::string(to_string(dtype)) + " is not 8-bit");
+    return std::string(to_string(dtype)) + (encoding == Fp8Encoding::fnuz ? " FNUZ" : "") + ": " + inputs +
+           " rounded to nearest even (saturating)";
+}
+
 std::string eight_bit_vector_scheme(OpKind kind, DType dtype, Fp8Encoding encoding) {
-    const std::string inputs = kind == OpKind::layernorm            ? "inputs x, gamma and beta"
-                               : op_info(kind).vector_inputs == 2 ? "inputs a and b"
-                                                                    : "input x";
+    const bool several = kind == OpKind::layernorm || op_info(kind).vector_inputs == 2;
+    const std::string inputs = eight_bit_inputs_wording(
+        dtype, encoding,
+        kind == OpKind::layernorm ? "inputs x, gamma and beta" : several ? "inputs a and b" : "input x", several);
     const bool moves_words = op_info(kind).vector_ops_per_element == 0;
     if (dtype == DType::int8) {
-        const std::string quantized = "int8 symmetric per-tensor " + inputs +
-                                      (inputs.rfind("inputs", 0) == 0 ? " (each: " : " (") + "scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127])";
-        if (moves_words) return quantized + "; the integers are copied, the output keeps the input's scale";
-        return quantized + "; " + std::string(to_string(kind)) +
+        if (moves_words) return inputs + "; the integers are copied, the output keeps the input's scale";
+        return inputs + "; " + std::string(to_string(kind)) +
                " in fp32 on q*scale; output requantized per tensor: scale_y = max|y|/127 over the exact outputs, "
                "q_y = round_half_even(y/scale_y) in [-127, 127], dequantized by scale_y";
     }
-    if (!is_fp8(dtype)) throw std::logic_error("eight_bit_vector_scheme: " + std::string(to_string(dtype)) + " is not 8-bit");
-    const std::string format = std::string(to_string(dtype)) + (encoding == Fp8Encoding::fnuz ? " FNUZ" : "");
-    const std::string rounded = format + ": " + inputs + " rounded to nearest even (saturating)";
-    if (moves_words) return rounded + "; the bytes are copied; no scaling";
-    if (!fp8_output_scaled(kind, dtype == DType::fp8_e4m3 ? Storage::e4m3 : Storage::e5m2))
-        return rounded + "; " + std::string(to_string(kind)) + " in fp32 is exact in the format; no scaling";
-    return rounded + "; " + std::string(to_string(kind)) +
+    if (moves_words) return inputs + "; the bytes are copied; no scaling";
+    if (!fp8_output_scaled(kind, *eight_bit_storage(dtype)))
+        return inputs + "; " + std::string(to_string(kind)) + " in fp32 is exact in the format; no scaling";
+    return inputs + "; " + std::string(to_string(kind)) +
            " in fp32; output scaled by 2^-k, the smallest k with max|y|*2^-k within the format's largest value "
            "(max|y| over the exact outputs), rounded to nearest even (saturating), dequantized by 2^k";
 }

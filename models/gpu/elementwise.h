@@ -119,6 +119,10 @@ double stored_output_tolerance(Storage s, double fp32_error, double want, double
 // copy keeps its input's), fp8 rounded to the format after the power-of-two output scale
 // (fp8_output_scaled; relu and copy are exact in the format and unscaled).
 std::string eight_bit_vector_scheme(OpKind kind, DType dtype, Fp8Encoding encoding = Fp8Encoding::ocp);
+// The first clause of such a scheme (and of the pools'): how the op's inputs, named by `inputs`
+// ("input x"; `several`: more than one tensor), were quantized: int8 per-tensor scales, or fp8
+// rounding in the chip's encoding.
+std::string eight_bit_inputs_wording(DType dtype, Fp8Encoding encoding, const std::string& inputs, bool several);
 
 // An int8 output's per-tensor scale, calibrated statically on the host: max|reference output| /
 // 127 (1 when every output is 0), the convention of int8_symmetric_scale (quantization.h).

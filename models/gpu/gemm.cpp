@@ -742,27 +742,14 @@ const simt::Kernel* splitk_sum_kernel(int splits, simt::MmaType type, const Gemm
         }
         int tensor = 0;
         for (const EpilogueStep step : epilogue.steps) {
+            // The step's packed operand (the bias word in t1, or a tensor word) unpacked into t0.
+            const bool tensor_step = step == EpilogueStep::add || step == EpilogueStep::mul;
             for (int half = 0; half < 2; ++half) {
-                const std::string x = r(4 + half);
-                switch (step) {
-                    case EpilogueStep::bias:
-                        src += (half == 0 ? lo : hi) + r(t0) + ", " + r(t1) + "\n    fadd " + x + ", " + x + ", " + r(t0) + "\n";
-                        break;
-                    case EpilogueStep::relu: src += "    fmax " + x + ", " + x + ", 0.0\n"; break;
-                    case EpilogueStep::scale: src += "    fmul " + x + ", " + x + ", alpha\n"; break;
-                    case EpilogueStep::gelu:  // the elementwise kernel's sigmoid form
-                        src += "    fmul " + r(t0) + ", " + x + ", -2.4554669\n    ex2 " + r(t0) + ", " + r(t0) + "\n    fadd " +
-                               r(t0) + ", " + r(t0) + ", 1.0\n    rcp " + r(t0) + ", " + r(t0) + "\n    fmul " + x + ", " + x +
-                               ", " + r(t0) + "\n";
-                        break;
-                    case EpilogueStep::add:
-                    case EpilogueStep::mul:
-                        src += (half == 0 ? lo : hi) + r(t0) + ", " + r(word + tensor) + "\n    " +
-                               (step == EpilogueStep::add ? "fadd " : "fmul ") + x + ", " + x + ", " + r(t0) + "\n";
-                        break;
-                }
+                if (tensor_step || step == EpilogueStep::bias)
+                    src += (half == 0 ? lo : hi) + r(t0) + ", " + (tensor_step ? r(word + tensor) : r(t1)) + "\n";
+                for (const std::string& line : epilogue_step_lines(step, r(4 + half), r(t0), r(t0))) src += "    " + line + "\n";
             }
-            if (step == EpilogueStep::add || step == EpilogueStep::mul) ++tensor;
+            if (tensor_step) ++tensor;
         }
     }
     if (epilogue.steps.empty()) src += "    cvt." + t + "x2.f32 r4, r4, r5\n    shl r2, r0, 2\n    add r3, r2, c\n    st.global [r3], r4\n";
@@ -1856,12 +1843,7 @@ LoweredKernel lower_gemm_epilogue(const Op& op, const GemmEpilogue& epilogue, si
         if (hopper.blocks > 0) {
             const int splits = choose_hopper_splits(g, hopper, target);
             const simt::MmaType type = op.dtype == DType::bf16 ? simt::MmaType::bf16 : simt::MmaType::f16;
-            const simt::Kernel* fused = hopper_gemm_epilogue_kernel(
-                hopper.tile, type, hopper.edges, epilogue,
-                choose_hopper_epilogue_chunk(hopper.tile, type, hopper.edges, epilogue, target.sm));
-            if (splits > 1 ||
-                simt::compute_occupancy(target.sm.limits, {hopper.tile.threads(), fused->registers, fused->shared_bytes})
-                        .blocks_per_sm > 0)
+            if (splits > 1 || choose_hopper_epilogue_chunk(hopper.tile, type, hopper.edges, epilogue, target.sm) > 0)
                 return lower_hopper_gemm(op, g, memory, target, hopper, splits, epilogue);
         }
     }

@@ -125,7 +125,8 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     // tensor step) and the chunk's bias words. Its addresses and temporaries take registers the
     // K loop no longer needs (below), so a GELU or a scale costs no register at all.
     const int steps = epilogue.tensor_steps();
-    const int chunk = std::max(1, std::min({epilogue_chunk, BN / 8}));
+    const bool chunked = steps > 0 || epilogue.has_bias();  // otherwise the chunk changes no instruction
+    const int chunk = chunked ? std::max(1, std::min({epilogue_chunk, BN / 8})) : std::min(4, BN / 8);
     if (fused && (BN / 8) % chunk != 0) throw LoweringError("hopper_gemm_source: the epilogue chunk must divide the tile's column groups");
     const int words = next;  // words + (s * 2 + h) * chunk + jj
     next += 2 * chunk * steps;
@@ -174,7 +175,7 @@ std::string hopper_source(const HopperTile& tile, simt::MmaType type, simt::MmaT
     std::string src = ".kernel hopper_" +
                       (im2col_a ? "conv_" + hopper_conv_name(tile, type, edges, TB) : "gemm_" + hopper_kernel_name(tile, type, b_type, edges, b_k_major)) +
                       (partials ? "_partials" : "") + (fused ? "_" + epilogue.name() : "") +
-                      (fused && steps > 0 && chunk < std::min(4, BN / 8) ? "_g" + n(chunk) : "") + "\n";
+                      (fused && chunked && chunk < std::min(4, BN / 8) ? "_g" + n(chunk) : "") + "\n";
     src += ".param A, B, C, lda, ldb, ldc, a_batch, b_batch, c_batch, tiles_m, tiles_per_batch, group_rows, "
            "group_blocks, tiles, kblocks";
     if (edges) src += ", m, a_row_bytes, b_rows, b_row_bytes, c_cols";
@@ -560,7 +561,9 @@ const simt::Kernel* hopper_gemm_epilogue_kernel(const HopperTile& tile, simt::Mm
                                                 const GemmEpilogue& epilogue, int chunk) {
     if (epilogue.steps.empty()) throw LoweringError("hopper_gemm_epilogue_kernel: no epilogue steps");
     if (chunk != 1 && chunk != 2 && chunk != 4) throw LoweringError("hopper_gemm_epilogue_kernel: chunks of 1, 2 or 4 groups");
-    return hopper_epilogue_kernel_cached(tile, type, edges, epilogue, std::min(chunk, tile.bn / 8));
+    // Without tensor steps or a bias no chunk changes the code: one kernel for all.
+    const bool chunked = epilogue.tensor_steps() > 0 || epilogue.has_bias();
+    return hopper_epilogue_kernel_cached(tile, type, edges, epilogue, std::min(chunked ? chunk : 4, tile.bn / 8));
 }
 
 int choose_hopper_epilogue_chunk(const HopperTile& tile, simt::MmaType type, bool edges, const GemmEpilogue& epilogue,
@@ -573,7 +576,7 @@ int choose_hopper_epilogue_chunk(const HopperTile& tile, simt::MmaType type, boo
         const int blocks = per_sm(hopper_gemm_epilogue_kernel(tile, type, edges, epilogue, chunk));
         if (blocks > best_per_sm) best = chunk, best_per_sm = blocks;
     }
-    return best;
+    return best_per_sm > 0 ? best : 0;
 }
 std::string hopper_conv_source(const HopperTile& tile, simt::MmaType type, bool edges, bool partials, int tap_bytes) {
     return hopper_source(tile, type, type, partials, edges, true, true, tap_bytes);

@@ -173,7 +173,8 @@ std::string hopper_gemm_epilogue_source(const HopperTile& tile, simt::MmaType ty
                                         int chunk = 4);
 const simt::Kernel* hopper_gemm_epilogue_kernel(const HopperTile& tile, simt::MmaType type, bool edges,
                                                 const GemmEpilogue& epilogue, int chunk = 4);
-// The chunk (4, 2 or 1) whose kernel fits the most blocks per SM on `sm`, the largest of equals.
+// The chunk (4, 2 or 1) whose kernel fits the most blocks per SM on `sm`, the largest of equals;
+// 0 when none fits a block.
 int choose_hopper_epilogue_chunk(const HopperTile& tile, simt::MmaType type, bool edges, const GemmEpilogue& epilogue,
                                  const simt::SmParams& sm);
 // The implicit-GEMM convolution on the Hopper path (docs/gpu.md, "Hopper convolutions"): the

@@ -230,13 +230,11 @@ std::string global_pool_source(PoolMode mode, Storage s) {
 // 16-bit result is rounded once more (u_storage relative plus half a subnormal spacing).
 // The report's words for what an 8-bit pool computes (QuantizationError::scheme).
 std::string pool_quantization_scheme(DType dtype, Fp8Encoding encoding) {
+    const std::string input = eight_bit_inputs_wording(dtype, encoding, "input", false);
     if (dtype == DType::int8)
-        return "int8 symmetric per-tensor input: scale = max|x|/127, q = round_half_even(x/scale) in [-127, 127]; the pool "
-               "keeps the input's scale: the maximum of the integers, or their average in fp32 rounded half to even; output "
-               "dequantized by scale";
-    return std::string(to_string(dtype)) + (encoding == Fp8Encoding::fnuz ? " FNUZ" : "") +
-           ": inputs rounded to nearest even (saturating); the maximum exact, the average in fp32 rounded once to the "
-           "format; no scaling";
+        return input + "; the pool keeps the input's scale: the maximum of the integers, or their average in fp32 rounded "
+                       "half to even; output dequantized by scale";
+    return input + "; the maximum exact, the average in fp32 rounded once to the format; no scaling";
 }
 
 // int8 (on the integers): the average rounded to an integer, so within half a step of the exact

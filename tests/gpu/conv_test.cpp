@@ -37,7 +37,7 @@ struct ConvRun {
 };
 
 ConvRun run(const Op& op, bool real, const GemmTile* tile = nullptr, bool skip = false,
-            const DTypeRates* tensor_rates = nullptr) {
+            const DTypeRates* tensor_rates = nullptr, const ActivationOutliers& outliers = {}) {
     simt::SimtParams params;
     params.sms = 2;
     params.sm.limits = *simt::published_limits("sm_80");
@@ -47,6 +47,7 @@ ConvRun run(const Op& op, bool real, const GemmTile* tile = nullptr, bool skip =
     target.sm = params.sm;
     target.seed = 3;
     target.real_data = real;
+    target.outliers = outliers;
     simt::GlobalMemory memory;
     const LoweredKernel lk = tile ? lower_conv2d_with_tile(op, memory, target, *tile) : lower_conv2d(op, memory, target);
     EXPECT_TRUE(lk.kernel->fp_payload_skippable) << lk.kernel->fp_dependence;
@@ -125,23 +126,10 @@ TEST(ConvKernels, Int8ActivationOutliersAreTheInputsChannels) {
     // (padding aside): about 3.2 %, against 0.56 % for uniform inputs).
     const Op op = conv_op(shape(1, 8, 8, 64, 32, 3, 1, 1), DType::int8);
     auto quantization = [&](const ActivationOutliers& outliers) {
-        simt::SimtParams params;
-        params.sms = 2;
-        params.sm.limits = *simt::published_limits("sm_80");
-        LoweringTarget target;
-        target.sms = params.sms;
-        target.sm = params.sm;
-        target.seed = 3;
-        target.real_data = true;
-        target.outliers = outliers;
-        simt::GlobalMemory memory;
-        const LoweredKernel lk = lower_conv2d(op, memory, target);
-        simt::FixedLatencyMemory port(200);
-        simt::launch(*lk.kernel, lk.dims, lk.args, memory, params, &port, {false});
-        const LoweringNumerics n = lk.check(memory);
-        EXPECT_TRUE(n.passed);
-        EXPECT_EQ(n.max_abs_err, 0.0);
-        return n.quantization->relative_rms();
+        const ConvRun r = run(op, true, nullptr, false, nullptr, outliers);
+        EXPECT_TRUE(r.numerics.passed);
+        EXPECT_EQ(r.numerics.max_abs_err, 0.0);
+        return r.numerics.quantization->relative_rms();
     };
     const double uniform = quantization({}), outliers = quantization({1.0 / 64, 20});
     EXPECT_NEAR(uniform, 0.0056, 0.001);
