@@ -67,11 +67,13 @@ protected:
 };
 
 // vectorized_layer_norm_kernel: one block of num_threads() = 4 warps (threads(32, 4)) per row
-// (grid = M), 24 bytes of shared memory (threads.y * 3/2 floats). compute_stats: each thread reads
+// (grid = M), 24 bytes of shared memory (threads.y * 3/2 floats); ROCm's build (W = 64):
+// num_threads() = 1024, threads(64, 16), 96 bytes. compute_stats: each thread reads
 // its vectors of vec_size = 4 elements (16 bytes fp32, 8 bytes 16-bit: ld.global.v4 / .v2) at
-// thread, thread + 128, ..., folding each element into its Welford state (cuWelfordOnlineSum);
-// the warp combines by shuffle-down (cuWelfordCombine of mean, sigma2, count), the four warps'
-// lane 0s by a tree through shared memory (two rounds, two barriers each), thread 0 stores the
+// thread, thread + num_threads(), ..., folding each element into its Welford state (cuWelfordOnlineSum);
+// the warp combines by shuffle-down W / 2 .. 1 (cuWelfordCombine of mean, sigma2, count; with W =
+// 64 the first step crosses the wave's halves), the warps'
+// lane 0s by a tree through shared memory (log2 of the warps rounds, two barriers each), thread 0 stores the
 // mean and sigma2 / N, a barrier, every thread reads them. rstd = rsqrt(var + eps). The second
 // loop reads the row again with gamma and beta and stores y = gamma (rstd (x - mean)) + beta;
 // thread 0 stores the row's mean and rstd (fp32 outputs of native_layer_norm).
@@ -81,23 +83,35 @@ protected:
 // Registers: r0 row, r1 row bytes, r2 thread byte offset, r3 x row address, r4 y row address,
 // r5 offset of a trip's last vector, r6 address, r7 mean/rstd address; data r10 mean, r11
 // sigma2, r12 count, r13..r16 temporaries, r17..r20 the shuffled / shared partner state (then beta
-// of the output loop), r21 rstd, r24..r31 two vectors (then x and gamma).
+// of the output loop), r21 rstd, r24..r31 two vectors (then x and gamma); W = 64: r9 the wave, r22 the lane in it.
 class VectorizedGenerator : KernelText {
 public:
-    explicit VectorizedGenerator(Storage s) : KernelText(s) {}
+    VectorizedGenerator(Storage s, int wave) : KernelText(s), wave_(wave) {}
 
     std::string source() {
         const int vec_bytes = s_ == Storage::f32 ? 16 : 8;
-        const int step = kLayernormVecThreads * vec_bytes;  // bytes between a thread's vectors
+        const int step = layernorm_vectorized_threads(wave_) * vec_bytes;  // bytes between a thread's vectors
+        const int warps = layernorm_vectorized_threads(wave_) / wave_;   // blockDim.y
+        // threadIdx.y: the warp (%warpid) with W = 32; with W = 64 the wave, tid / 64.
+        const std::string wave_index = wave_ == 32 ? "%warpid" : "r9";
+        // meansigmabuf: 2 floats for each of the warps / 2 writers, then countbuf (buf + blockDim.y).
+        const std::string countbuf = "+" + std::to_string(4 * warps);
         out_ = ".kernel layernorm_torch_vectorized_" + std::string(to_string(s_)) +
-               "\n.param cols, x, gamma, beta, y, mean, rstd\n.reg 32\n.shared 24\n";
+               (wave_ == 32 ? "" : "_wave" + std::to_string(wave_)) +
+               "\n.param cols, x, gamma, beta, y, mean, rstd\n.reg 32\n.shared " + std::to_string(warps * 3 / 2 * 4) + "\n";
         emit("mov r0, %ctaid");
         emit("shl r1, cols, " + std::string(s_ == Storage::f32 ? "2" : "1"));  // row bytes
         emit("mul r3, r0, r1");
         emit("add r4, r3, y");
         emit("add r3, r3, x");
         emit("shl r2, %tid, " + std::string(s_ == Storage::f32 ? "4" : "3"));
-        emit("setp.ne.s32 p3, %laneid, 0");
+        if (wave_ == 32) {
+            emit("setp.ne.s32 p3, %laneid, 0");
+        } else {  // threadIdx.x != 0: the wave's lane
+            emit("and r22, %tid, " + std::to_string(wave_ - 1));
+            emit("setp.ne.s32 p3, r22, 0");
+            emit("shr r9, %tid, " + std::to_string(wave_ == 64 ? 6 : 5));
+        }
         emit("mov r10, 0.0");
         emit("mov r11, 0.0");
         emit("mov r12, 0.0");
@@ -125,42 +139,42 @@ public:
         emit("add r6, r6, " + std::to_string(step));
         emit("bra stats");
         label("stats_done");
-        // Intra-warp: shuffle-down 16 .. 1, cuWelfordCombine(own, partner's).
-        for (int offset = 16; offset >= 1; offset /= 2) {
+        // Intra-warp: shuffle-down W / 2 .. 1, cuWelfordCombine(own, partner's).
+        for (int offset = wave_ / 2; offset >= 1; offset /= 2) {
             emit("shfl.down r17, r10, " + std::to_string(offset));
             emit("shfl.down r18, r11, " + std::to_string(offset));
             emit("shfl.down r19, r12, " + std::to_string(offset));
             combine();
         }
-        // Inter-warp (blockDim.y = 4): warps [offset, 2 offset) write (lane 0), barrier, warps
-        // below offset read and combine (lane 0), barrier. meansigmabuf = floats 0..3,
-        // countbuf = floats 4..5.
-        for (int offset = kLayernormVecThreads / 64; offset >= 1; offset /= 2) {
+        // Inter-warp (blockDim.y = 4, or 16 waves): warps [offset, 2 offset) write (lane 0),
+        // barrier, warps below offset read and combine (lane 0), barrier. meansigmabuf = floats
+        // 0..3, countbuf = floats 4..5 (16 waves: 0..15 and 16..23).
+        for (int offset = warps / 2; offset >= 1; offset /= 2) {
             const std::string tag = "tree" + std::to_string(offset);
-            emit("sub r5, %warpid, " + std::to_string(offset));
+            emit("sub r5, " + wave_index + ", " + std::to_string(offset));
             emit("setp.ge.u32 p4, r5, " + std::to_string(offset));  // not in [offset, 2 offset)
             emit("@p4 bra " + tag + "_written");
             emit("shl r6, r5, 3");
             emit("@!p3 st.shared [r6], r10");
             emit("@!p3 st.shared [r6+4], r11");
             emit("shl r6, r5, 2");
-            emit("@!p3 st.shared [r6+16], r12");
+            emit("@!p3 st.shared [r6" + countbuf + "], r12");
             label(tag + "_written");
             emit("bar.sync");
-            emit("setp.ge.s32 p4, %warpid, " + std::to_string(offset));
+            emit("setp.ge.s32 p4, " + wave_index + ", " + std::to_string(offset));
             emit("@p4 bra " + tag + "_merged");
-            emit("shl r6, %warpid, 3");
+            emit("shl r6, " + wave_index + ", 3");
             emit("@!p3 ld.shared r17, [r6]");
             emit("@!p3 ld.shared r18, [r6+4]");
-            emit("shl r6, %warpid, 2");
-            emit("@!p3 ld.shared r19, [r6+16]");
+            emit("shl r6, " + wave_index + ", 2");
+            emit("@!p3 ld.shared r19, [r6" + countbuf + "]");
             combine();
             label(tag + "_merged");
             emit("bar.sync");
         }
         // Thread 0: meansigmabuf[0] = mean, [1] = sigma2 / float(N) (IEEE division); barrier;
         // every thread reads both.
-        emit("setp.ne.s32 p4, %warpid, 0");
+        emit("setp.ne.s32 p4, " + wave_index + ", 0");
         emit("@p4 bra broadcast");
         emit("i2f r13, cols");
         for (const std::string& line : ieee_divide("r11", "r11", "r13", "r14", "r15", "r16")) emit(line);
@@ -213,6 +227,7 @@ public:
     }
 
 private:
+    int wave_;
     // One vector (vec_size = 4 elements) into registers first..first+3 (16-bit: its two words into
     // first, first + 1; unpack spreads them).
     void load_vector(int first, const std::string& address, int offset) {
@@ -268,7 +283,8 @@ private:
 // mean += delta / new_nf with the IEEE division), cuda_utils::BlockReduce with WelfordOps::combine
 // (shuffle-down of mean, m2, nf; the int64 n is dead after the loop: combine sets it to -1),
 // partials of the 16 warps through shared memory between two barriers, warp 0 reduces them;
-// thread 0 projects var = m2 / nf and stores mean and rsqrt(var + eps).
+// thread 0 projects var = m2 / nf and stores mean and rsqrt(var + eps). ROCm's build (W = 64):
+// 8 waves shuffle down 32 .. 1, their 8 partials go through shared memory, wave 0 reduces them.
 // 16-bit elements: a thread's element index keeps its parity (the strides are even), so it loads
 // the word holding its element and shifts its half down (one load per element, as PyTorch's
 // 16-bit loads; the word's other half is its neighbour lane's, the same sectors).
@@ -277,12 +293,12 @@ private:
 // partial slot; data r10 mean, r11 m2, r12 nf, r13..r16 temporaries, r17..r19 partner, r20 value.
 class MomentsGenerator : KernelText {
 public:
-    explicit MomentsGenerator(Storage s) : KernelText(s) {}
+    MomentsGenerator(Storage s, int wave) : KernelText(s), wave_(wave) {}
 
     std::string source() {
         const bool wide = s_ == Storage::f32;
         out_ = ".kernel layernorm_torch_moments_" + std::string(to_string(s_)) +
-               "\n.param cols, words, x, mean, rstd\n.reg 24\n.shared " + std::to_string(32 * 24) + "\n";
+               (wave_ == 32 ? "" : "_wave" + std::to_string(wave_)) + "\n.param cols, words, x, mean, rstd\n.reg 24\n.shared " + std::to_string(32 * 24) + "\n";
         emit("mov r0, %ctaid");
         emit("mul r3, r0, words");
         emit("shl r3, r3, 2");
@@ -324,9 +340,17 @@ public:
         label("elements_done");
         // BlockReduce: WarpReduce, barrier, lane 0 stores, barrier, the first 16 lanes load the
         // partials (identity otherwise), warp 0 reduces them.
-        emit("setp.eq.s32 p3, %laneid, 0");
-        emit("mul r8, %warpid, 24");
-        emit("mul r9, %laneid, 24");
+        if (wave_ == 32) {
+            emit("setp.eq.s32 p3, %laneid, 0");
+            emit("mul r8, %warpid, 24");
+            emit("mul r9, %laneid, 24");
+        } else {  // the wave (tid / 64) and its lane
+            emit("and r9, %tid, 63");
+            emit("setp.eq.s32 p3, r9, 0");
+            emit("shr r8, %tid, 6");
+            emit("mul r8, r8, 24");
+            emit("mul r9, r9, 24");
+        }
         warp_reduce();
         emit("bar.sync");
         emit("@p3 st.shared [r8], r10");
@@ -336,11 +360,11 @@ public:
         emit("mov r10, 0.0");
         emit("mov r11, 0.0");
         emit("mov r12, 0.0");
-        emit("setp.lt.s32 p4, %tid, " + std::to_string(kLayernormMomentsThreads / 32));
+        emit("setp.lt.s32 p4, %tid, " + std::to_string(kLayernormMomentsThreads / wave_));
         emit("@p4 ld.shared r10, [r9]");
         emit("@p4 ld.shared r11, [r9+4]");
         emit("@p4 ld.shared r12, [r9+16]");
-        emit("setp.ne.s32 p5, %warpid, 0");
+        emit(wave_ == 32 ? "setp.ne.s32 p5, %warpid, 0" : "setp.ge.s32 p5, %tid, 64");  // not warp (wave) 0
         emit("@p5 exit");
         warp_reduce();
         // Thread 0: var = m2 / nf, mean; rstd = rsqrt(var + eps).
@@ -359,11 +383,12 @@ public:
     }
 
 private:
+    int wave_;  // C10_WARP_SIZE of the build: 32 (CUDA) or 64 (ROCm)
     // WelfordOps::combine(a = own r10..r12, b = partner r17..r19): a.nf == 0 -> b; b.nf == 0 -> a;
     // else delta = b.mean - a.mean, n = a.nf + b.nf, q = b.nf / n (IEEE), mean = a.mean + delta q,
     // m2 = a.m2 + b.m2 + delta delta a.nf q.
     void warp_reduce() {
-        for (int offset = 16; offset >= 1; offset /= 2) {
+        for (int offset = wave_ / 2; offset >= 1; offset /= 2) {
             emit("shfl.down r17, r10, " + std::to_string(offset));
             emit("shfl.down r18, r11, " + std::to_string(offset));
             emit("shfl.down r19, r12, " + std::to_string(offset));
@@ -465,21 +490,23 @@ public:
 
 }  // namespace
 
-const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage storage, bool forward) {
+const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage storage, bool forward, int wave_size) {
     if (variant != ReductionVariant::layernorm_vectorized && variant != ReductionVariant::layernorm_moments)
         return nullptr;
     if (variant == ReductionVariant::layernorm_vectorized && forward) return nullptr;
+    // The forward kernel (one element a thread, no reduction) is one kernel whatever the wave.
+    const int wave = !forward && wave_size == 64 ? 64 : 32;
     static std::mutex mutex;
-    static std::map<std::tuple<ReductionVariant, Storage, bool>, std::unique_ptr<simt::Kernel>> kernels;
+    static std::map<std::tuple<ReductionVariant, Storage, bool, int>, std::unique_ptr<simt::Kernel>> kernels;
     const std::lock_guard<std::mutex> lock(mutex);
-    auto& k = kernels[{variant, storage, forward}];
+    auto& k = kernels[{variant, storage, forward, wave}];
     if (!k) {
-        const std::string source = variant == ReductionVariant::layernorm_vectorized ? VectorizedGenerator(storage).source()
+        const std::string source = variant == ReductionVariant::layernorm_vectorized ? VectorizedGenerator(storage, wave).source()
                                    : forward ? ForwardGenerator(storage).source()
-                                             : MomentsGenerator(storage).source();
+                                             : MomentsGenerator(storage, wave).source();
         k = std::make_unique<simt::Kernel>(simt::assemble(
             source, "<gpu library>/layernorm_" + std::string(to_string(variant)) + (forward ? "_forward_" : "_") +
-                        to_string(storage)));
+                        to_string(storage) + (wave == 32 ? "" : "_wave" + std::to_string(wave))));
     }
     return k.get();
 }

@@ -31,15 +31,15 @@ ReductionVariant reduction_variant(std::int64_t cols) {
     return cols <= kWarpPerRowMaxCols ? ReductionVariant::warp_per_row : ReductionVariant::block_per_row;
 }
 
-std::uint32_t softmax_block_threads(std::int64_t cols) {
+std::uint32_t softmax_block_threads(std::int64_t cols, int wave_size) {
     const std::int64_t t = std::min<std::int64_t>(std::max<std::int64_t>(cols, 1), 1024);
-    return static_cast<std::uint32_t>((t + 31) / 32 * 32);
+    return static_cast<std::uint32_t>((t + wave_size - 1) / wave_size * wave_size);
 }
 
-ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_t shared_per_block) {
+ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_t shared_per_block, int wave_size) {
     const std::int64_t bytes = storage == Storage::f32 ? 4 : 2;
     if (cols <= 1024 && cols * bytes <= 4096) return ReductionVariant::softmax_warp_persistent;
-    const std::int64_t warps = softmax_block_threads(cols) / 32;
+    const std::int64_t warps = softmax_block_threads(cols, wave_size) / wave_size;
     const std::int64_t ilp = 16 / bytes;
     const std::int64_t max_elements = (kSharedMemPerBlock - warps * 4) / bytes;
     if (shared_per_block >= kSharedMemPerBlock && cols < max_elements && cols % ilp == 0)
@@ -398,7 +398,9 @@ int next_pow2_log2(std::int64_t n) {
 }
 
 // softmax_warp_forward<WARP_BATCH, WARP_ITERATIONS, WARP_SIZE> for next_pow2(cols) = 2^log2p:
-// a group of G = min(32, 2^log2p) lanes per row (PyTorch's WARP_SIZE), B = 2 rows per group when
+// a group of G = min(W, 2^log2p) lanes per row (PyTorch's WARP_SIZE: W = at::cuda::warp_size(),
+// 32 on NVIDIA, 64 on CDNA, where a group of 64 is a whole wave and its butterfly's first step,
+// mask 32, crosses the wave's halves), B = 2 rows per group when
 // 2^log2p <= 128 else 1 (WARP_BATCH), 128 / G groups per block. Lane l of a group holds elements
 // l, l + G, ... (WARP_ITERATIONS = 2^log2p / G of them) of each of its rows in registers, as
 // PyTorch's: one load instruction per element. The ISA loads 32-bit words, so at 16 bits a lane
@@ -414,9 +416,9 @@ int next_pow2_log2(std::int64_t n) {
 // temporaries of the exponential and the division, r32... the row values.
 class PersistentSoftmaxGenerator {
 public:
-    PersistentSoftmaxGenerator(Storage s, int log2p) : s_(s), log2p_(log2p) {
+    PersistentSoftmaxGenerator(Storage s, int log2p, int wave_size) : s_(s), log2p_(log2p), wave_(wave_size) {
         const std::int64_t p = std::int64_t{1} << log2p;
-        group_ = static_cast<int>(std::min<std::int64_t>(32, p));
+        group_ = static_cast<int>(std::min<std::int64_t>(wave_size, p));
         batch_ = p <= 128 ? 2 : 1;
         iter_ = static_cast<int>(std::max<std::int64_t>(1, p / group_));
     }
@@ -424,7 +426,7 @@ public:
     std::string source() const {
         const bool half = s_ != Storage::f32;
         std::string o = ".kernel softmax_persistent_" + std::string(to_string(s_)) + "_p" + std::to_string(1 << log2p_) +
-                        "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_) + "\n";
+                        (wave_ == 32 ? "" : "_wave" + std::to_string(wave_)) + "\n.param rows, cols, words, x, y\n.reg " + std::to_string(32 + batch_ * iter_) + "\n";
         auto e = [&o](const std::string& line) { o += "    " + line + "\n"; };
         auto r = [](int n) { return "r" + std::to_string(n); };
         auto value = [&](int i, int it) { return r(32 + i * iter_ + it); };
@@ -518,7 +520,7 @@ public:
 
 private:
     Storage s_;
-    int log2p_;
+    int log2p_, wave_;
     int group_ = 32, batch_ = 1, iter_ = 1;
 };
 
@@ -534,7 +536,7 @@ private:
 // words, r28..r31 their high halves.
 class BlockSoftmaxGenerator {
 public:
-    BlockSoftmaxGenerator(Storage s, bool smem, bool vector) : s_(s), smem_(smem), vector_(vector) {}
+    BlockSoftmaxGenerator(Storage s, bool smem, bool vector, int wave) : s_(s), smem_(smem), vector_(vector), wave_(wave) {}
 
     // Shared bytes: the smem kernel is launched with all of sharedMemPerBlock (as the cited commit
     // does), the row cached from 0 and the 32 warp partials in its last 128 bytes; the global
@@ -545,7 +547,7 @@ public:
 
     std::string source() {
         out_ = ".kernel softmax_block_" + std::string(smem_ ? "smem_" : "global_") + (vector_ ? "v4_" : "w1_") +
-               to_string(s_) + "\n.param rows, cols, words, x, y\n.reg 32\n.shared " + std::to_string(shared_bytes()) + "\n";
+               to_string(s_) + (wave_ == 32 ? "" : "_wave" + std::to_string(wave_)) + "\n.param rows, cols, words, x, y\n.reg 32\n.shared " + std::to_string(shared_bytes()) + "\n";
         const int shift = vector_ ? 4 : 2;
         emit("mov r0, %ctaid");
         emit("mul r4, r0, words");
@@ -555,14 +557,27 @@ public:
         emit("shl r9, words, 2");
         emit("shl r2, %tid, " + std::to_string(shift));
         emit("shl r3, %ntid, " + std::to_string(shift));
-        emit("shl r17, %warpid, 2");
-        emit("add r17, r17, " + std::to_string(partials()));
-        emit("shl r22, %laneid, 2");
-        emit("add r22, r22, " + std::to_string(partials()));
-        emit("shr r21, %ntid, 5");
-        emit("setp.eq.s32 p3, %laneid, 0");
-        emit("setp.ne.s32 p4, %warpid, 0");
-        emit("setp.lt.s32 p6, %laneid, r21");
+        if (wave_ == 32) {
+            emit("shl r17, %warpid, 2");
+            emit("add r17, r17, " + std::to_string(partials()));
+            emit("shl r22, %laneid, 2");
+            emit("add r22, r22, " + std::to_string(partials()));
+            emit("shr r21, %ntid, 5");
+            emit("setp.eq.s32 p3, %laneid, 0");
+            emit("setp.ne.s32 p4, %warpid, 0");
+            emit("setp.lt.s32 p6, %laneid, r21");
+        } else {  // ROCm's build: the warp is the wave of 64 (tid / 64), its lane tid mod 64
+            emit("shr r17, %tid, 6");
+            emit("setp.ne.s32 p4, r17, 0");
+            emit("shl r17, r17, 2");
+            emit("add r17, r17, " + std::to_string(partials()));
+            emit("and r22, %tid, 63");
+            emit("shr r21, %ntid, 6");
+            emit("setp.eq.s32 p3, r22, 0");
+            emit("setp.lt.s32 p6, r22, r21");
+            emit("shl r22, r22, 2");
+            emit("add r22, r22, " + std::to_string(partials()));
+        }
         if (!vector_ && s_ != Storage::f32) {
             emit("shr r23, cols, 1");
             emit("shl r23, r23, 2");
@@ -637,7 +652,7 @@ private:
     // ends with op over the block's r10 in r10. Three barriers: before the partials are written
     // (the previous reduction's readers are done), after, and after thread 0's broadcast store.
     void block_reduce(const std::string& op, const std::string& identity, const std::string& tag) {
-        for (int offset = 16; offset >= 1; offset /= 2) {
+        for (int offset = wave_ / 2; offset >= 1; offset /= 2) {
             emit("shfl.down r16, r10, " + std::to_string(offset));
             emit(op + " r10, r10, r16");
         }
@@ -647,7 +662,7 @@ private:
         emit("@p4 bra " + tag + "_bcast");
         emit("mov r10, " + identity);
         emit("@p6 ld.shared r10, [r22]");
-        for (int offset = 16; offset >= 1; offset /= 2) {
+        for (int offset = wave_ / 2; offset >= 1; offset /= 2) {
             emit("shfl.down r16, r10, " + std::to_string(offset));
             emit(op + " r10, r10, r16");
         }
@@ -659,6 +674,7 @@ private:
 
     Storage s_;
     bool smem_, vector_;
+    int wave_;  // C10_WARP_SIZE of the build: 32 (CUDA) or 64 (ROCm)
     std::string out_;
 };
 
@@ -880,33 +896,39 @@ bool torch_layernorm(ReductionVariant v) {
 bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::f32 ? 4 : 8) == 0; }
 }  // namespace
 
-const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols) {
+const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols,
+                                     int wave_size) {
     if (kind != OpKind::softmax && kind != OpKind::layernorm) return nullptr;
+    wave_size = wave_size == 64 ? 64 : 32;
     if (kind == OpKind::layernorm && softmax_only(variant)) return nullptr;
-    if (torch_layernorm(variant)) return kind == OpKind::layernorm ? torch_layernorm_kernel(variant, storage) : nullptr;
+    if (torch_layernorm(variant))
+        return kind == OpKind::layernorm ? torch_layernorm_kernel(variant, storage, false, wave_size) : nullptr;
     // Per variant one kernel, but one per power of two for the persistent kernel and one per load
     // width for the global one.
     int size_key = 0;
     if (variant == ReductionVariant::softmax_warp_persistent) size_key = next_pow2_log2(std::max<std::int64_t>(1, cols));
     if (variant == ReductionVariant::softmax_block_global) size_key = whole_vectors(cols, storage) ? 1 : 0;
+    // PyTorch's softmax kernels come in the target's build (warp size 32, or 64 for ROCm); the
+    // OneFlow-style ones are the 32-lane kernels everywhere.
+    const int wave = softmax_only(variant) ? wave_size : 32;
     static std::mutex mutex;
-    static std::map<std::tuple<OpKind, ReductionVariant, Storage, int>, std::unique_ptr<simt::Kernel>> kernels;
+    static std::map<std::tuple<OpKind, ReductionVariant, Storage, int, int>, std::unique_ptr<simt::Kernel>> kernels;
     const std::lock_guard<std::mutex> lock(mutex);
-    auto& k = kernels[{kind, variant, storage, size_key}];
+    auto& k = kernels[{kind, variant, storage, size_key, wave}];
     if (!k) {
         std::string source;
         if (variant == ReductionVariant::softmax_warp_persistent) {
-            source = PersistentSoftmaxGenerator(storage, size_key).source();
+            source = PersistentSoftmaxGenerator(storage, size_key, wave).source();
         } else if (variant == ReductionVariant::softmax_block_smem) {
-            source = BlockSoftmaxGenerator(storage, true, true).source();
+            source = BlockSoftmaxGenerator(storage, true, true, wave).source();
         } else if (variant == ReductionVariant::softmax_block_global) {
-            source = BlockSoftmaxGenerator(storage, false, size_key == 1).source();
+            source = BlockSoftmaxGenerator(storage, false, size_key == 1, wave).source();
         } else {
             source = Generator(kind, variant, storage).source();
         }
         k = std::make_unique<simt::Kernel>(simt::assemble(
             source, "<gpu library>/" + std::string(to_string(kind)) + "_" + to_string(variant) + "_" +
-                        to_string(storage) + "_" + std::to_string(size_key)));
+                        to_string(storage) + "_" + std::to_string(size_key) + (wave == 32 ? "" : "_wave64")));
     }
     return k.get();
 }
@@ -965,7 +987,8 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     if (is_eight_bit(s) && variant != ReductionVariant::warp_per_row && variant != ReductionVariant::block_per_row)
         throw std::invalid_argument("lower_row_reduction: 8-bit " + std::string(to_string(op.kind)) +
                                     " runs the warp_per_row and block_per_row kernels only, not " + to_string(variant));
-    const simt::Kernel* kernel = reduction_kernel(op.kind, variant, s, cols);
+    const int wave_size = target.sm.limits.wave_size == 64 ? 64 : 32;  // the build's warp size
+    const simt::Kernel* kernel = reduction_kernel(op.kind, variant, s, cols, wave_size);
 
     LoweredKernel out;
     out.kernel = kernel;
@@ -1085,7 +1108,7 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     if (variant == ReductionVariant::layernorm_vectorized) {
         // launch_vectorized_layer_norm_kernel: blocks(M), threads(warp_size, num_threads() / warp_size).
         out.args = {static_cast<std::uint32_t>(cols), x, gamma, beta, y, mean, rstd};
-        threads = kLayernormVecThreads;
+        threads = static_cast<std::uint32_t>(layernorm_vectorized_threads(wave_size));
         grid = rows;
         blocks_per_sm(*kernel, threads, target);
     } else if (variant == ReductionVariant::layernorm_moments) {
@@ -1102,14 +1125,14 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     } else if (variant == ReductionVariant::softmax_warp_persistent) {
         // dispatch_softmax_forward: 128 threads, groups of G lanes with B rows each, a block per
         // 128 / G x B rows, as many blocks as that takes (no grid-stride).
-        const PersistentSoftmaxGenerator g(s, next_pow2_log2(cols));
+        const PersistentSoftmaxGenerator g(s, next_pow2_log2(cols), wave_size);
         rows_per_block = kPersistentSoftmaxBlock / g.group() * g.batch();
         threads = kPersistentSoftmaxBlock;
         grid = (rows + rows_per_block - 1) / rows_per_block;
         blocks_per_sm(*kernel, threads, target);  // a target that cannot hold the block is an error
     } else if (variant == ReductionVariant::softmax_block_smem || variant == ReductionVariant::softmax_block_global) {
         // host_softmax: dim3 grid(outer_size), one block per row.
-        threads = softmax_block_threads(cols);
+        threads = softmax_block_threads(cols, wave_size);
         grid = rows;
         blocks_per_sm(*kernel, threads, target);
     } else {
@@ -1150,7 +1173,8 @@ LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const Lowe
     if (const auto s = eight_bit_storage(op.dtype))
         return lower_row_reduction(op, memory, target, eight_bit_row_variant(op.kind, op.rows, op.cols, *s, target));
     return lower_row_reduction(op, memory, target,
-                               softmax_variant(op.cols, storage_of(op.dtype), target.sm.limits.shared_memory_per_block_bytes));
+                               softmax_variant(op.cols, storage_of(op.dtype), target.sm.limits.shared_memory_per_block_bytes,
+                                               target.sm.limits.wave_size == 64 ? 64 : 32));
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {

@@ -75,17 +75,22 @@ ReductionVariant reduction_variant(std::int64_t cols);
 // reduction's warp partials, and cols is a multiple of ILP = 16 bytes / element bytes (the
 // pointers are 16-byte aligned here: every buffer is); otherwise the global-memory kernel.
 // `shared_per_block`: the most a block may use on the target (below 48 KB: never the smem kernel).
-ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_t shared_per_block = 49152);
-// SoftMaxForward_getBlockSize: min(cols, 1024) rounded up to a multiple of 32.
-std::uint32_t softmax_block_threads(std::int64_t cols);
+// `wave_size` (sm.wave_size): the build's warp size, 64 for ROCm (CDNA), whose block kernels
+// reduce in waves of 64 (blockReduceWarp with C10_WARP_SIZE 64: fewer partials).
+ReductionVariant softmax_variant(std::int64_t cols, Storage storage, std::int64_t shared_per_block = 49152,
+                                 int wave_size = 32);
+// SoftMaxForward_getBlockSize: min(cols, 1024) rounded up to a multiple of the warp size.
+std::uint32_t softmax_block_threads(std::int64_t cols, int wave_size = 32);
 inline constexpr std::int64_t kSharedMemPerBlock = 49152;  // cudaDeviceProp::sharedMemPerBlock
 inline constexpr int kPersistentSoftmaxBlock = 128;         // PersistentSoftmax.cuh threads_per_block
 
 // PyTorch's layernorm launch constants (pytorch commit 0005c538: layer_norm_kernel.cu vec_size,
-// thread_constants.h num_threads() = 4 warps of 32, block_reduce.cuh kCUDABlockReduceNumThreads,
-// layer_norm_kernel.cu kCUDANumThreads).
+// thread_constants.h num_threads() = C10_WARP_SIZE x 4 = 128 (CUDA) or 1024 (ROCm 5.3 and
+// later), block_reduce.cuh kCUDABlockReduceNumThreads, layer_norm_kernel.cu kCUDANumThreads).
 inline constexpr std::int64_t kLayernormVecElements = 4;
-inline constexpr int kLayernormVecThreads = 128;
+// The vectorized kernel's block, threads(warp_size, num_threads() / warp_size): 4 warps of 32, or
+// 16 waves of 64 on a wave64 (ROCm) target.
+inline constexpr int layernorm_vectorized_threads(int wave_size) { return wave_size == 64 ? 1024 : 128; }
 inline constexpr int kLayernormMomentsThreads = 512;
 inline constexpr int kLayernormForwardThreads = 256;
 // LayerNormKernelImplInternal's choice: layernorm_vectorized when cols % 4 == 0 and cols <= 2^24
@@ -95,7 +100,10 @@ ReductionVariant layernorm_variant(std::int64_t cols);
 // The assembled kernel (once per process): the vectorized kernel (params cols, x, gamma, beta, y,
 // mean, rstd), the moments kernel (cols, words, x, mean, rstd) or, with `forward`, the moments
 // variant's second kernel (cols, words, x, gamma, beta, y, mean, rstd); nullptr otherwise.
-const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage storage, bool forward = false);
+// wave_size 64 (sm.wave_size; CDNA): the kernels of ROCm's build, whose Welford shuffles span
+// each wave of 64 (the vectorized kernel's 4 waves; the moments kernel's 8).
+const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage storage, bool forward = false,
+                                           int wave_size = 32);
 
 // Rows (warps) per block of the warp-per-row variant: 8, halved while 8 per block would leave SMs
 // without a row (rows < per_block x sms), down to 1.
@@ -117,8 +125,11 @@ ReductionVariant eight_bit_row_variant(OpKind kind, std::int64_t rows, std::int6
 // rows, cols, words, x, gamma, beta, y, inv_cols (fp32 bits of 1/cols). words = row pitch in
 // 32-bit words. `cols` picks the persistent warp kernel's size (one kernel per power of two, as
 // PyTorch's templates) and the global kernel's load width (16-byte vectors when a row is whole
-// vectors); the other variants ignore it.
-const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols = 0);
+// vectors); the other variants ignore it. `wave_size` (the target's sm.wave_size, 32 or 64) is
+// the persistent kernel's widest group (PyTorch's at::cuda::warp_size(): 64 on CDNA, where the
+// group's shuffles span the wave's two halves); the other variants are the 32-lane kernels.
+const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols = 0,
+                                     int wave_size = 32);
 
 // lower_softmax / lower_layernorm (lowering.h) with the variant forced (tests of both variants).
 LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target,

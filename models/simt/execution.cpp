@@ -116,6 +116,11 @@ void WarpExecutor::fault(const Instruction& in, const std::string& msg) const {
                     "', pc " + std::to_string(pc) + ")");
 }
 
+void WarpExecutor::operand_words(const Operand& o, const Warp& warp, std::uint32_t* out) const {
+    const std::uint32_t* words = fetch(o, warp, out);
+    if (words != out) std::copy(words, words + 32, out);
+}
+
 const std::uint32_t* WarpExecutor::fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const {
     switch (o.kind) {
         case Operand::Kind::reg: return &w.regs[static_cast<std::size_t>(o.value) * 32];
@@ -301,6 +306,21 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 const std::uint32_t* a = fetch(in.src[0], w, s0);
                 const std::uint32_t* b = fetch(in.src[1], w, s1);
                 const auto mode = static_cast<ShuffleMode>(in.modifier);
+                if (wave_words_) {  // the wave's 64 lanes (set_wave_shuffle)
+                    const int first = 32 * wave_half_;
+                    for_lanes(result, [&](int l) {
+                        const int lane = first + l, by = static_cast<int>(b[l] & 63);
+                        int src = lane;
+                        switch (mode) {
+                            case ShuffleMode::idx: src = by; break;
+                            case ShuffleMode::up: src = lane - by < 0 ? lane : lane - by; break;
+                            case ShuffleMode::down: src = lane + by > 63 ? lane : lane + by; break;
+                            case ShuffleMode::bfly: src = lane ^ by; break;
+                        }
+                        return wave_words_[src];
+                    });
+                    break;
+                }
                 for_lanes(result, [&](int l) {
                     int src = l;
                     switch (mode) {

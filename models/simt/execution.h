@@ -157,6 +157,16 @@ public:
     void set_cycle(std::uint64_t cycle) { cycle_ = cycle; }
     // How fp8 mma operands are read (the SM's sm.fp8_encoding; OCP unless set).
     void set_fp8_encoding(Fp8Encoding encoding) { fp8_encoding_ = encoding; }
+    // Waves of 64 (sm.wave_size 64) run as two 32-lane warps (halves). A shfl is the wave's: the
+    // timed core gathers the 64 source words of both halves (wave_words[32 h + l]: half h, lane l)
+    // and sets them for the next step of half `half`, whose lanes are then lanes 32 half .. 32 half
+    // + 31 of the wave (lane numbers, offsets and masks taken mod 64). nullptr: a 32-lane shfl.
+    void set_wave_shuffle(const std::uint32_t* wave_words, int half) {
+        wave_words_ = wave_words;
+        wave_half_ = half;
+    }
+    // The 32 lanes' values of an operand of `warp` (a register, an immediate, a parameter, a special).
+    void operand_words(const Operand& o, const Warp& warp, std::uint32_t* out) const;
     // Clusters (Kernel::cluster > 1): the resident blocks by id, so that a block can reach its
     // cluster peers' shared memory (nullptr: not resident).
     void set_resident(std::uint32_t block_id, Block* block);
@@ -187,6 +197,8 @@ private:
                                  const Block& block) const;
     bool timed_ = false;
     std::uint64_t cycle_ = 0;
+    const std::uint32_t* wave_words_ = nullptr;
+    int wave_half_ = 0;
     Fp8Encoding fp8_encoding_ = Fp8Encoding::ocp;
     std::vector<Block*> resident_;  // by block id, cluster kernels only
     Block& cluster_peer(const Instruction& in, const Warp& w, std::uint32_t rank) const;

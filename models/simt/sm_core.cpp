@@ -42,10 +42,21 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
     const auto registers = static_cast<std::size_t>(kernel_.registers);
     reg_ready_.assign(slots * registers, 0);
     const auto halves = static_cast<std::size_t>(std::max(1, params_.limits.wave_size / kWarpSize));
+    wave_halves_ = halves == 2;
+    const auto per_block = static_cast<std::size_t>(warps_per_block_);
+    const std::size_t waves_per_block = (per_block + halves - 1) / halves;
     for (std::size_t i = 0; i < slots; ++i) {
         timing_[i].reg_ready = reg_ready_.data() + i * registers;
-        // A wave of 64 is two consecutive 32-lane warps; both halves issue from one scheduler (SIMD).
-        timing_[i].sub_partition = static_cast<int>(i / halves % static_cast<std::size_t>(params_.sub_partitions));
+        // A wave of 64 is two consecutive 32-lane warps of its block; both halves issue from one
+        // scheduler (SIMD), also when the block has an odd number of halves.
+        const std::size_t wave = i / per_block * waves_per_block + i % per_block / halves;
+        timing_[i].sub_partition = static_cast<int>(wave % static_cast<std::size_t>(params_.sub_partitions));
+    }
+    if (wave_halves_) {
+        shuffle_waiting_.assign(slots, 0);
+        shuffle_pending_.assign(slots, 0);
+        shuffle_alone_.assign(slots, 0);
+        wave_words_.resize(slots);
     }
     blocks_.resize(static_cast<std::size_t>(occupancy_.blocks_per_sm));
     for (int sp = 0; sp < params_.sub_partitions; ++sp)
@@ -83,6 +94,9 @@ void SmCore::add_block(std::uint32_t block_id) {
         t.ibuffer_ready = now_;
         blocked_until_[static_cast<std::size_t>(slot)] = 0;
         async_[static_cast<std::size_t>(slot)] = WarpAsync{};
+        if (wave_halves_)
+            shuffle_waiting_[static_cast<std::size_t>(slot)] = shuffle_pending_[static_cast<std::size_t>(slot)] =
+                shuffle_alone_[static_cast<std::size_t>(slot)] = 0;
         ++generation_[static_cast<std::size_t>(slot)];
         schedulers_[static_cast<std::size_t>(t.sub_partition)]->add(slot);
     }
@@ -163,6 +177,13 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
         next_change = std::min(next_change, pipe);
         return false;
     }
+    if (wave_halves_ && in.op == Opcode::shfl && !wave_shuffle_ready(slot, in)) {
+        // Waits for its sibling (released by it: no time to fold into next_change).
+        scan.reasons |= 1u << static_cast<unsigned>(Stall::barrier);
+        blocked_until_[i] = kNever;
+        blocked_reason_[i] = Stall::barrier;
+        return false;
+    }
     if (in.op >= Opcode::wgmma_fence) {  // the sm_90 operations (last in Opcode)
         Stall reason = Stall::scoreboard;
         const std::uint64_t ready = async_ready(slot, in, reason);
@@ -198,7 +219,17 @@ void SmCore::issue(int sp, int slot) {
     if (params_.record_issue_order)
         issue_order_.push_back({now_, sp, slot, w.block_id, w.warp_in_block, w.pc()});
     executor_.set_cycle(now_);
+    const bool wave_shuffle = wave_halves_ && t.next->op == Opcode::shfl;
+    if (wave_shuffle) {
+        const int sib = sibling(slot);
+        executor_.set_wave_shuffle(wave_words_[static_cast<std::size_t>(sib >= 0 ? std::min(slot, sib) : slot)].data(),
+                                   w.warp_in_block % 2);
+    }
     executor_.step(w, block, step_);
+    if (wave_shuffle) {
+        executor_.set_wave_shuffle(nullptr, 0);
+        shuffle_pending_[static_cast<std::size_t>(slot)] = 0;
+    }
     t.next = instruction_at_pc(w);
     const Instruction& in = *step_.instruction;
     auto& pipes = pipe_free_[static_cast<std::size_t>(sp)];
@@ -301,8 +332,65 @@ void SmCore::issue(int sp, int slot) {
         blocked_reason_[static_cast<std::size_t>(slot)] = Stall::barrier;
     }
     schedulers_[static_cast<std::size_t>(sp)]->issued(slot, long_latency, step_.barrier);
+    if (wave_halves_ && (step_.barrier || step_.warp_finished)) release_shuffle_waiter(slot);
     if (step_.warp_finished) finish_warp(slot);
     if (step_.barrier && block.arrived == block.live_warps) release_barrier(block);
+}
+
+int SmCore::sibling(int slot) const {
+    const int in_block = slot % warps_per_block_, other = in_block ^ 1;
+    return other < warps_per_block_ ? slot - in_block + other : -1;
+}
+
+void SmCore::gather_wave_words(int slot, int sib, const Instruction& in) {
+    // Half h's lanes are the wave's lanes 32 h .. 32 h + 31; the sibling's words are its values of
+    // the same operand now.
+    const Warp& w = warps_[static_cast<std::size_t>(slot)];
+    auto& words = wave_words_[static_cast<std::size_t>(sib >= 0 ? std::min(slot, sib) : slot)];
+    const int half = w.warp_in_block % 2;
+    executor_.operand_words(in.src[0], w, words.data() + 32 * half);
+    if (sib >= 0) executor_.operand_words(in.src[0], warps_[static_cast<std::size_t>(sib)], words.data() + 32 * (1 - half));
+    else std::fill(words.begin() + 32 * (1 - half), words.begin() + 32 * (2 - half), 0u);  // no lanes there
+}
+
+bool SmCore::wave_shuffle_ready(int slot, const Instruction& in) {
+    const auto i = static_cast<std::size_t>(slot);
+    if (shuffle_pending_[i]) return true;  // its sibling issued this shfl on the gathered words
+    const int sib = sibling(slot);
+    const auto s = static_cast<std::size_t>(sib);
+    if (sib >= 0 && shuffle_pending_[s]) {  // the sibling has yet to issue on the last words: wait for it here
+        shuffle_waiting_[i] = 1;
+        return false;
+    }
+    const bool alone = shuffle_alone_[i] != 0;
+    shuffle_alone_[i] = 0;
+    if (!alone && sib >= 0) {
+        const Warp& other = warps_[s];
+        if (!other.finished && !other.at_barrier && !shuffle_waiting_[s]) {
+            shuffle_waiting_[i] = 1;  // the sibling is on its way
+            return false;
+        }
+        // Waiting at this shfl: the wave's, both halves issue on these words; at another: each
+        // goes alone.
+        if (shuffle_waiting_[s]) wake_shuffle_waiter(sib, other.pc() == warps_[i].pc());
+    }
+    shuffle_waiting_[i] = 0;
+    gather_wave_words(slot, sib, in);
+    return true;
+}
+
+void SmCore::release_shuffle_waiter(int slot) {
+    const int sib = sibling(slot);
+    if (sib >= 0 && shuffle_waiting_[static_cast<std::size_t>(sib)]) wake_shuffle_waiter(sib, false);
+}
+
+void SmCore::wake_shuffle_waiter(int slot, bool together) {
+    const auto s = static_cast<std::size_t>(slot);
+    shuffle_waiting_[s] = 0;
+    (together ? shuffle_pending_ : shuffle_alone_)[s] = 1;
+    blocked_until_[s] = 0;
+    timing_[s].ibuffer_ready = std::max(timing_[s].ibuffer_ready, now_ + 1);
+    sp_blocked_until_[static_cast<std::size_t>(timing_[s].sub_partition)] = 0;
 }
 
 void SmCore::release_barrier(Block& block) {

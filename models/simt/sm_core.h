@@ -211,6 +211,15 @@ private:
     // sm_90 asynchronous operations (docs/simt-isa.md, "Hopper"). async_ready: the cycle from which
     // the warp's next instruction (a wgmma.fence / wait_group or mbarrier.wait) may issue, and why not
     // before (kNever: an mbarrier phase nobody has completed yet).
+    // Waves of 64: the other half of the slot's wave (-1: none, a block's last odd warp), and
+    // whether the slot's shfl may issue now (wave_shuffle_ready: see wave_words_).
+    int sibling(int slot) const;
+    bool wave_shuffle_ready(int slot, const Instruction& in);
+    void gather_wave_words(int slot, int sib, const Instruction& in);
+    // The half `slot` stopped (at a barrier, or finished): a sibling waiting at a shfl goes alone.
+    void release_shuffle_waiter(int slot);
+    // Lets a waiting half issue its shfl: on the gathered words (together) or alone.
+    void wake_shuffle_waiter(int slot, bool together);
     std::uint64_t async_ready(int slot, const Instruction& in, Stall& reason);
     void issue_async(int sp, int slot, const Instruction& in, Block& block);
     void start_tma(int slot, const Instruction& in, Block& block);
@@ -261,6 +270,17 @@ private:
     // pipelines only get busier.
     std::vector<std::uint64_t> blocked_until_;
     std::vector<Stall> blocked_reason_;
+    // Waves of 64 (sm.wave_size 64) are two 32-lane halves, consecutive warps of a block on one
+    // scheduler. A shfl is the wave's, over its 64 lanes: the half that reaches it first waits
+    // (a barrier stall) until the other reaches the same instruction; the second gathers both
+    // halves' source words into wave_words_ (per slot: the pair's lower slot's entry), issues, and
+    // releases the first with shuffle_pending_ set, so that it issues on the same words (its
+    // sibling may have overwritten its source register since). A half whose sibling has finished,
+    // waits at a barrier or at another shfl goes alone (shuffle_alone_): the sibling's lanes give
+    // their register's current value, as inactive lanes do.
+    bool wave_halves_ = false;
+    std::vector<std::uint8_t> shuffle_waiting_, shuffle_pending_, shuffle_alone_;  // per slot
+    std::vector<std::array<std::uint32_t, 64>> wave_words_;                          // per slot
     std::vector<Block> blocks_;
     std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
     std::vector<std::array<std::uint64_t, kUnitCount>> pipe_free_;  // [sub-partition][unit]

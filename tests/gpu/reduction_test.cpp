@@ -429,6 +429,117 @@ TEST(TorchSoftmaxShuffles, WarpButterflyAndBlockReduceWarp) {
     }
 }
 
+// gfx942 (waves of 64): PyTorch's warp_size() is 64 there, so the persistent kernel's groups are
+// min(64, next_pow2(cols)) lanes: a group of 64 is a wave and its butterfly's first step (mask
+// 32) crosses the wave's halves (SmTiming.AWave64Shuffle*).
+LoweringTarget wave64_target(int sms, bool real_data) {
+    LoweringTarget t = small_target(sms, real_data);
+    t.sm.limits = *simt::published_limits("gfx942");
+    return t;
+}
+
+TEST(TorchSoftmaxWave64, GroupsOfAWaveMatchTheReference) {
+    // Launch shapes: cols 128 -> G = 64, 2 rows a group, 128 / 64 x 2 = 4 rows a block (8 with
+    // G = 32); cols 1024 -> G = 64, 1 row, 2 rows a block (4); cols 33 -> G = 64 (next_pow2 64);
+    // cols 7 -> G = 8 either way (32 rows a block).
+    const std::tuple<std::int64_t, std::int64_t, std::uint32_t, std::uint32_t> shapes[] = {
+        {1536, 128, 384, 192}, {9, 1024, 5, 3}, {129, 33, 33, 17}, {100, 7, 4, 4}};
+    for (const auto& [rows, cols, grid64, grid32] : shapes)
+        for (const DType dtype : {DType::fp32, DType::fp16, DType::bf16}) {
+            const Op op = row_op(OpKind::softmax, rows, cols, dtype);
+            simt::GlobalMemory m64, m32;
+            const Outcome o = run(op, ReductionVariant::softmax_warp_persistent, wave64_target(4, true), false, m64);
+            const LoweredKernel nvidia = lower_row_reduction(op, m32, small_target(4, false),
+                                                             ReductionVariant::softmax_warp_persistent);
+            EXPECT_EQ(o.lowered.dims.grid, grid64) << rows << "x" << cols;
+            EXPECT_EQ(nvidia.dims.grid, grid32) << rows << "x" << cols;
+            EXPECT_EQ(o.numerics.checked, rows * cols + rows);
+            EXPECT_TRUE(o.numerics.passed) << rows << "x" << cols << " " << to_string(dtype) << ": max rel err "
+                                           << o.numerics.max_rel_err;
+        }
+    // Shuffles: 3 rows of 33 fp32, G = 64: log2 64 = 6 butterfly steps per reduction and row slot,
+    // 2 reductions, 2 row slots, issued by each 32-lane half: one block of 128 threads = 2 waves
+    // = 4 halves: 4 x 2 x 2 x 6 = 96 (with G = 32 on sm_80: 4 warps x 2 x 2 x 5 = 80).
+    simt::GlobalMemory m64, m32;
+    const Op op = row_op(OpKind::softmax, 3, 33, DType::fp32);
+    EXPECT_EQ(shuffles_issued(run(op, ReductionVariant::softmax_warp_persistent, wave64_target(1, false), true, m64, true)), 96);
+    EXPECT_EQ(shuffles_issued(run(op, ReductionVariant::softmax_warp_persistent, small_target(1, false), true, m32, true)), 80);
+}
+
+TEST(TorchSoftmaxWave64, BlockKernelsReduceInWavesOfSixtyFour) {
+    // blockReduceWarp with C10_WARP_SIZE 64: 1024 threads = 16 waves = 32 halves; per reduction
+    // every half shuffles down 32 .. 1 (6) and wave 0's two halves 6 more on the 16 partials:
+    // 32 x 6 + 2 x 6 = 204, two reductions 408 a row (sm_80: 330). Shared requests per reduction:
+    // 16 partial stores (lane 0 of each wave; a half with no lane on stores nothing), wave 0's load
+    // of the partials (lanes 0..15: one half), its broadcast store, 32 broadcast loads = 50 (66);
+    // the smem kernel adds its 15 row requests, as in TorchSoftmaxShuffles.
+    for (ReductionVariant v : {ReductionVariant::softmax_block_global, ReductionVariant::softmax_block_smem}) {
+        simt::GlobalMemory m;
+        const Outcome o = run(row_op(OpKind::softmax, 2, 1032, DType::fp16), v, wave64_target(1, false), true, m, true);
+        EXPECT_EQ(shuffles_issued(o), 2 * 408) << to_string(v);
+        EXPECT_EQ(o.stats.shared_requests, 2u * (2 * 50 + (v == ReductionVariant::softmax_block_smem ? 15 : 0)))
+            << to_string(v);
+    }
+    // Every output against the double reference (smem: whole vectors; global: 16-byte loads, and
+    // one word a trip with a padding half).
+    const std::tuple<ReductionVariant, std::int64_t, std::int64_t> cases[] = {
+        {ReductionVariant::softmax_block_smem, 3, 1032}, {ReductionVariant::softmax_block_smem, 2, 12248},
+        {ReductionVariant::softmax_block_global, 3, 4096}, {ReductionVariant::softmax_block_global, 2, 4097}};
+    for (const auto& [variant, rows, cols] : cases)
+        for (const DType dtype : {DType::fp32, DType::fp16, DType::bf16}) {
+            simt::GlobalMemory m;
+            const Outcome o = run(row_op(OpKind::softmax, rows, cols, dtype), variant, wave64_target(2, true), false, m);
+            EXPECT_EQ(o.numerics.checked, rows * cols + rows);
+            EXPECT_TRUE(o.numerics.passed) << to_string(variant) << " " << rows << "x" << cols << " "
+                                           << to_string(dtype) << ": max rel err " << o.numerics.max_rel_err;
+        }
+}
+
+TEST(TorchLayernormWave64, SixteenWavesOfSixtyFourMatchTheReference) {
+    // ROCm's vectorized_layer_norm_kernel: threads(64, 1024 / 64) = 1024 threads, each reading
+    // vectors at tid, tid + 1024, ...; the Welford state shuffles down 32 .. 1 in each wave, the
+    // 16 waves' lane 0s combine in 4 rounds through 96 bytes of shared memory.
+    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{5, 4}, {3, 1024}, {2, 8196}, {17, 768}})
+        for (const DType dtype : {DType::fp32, DType::fp16, DType::bf16}) {
+            simt::GlobalMemory m;
+            const Outcome o = run(row_op(OpKind::layernorm, rows, cols, dtype), ReductionVariant::layernorm_vectorized,
+                                  wave64_target(3, true), false, m);
+            EXPECT_EQ(o.lowered.dims.block, 1024u);
+            EXPECT_EQ(o.lowered.kernel->shared_bytes, 96);
+            EXPECT_EQ(o.lowered.dims.grid, static_cast<std::uint32_t>(rows));
+            EXPECT_TRUE(o.numerics.passed) << rows << "x" << cols << " " << to_string(dtype) << ": max rel err "
+                                           << o.numerics.max_rel_err;
+        }
+    // Shuffles a row: 3 state words x 6 offsets x 32 halves = 576 (sm_80: 3 x 5 x 4 warps = 60).
+    simt::GlobalMemory m64, m32;
+    const Op op = row_op(OpKind::layernorm, 2, 768, DType::fp32);
+    EXPECT_EQ(shuffles_issued(run(op, ReductionVariant::layernorm_vectorized, wave64_target(1, false), true, m64, true)), 2 * 576);
+    EXPECT_EQ(shuffles_issued(run(op, ReductionVariant::layernorm_vectorized, small_target(1, false), true, m32, true)), 2 * 60);
+}
+
+TEST(TorchLayernormWave64, MomentsKernelReducesInWavesOfSixtyFour) {
+    // RowwiseMomentsCUDAKernel<<<M, 512>>> in ROCm's build: 8 waves = 16 halves each shuffle the
+    // 3 Welford words down 32 .. 1, then wave 0's 2 halves again on the 8 partials: 3 x 6 x (16 +
+    // 2) = 324 a row (sm_80: 3 x 5 x (16 warps + 1) = 255). Then the whole op (the forward kernel
+    // after it) against the double reference.
+    simt::GlobalMemory m64, m32;
+    const Op op = row_op(OpKind::layernorm, 2, 1030, DType::fp32);
+    EXPECT_EQ(shuffles_issued(run(op, ReductionVariant::layernorm_moments, wave64_target(1, false), true, m64, true)), 2 * 324);
+    EXPECT_EQ(shuffles_issued(run(op, ReductionVariant::layernorm_moments, small_target(1, false), true, m32, true)), 2 * 255);
+    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{3, 7}, {2, 1030}, {4, 5001}})
+        for (const DType dtype : {DType::fp32, DType::fp16, DType::bf16}) {
+            simt::GlobalMemory m;
+            const LoweringTarget t = wave64_target(2, true);
+            LoweredKernel k = lower_row_reduction(row_op(OpKind::layernorm, rows, cols, dtype), m, t,
+                                                  ReductionVariant::layernorm_moments);
+            ASSERT_EQ(k.then.size(), 1u);
+            simt::launch(*k.kernel, k.dims, k.args, m, simt_params(t));
+            simt::launch(*k.then[0].kernel, k.then[0].dims, k.then[0].args, m, simt_params(t));
+            const LoweringNumerics n = k.check(m);
+            EXPECT_TRUE(n.passed) << rows << "x" << cols << " " << to_string(dtype) << ": max rel err " << n.max_rel_err;
+        }
+}
+
 // A timing-only run (payload skipped, buffers zero) takes exactly the cycles of a full run.
 void expect_timing_only_equals_full_run(const Op& op, ReductionVariant variant) {
     simt::GlobalMemory full_memory, skip_memory;

@@ -92,6 +92,142 @@ TEST(SmTiming, AWaveOf64IsTwoHalvesOnOneScheduler) {
     EXPECT_EQ(wave64.theoretical.warps_per_block, 1);
 }
 
+SimtParams cdna3_like() {
+    SimtParams p = a100_like();
+    p.sm.limits = *published_limits("gfx942");
+    return p;
+}
+
+// Each thread stores the results of its shuffles at out + 4 (tid * kWaveShuffleResults + i).
+constexpr int kWaveShuffleResults = 6;
+std::vector<std::uint32_t> run_wave_shuffles(const SimtParams& params, std::uint32_t threads) {
+    // r1 = tid; bfly 32, down 16, idx 40, up 33 of it; a six-step butterfly sum of tid; bfly 1.
+    const std::string src = R"(.param out
+.reg 12
+    mov r1, %tid
+    shfl.bfly r2, r1, 32
+    shfl.down r3, r1, 16
+    shfl.idx r4, r1, 40
+    shfl.up r5, r1, 33
+    mov r6, r1
+    shfl.bfly r7, r6, 32
+    add r6, r6, r7
+    shfl.bfly r7, r6, 16
+    add r6, r6, r7
+    shfl.bfly r7, r6, 8
+    add r6, r6, r7
+    shfl.bfly r7, r6, 4
+    add r6, r6, r7
+    shfl.bfly r7, r6, 2
+    add r6, r6, r7
+    shfl.bfly r7, r6, 1
+    add r6, r6, r7
+    shfl.bfly r8, r1, 1
+    mul r9, r1, 24
+    add r9, r9, out
+    st.global [r9], r2
+    st.global [r9+4], r3
+    st.global [r9+8], r4
+    st.global [r9+12], r5
+    st.global [r9+16], r6
+    st.global [r9+20], r8
+    exit
+)";
+    const Kernel k = assemble(src, "wave_shuffles.sasm");
+    GlobalMemory mem;
+    const std::uint32_t out = mem.allocate(threads * kWaveShuffleResults * 4);
+    launch(k, {1, threads}, {out}, mem, params);
+    std::vector<std::uint32_t> words(threads * kWaveShuffleResults);
+    mem.read(out, words.data(), words.size() * 4);
+    return words;
+}
+
+TEST(SmTiming, AWave64ShuffleSpansItsSixtyFourLanes) {
+    // gfx942 (waves of 64): lane t of the wave reads lane t ^ 32 (bfly 32), t + 16 (down 16, own
+    // value past 63), 40 (idx), t - 33 (up 33, own value below 0); six butterflies sum 0..63 =
+    // 2016 in every lane; bfly 1 stays in the half. Two waves (128 threads): each its own 64.
+    // sm_80 (waves of 32): lane numbers, offsets and masks are mod 32 (bfly 32 is bfly 0, idx 40 is
+    // idx 8, ...), so the same code sums each 32-lane warp: 496 + 1024 w.
+    const std::vector<std::uint32_t> wave64 = run_wave_shuffles(cdna3_like(), 128);
+    const std::vector<std::uint32_t> warp32 = run_wave_shuffles(a100_like(), 128);
+    for (std::uint32_t tid = 0; tid < 128; ++tid) {
+        const std::uint32_t t = tid % 64, base = tid - t;
+        const std::uint32_t* r = &wave64[tid * kWaveShuffleResults];
+        EXPECT_EQ(r[0], base + (t ^ 32)) << tid;
+        EXPECT_EQ(r[1], base + (t + 16 > 63 ? t : t + 16)) << tid;
+        EXPECT_EQ(r[2], base + 40) << tid;
+        EXPECT_EQ(r[3], base + (t < 33 ? t : t - 33)) << tid;
+        EXPECT_EQ(r[4], 64 * base + 2016) << tid;  // sum of base + 0 .. base + 63
+        EXPECT_EQ(r[5], tid ^ 1) << tid;
+        const std::uint32_t l = tid % 32, warp = tid - l;
+        const std::uint32_t* q = &warp32[tid * kWaveShuffleResults];
+        EXPECT_EQ(q[0], tid) << tid;
+        EXPECT_EQ(q[1], warp + (l + 16 > 31 ? l : l + 16)) << tid;
+        EXPECT_EQ(q[2], warp + 8) << tid;
+        EXPECT_EQ(q[3], warp + (l < 1 ? l : l - 1)) << tid;
+        EXPECT_EQ(q[4], 32 * warp * 2 + 2 * 496) << tid;  // the bfly-0 step doubles: 2 x (32 warp + 496)
+        EXPECT_EQ(q[5], tid ^ 1) << tid;
+    }
+}
+
+TEST(SmTiming, AWave64ShuffleWaitsForTheOtherHalf) {
+    // Half 1 (warp 1) does 10 dependent adds before the wave's shfl; half 0 branches straight to
+    // it and waits there (a barrier stall of the warp; the scheduler's cycles count half 1's
+    // scoreboard waits, which rank first) until half 1 arrives: its shfl issues after half 1's
+    // last add, and each half reads the other's r1 (bfly 32). With waves of 32 nobody waits.
+    std::string src = ".param out\n.reg 6\n    mov r1, %warpid\n    setp.eq.s32 p0, r1, 0\n    @p0 bra meet\n";
+    for (int i = 0; i < 10; ++i) src += "    add r2, r2, 1\n";
+    src += "meet:\n    shfl.bfly r3, r1, 32\n    mov r4, %tid\n    shl r4, r4, 2\n    add r4, r4, out\n"
+           "    st.global [r4], r3\n    exit\n";
+    const Kernel k = assemble(src, "wave_wait.sasm");
+    for (const bool wave64 : {true, false}) {
+        SimtParams p = wave64 ? cdna3_like() : a100_like();
+        p.sm.record_issue_order = true;
+        GlobalMemory mem;
+        const std::uint32_t out = mem.allocate(64 * 4);
+        const KernelStats s = launch(k, {1, 64}, {out}, mem, p);
+        std::uint64_t shfl_cycle[2] = {0, 0}, last_add = 0;
+        int shuffle_pc = -1;
+        for (int pc = 0; pc < static_cast<int>(k.code.size()); ++pc)
+            if (k.code[static_cast<std::size_t>(pc)].op == Opcode::shfl) shuffle_pc = pc;
+        for (const IssueRecord& r : s.issue_order) {
+            if (r.pc == shuffle_pc) shfl_cycle[r.warp_in_block] = r.cycle;
+            if (r.warp_in_block == 1 && r.pc < shuffle_pc && k.code[static_cast<std::size_t>(r.pc)].op == Opcode::add)
+                last_add = std::max(last_add, r.cycle);
+        }
+        std::vector<std::uint32_t> got(64);
+        mem.read(out, got.data(), 64 * 4);
+        for (std::uint32_t t = 0; t < 64; ++t)
+            EXPECT_EQ(got[t], wave64 ? 1 - t / 32 : t / 32) << (wave64 ? "wave64 " : "wave32 ") << t;
+        if (wave64) {
+            EXPECT_GT(shfl_cycle[0], last_add);
+            EXPECT_GT(shfl_cycle[1], last_add);
+        } else {
+            EXPECT_LT(shfl_cycle[0], last_add);
+        }
+        EXPECT_GT(last_add, 30u);  // the ten dependent adds: 4 cycles apart
+    }
+}
+
+TEST(SmTiming, AWave64ShuffleGoesAloneWhenTheOtherHalfCannotCome) {
+    // Half 1 exits before the shfl (or waits at a bar.sync that half 0 reaches only after it):
+    // half 0 must not wait for it forever. It reads half 1's r1 as it was left (lanes that are not
+    // there give their register's value, as inactive lanes do).
+    for (const bool barrier : {false, true}) {
+        std::string src = ".param out\n.reg 6\n    mov r1, %warpid\n    add r1, r1, 7\n    setp.eq.s32 p0, r1, 8\n";
+        src += barrier ? "    @p0 bra wait\n" : "    @p0 exit\n";
+        src += "    shfl.bfly r3, r1, 32\n    mov r4, %tid\n    shl r4, r4, 2\n    add r4, r4, out\n    st.global [r4], r3\n";
+        src += barrier ? "wait:\n    bar.sync\n    exit\n" : "    exit\n";
+        const Kernel k = assemble(src, "wave_alone.sasm");
+        GlobalMemory mem;
+        const std::uint32_t out = mem.allocate(64 * 4);
+        launch(k, {1, 64}, {out}, mem, cdna3_like());
+        std::vector<std::uint32_t> got(32);
+        mem.read(out, got.data(), 32 * 4);
+        for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], 8u) << (barrier ? "barrier " : "exit ") << t;
+    }
+}
+
 TEST(SmTiming, GlobalLoadsWaitForTheMemoryPort) {
     // saxpy.sasm, one warp, n = 32, fixed 400-cycle memory; INT latency 4 / II 2, FP32 latency 4.
     //   0 mov r0 | 2 mov r1 (INT II) | 6 mad (r1 ready 6) | 10 setp (r0 ready 10) | 14 @p0 exit
