@@ -99,9 +99,11 @@ SimtParams cdna3_like() {
 }
 
 // Each thread stores the results of its shuffles at out + 4 (tid * kWaveShuffleResults + i).
-constexpr int kWaveShuffleResults = 6;
+constexpr int kWaveShuffleResults = 7;
 std::vector<std::uint32_t> run_wave_shuffles(const SimtParams& params, std::uint32_t threads) {
-    // r1 = tid; bfly 32, down 16, idx 40, up 33 of it; a six-step butterfly sum of tid; bfly 1.
+    // r1 = tid; bfly 32, down 16, idx 40, up 33 of it; a six-step butterfly sum of tid; bfly 1;
+    // bfly 32 in place (r10 = tid, shfl.bfly r10, r10, 32: the half that issues second overwrites
+    // its source before the first issues, which must still read the value at the meeting).
     const std::string src = R"(.param out
 .reg 12
     mov r1, %tid
@@ -123,7 +125,9 @@ std::vector<std::uint32_t> run_wave_shuffles(const SimtParams& params, std::uint
     shfl.bfly r7, r6, 1
     add r6, r6, r7
     shfl.bfly r8, r1, 1
-    mul r9, r1, 24
+    mov r10, r1
+    shfl.bfly r10, r10, 32
+    mul r9, r1, 28
     add r9, r9, out
     st.global [r9], r2
     st.global [r9+4], r3
@@ -131,6 +135,7 @@ std::vector<std::uint32_t> run_wave_shuffles(const SimtParams& params, std::uint
     st.global [r9+12], r5
     st.global [r9+16], r6
     st.global [r9+20], r8
+    st.global [r9+24], r10
     exit
 )";
     const Kernel k = assemble(src, "wave_shuffles.sasm");
@@ -159,6 +164,7 @@ TEST(SmTiming, AWave64ShuffleSpansItsSixtyFourLanes) {
         EXPECT_EQ(r[3], base + (t < 33 ? t : t - 33)) << tid;
         EXPECT_EQ(r[4], 64 * base + 2016) << tid;  // sum of base + 0 .. base + 63
         EXPECT_EQ(r[5], tid ^ 1) << tid;
+        EXPECT_EQ(r[6], base + (t ^ 32)) << tid;
         const std::uint32_t l = tid % 32, warp = tid - l;
         const std::uint32_t* q = &warp32[tid * kWaveShuffleResults];
         EXPECT_EQ(q[0], tid) << tid;
@@ -167,6 +173,7 @@ TEST(SmTiming, AWave64ShuffleSpansItsSixtyFourLanes) {
         EXPECT_EQ(q[3], warp + (l < 1 ? l : l - 1)) << tid;
         EXPECT_EQ(q[4], 32 * warp * 2 + 2 * 496) << tid;  // the bfly-0 step doubles: 2 x (32 warp + 496)
         EXPECT_EQ(q[5], tid ^ 1) << tid;
+        EXPECT_EQ(q[6], tid) << tid;
     }
 }
 
