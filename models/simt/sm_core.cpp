@@ -177,7 +177,7 @@ bool SmCore::check_warp(int sp, int slot, IssueScan& scan, std::uint64_t& next_c
         next_change = std::min(next_change, pipe);
         return false;
     }
-    if (wave_halves_ && in.op == Opcode::shfl && !wave_shuffle_ready(slot, in)) {
+    if (in.op == Opcode::shfl && wave_halves_ && !wave_shuffle_ready(slot, in)) {
         // Waits for its sibling (released by it: no time to fold into next_change).
         scan.reasons |= 1u << static_cast<unsigned>(Stall::barrier);
         blocked_until_[i] = kNever;
@@ -219,7 +219,7 @@ void SmCore::issue(int sp, int slot) {
     if (params_.record_issue_order)
         issue_order_.push_back({now_, sp, slot, w.block_id, w.warp_in_block, w.pc()});
     executor_.set_cycle(now_);
-    const bool wave_shuffle = wave_halves_ && t.next->op == Opcode::shfl;
+    const bool wave_shuffle = t.next->op == Opcode::shfl && wave_halves_;
     if (wave_shuffle) {
         const int sib = sibling(slot);
         executor_.set_wave_shuffle(wave_words_[static_cast<std::size_t>(sib >= 0 ? std::min(slot, sib) : slot)].data(),

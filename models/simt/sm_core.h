@@ -270,17 +270,6 @@ private:
     // pipelines only get busier.
     std::vector<std::uint64_t> blocked_until_;
     std::vector<Stall> blocked_reason_;
-    // Waves of 64 (sm.wave_size 64) are two 32-lane halves, consecutive warps of a block on one
-    // scheduler. A shfl is the wave's, over its 64 lanes: the half that reaches it first waits
-    // (a barrier stall) until the other reaches the same instruction; the second gathers both
-    // halves' source words into wave_words_ (per slot: the pair's lower slot's entry), issues, and
-    // releases the first with shuffle_pending_ set, so that it issues on the same words (its
-    // sibling may have overwritten its source register since). A half whose sibling has finished,
-    // waits at a barrier or at another shfl goes alone (shuffle_alone_): the sibling's lanes give
-    // their register's current value, as inactive lanes do.
-    bool wave_halves_ = false;
-    std::vector<std::uint8_t> shuffle_waiting_, shuffle_pending_, shuffle_alone_;  // per slot
-    std::vector<std::array<std::uint32_t, 64>> wave_words_;                          // per slot
     std::vector<Block> blocks_;
     std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
     std::vector<std::array<std::uint64_t, kUnitCount>> pipe_free_;  // [sub-partition][unit]
@@ -315,6 +304,17 @@ private:
     std::vector<IssueRecord> issue_order_;
     bool record_resident_warps_ = false;
     std::vector<ResidentWarps> resident_warps_log_;
+    // Waves of 64 (sm.wave_size 64) are two 32-lane halves, consecutive warps of a block on one
+    // scheduler. A shfl is the wave's, over its 64 lanes: the half that reaches it first waits
+    // (a barrier stall) until the other reaches the same instruction; the second gathers both
+    // halves' source words into wave_words_ (per slot: the pair's lower slot's entry), issues, and
+    // releases the first with shuffle_pending_ set, so that it issues on the same words (its
+    // sibling may have overwritten its source register since). A half whose sibling has finished,
+    // waits at a barrier or at another shfl goes alone (shuffle_alone_): the sibling's lanes give
+    // their register's current value, as inactive lanes do.
+    bool wave_halves_ = false;
+    std::vector<std::uint8_t> shuffle_waiting_, shuffle_pending_, shuffle_alone_;  // per slot
+    std::vector<std::array<std::uint32_t, 64>> wave_words_;                          // per slot
 };
 
 }  // namespace accelsim::simt
