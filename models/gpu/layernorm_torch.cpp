@@ -108,9 +108,9 @@ public:
         if (wave_ == 32) {
             emit("setp.ne.s32 p3, %laneid, 0");
         } else {  // threadIdx.x != 0: the wave's lane
-            emit("and r22, %tid, " + std::to_string(wave_ - 1));
+            emit("and r22, %tid, 63");
             emit("setp.ne.s32 p3, r22, 0");
-            emit("shr r9, %tid, " + std::to_string(wave_ == 64 ? 6 : 5));
+            emit("shr r9, %tid, 6");
         }
         emit("mov r10, 0.0");
         emit("mov r11, 0.0");
@@ -495,7 +495,7 @@ const simt::Kernel* torch_layernorm_kernel(ReductionVariant variant, Storage sto
         return nullptr;
     if (variant == ReductionVariant::layernorm_vectorized && forward) return nullptr;
     // The forward kernel (one element a thread, no reduction) is one kernel whatever the wave.
-    const int wave = !forward && wave_size == 64 ? 64 : 32;
+    const int wave = forward ? 32 : torch_warp_size(wave_size);
     static std::mutex mutex;
     static std::map<std::tuple<ReductionVariant, Storage, bool, int>, std::unique_ptr<simt::Kernel>> kernels;
     const std::lock_guard<std::mutex> lock(mutex);

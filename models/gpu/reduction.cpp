@@ -899,7 +899,7 @@ bool whole_vectors(std::int64_t cols, Storage s) { return cols % (s == Storage::
 const simt::Kernel* reduction_kernel(OpKind kind, ReductionVariant variant, Storage storage, std::int64_t cols,
                                      int wave_size) {
     if (kind != OpKind::softmax && kind != OpKind::layernorm) return nullptr;
-    wave_size = wave_size == 64 ? 64 : 32;
+    wave_size = torch_warp_size(wave_size);
     if (kind == OpKind::layernorm && softmax_only(variant)) return nullptr;
     if (torch_layernorm(variant))
         return kind == OpKind::layernorm ? torch_layernorm_kernel(variant, storage, false, wave_size) : nullptr;
@@ -987,7 +987,7 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     if (is_eight_bit(s) && variant != ReductionVariant::warp_per_row && variant != ReductionVariant::block_per_row)
         throw std::invalid_argument("lower_row_reduction: 8-bit " + std::string(to_string(op.kind)) +
                                     " runs the warp_per_row and block_per_row kernels only, not " + to_string(variant));
-    const int wave_size = target.sm.limits.wave_size == 64 ? 64 : 32;  // the build's warp size
+    const int wave_size = torch_warp_size(target.sm.limits.wave_size);
     const simt::Kernel* kernel = reduction_kernel(op.kind, variant, s, cols, wave_size);
 
     LoweredKernel out;
@@ -1174,7 +1174,7 @@ LoweredKernel lower_softmax(const Op& op, simt::GlobalMemory& memory, const Lowe
         return lower_row_reduction(op, memory, target, eight_bit_row_variant(op.kind, op.rows, op.cols, *s, target));
     return lower_row_reduction(op, memory, target,
                                softmax_variant(op.cols, storage_of(op.dtype), target.sm.limits.shared_memory_per_block_bytes,
-                                               target.sm.limits.wave_size == 64 ? 64 : 32));
+                                               torch_warp_size(target.sm.limits.wave_size)));
 }
 
 LoweredKernel lower_layernorm(const Op& op, simt::GlobalMemory& memory, const LoweringTarget& target) {

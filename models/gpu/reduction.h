@@ -88,6 +88,8 @@ inline constexpr int kPersistentSoftmaxBlock = 128;         // PersistentSoftmax
 // thread_constants.h num_threads() = C10_WARP_SIZE x 4 = 128 (CUDA) or 1024 (ROCm 5.3 and
 // later), block_reduce.cuh kCUDABlockReduceNumThreads, layer_norm_kernel.cu kCUDANumThreads).
 inline constexpr std::int64_t kLayernormVecElements = 4;
+// C10_WARP_SIZE of the PyTorch build a target runs: 64 on wave64 (ROCm, sm.wave_size 64), else 32.
+inline constexpr int torch_warp_size(int wave_size) { return wave_size == 64 ? 64 : 32; }
 // The vectorized kernel's block, threads(warp_size, num_threads() / warp_size): 4 warps of 32, or
 // 16 waves of 64 on a wave64 (ROCm) target.
 inline constexpr int layernorm_vectorized_threads(int wave_size) { return wave_size == 64 ? 1024 : 128; }

@@ -306,30 +306,20 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
                 const std::uint32_t* a = fetch(in.src[0], w, s0);
                 const std::uint32_t* b = fetch(in.src[1], w, s1);
                 const auto mode = static_cast<ShuffleMode>(in.modifier);
-                if (wave_words_) {  // the wave's 64 lanes (set_wave_shuffle)
-                    const int first = 32 * wave_half_;
-                    for_lanes(result, [&](int l) {
-                        const int lane = first + l, by = static_cast<int>(b[l] & 63);
-                        int src = lane;
-                        switch (mode) {
-                            case ShuffleMode::idx: src = by; break;
-                            case ShuffleMode::up: src = lane - by < 0 ? lane : lane - by; break;
-                            case ShuffleMode::down: src = lane + by > 63 ? lane : lane + by; break;
-                            case ShuffleMode::bfly: src = lane ^ by; break;
-                        }
-                        return wave_words_[src];
-                    });
-                    break;
-                }
+                // The warp's 32 lanes, or (set_wave_shuffle) the wave's 64, this half's lanes at
+                // first .. first + 31 of them.
+                const std::uint32_t* from = wave_words_ ? wave_words_ : a;
+                const int last = wave_words_ ? 63 : 31, first = wave_words_ ? 32 * wave_half_ : 0;
                 for_lanes(result, [&](int l) {
-                    int src = l;
+                    const int lane = first + l, by = static_cast<int>(b[l] & static_cast<std::uint32_t>(last));
+                    int src = lane;
                     switch (mode) {
-                        case ShuffleMode::idx: src = static_cast<int>(b[l] & 31); break;
-                        case ShuffleMode::up: src = l - static_cast<int>(b[l] & 31); if (src < 0) src = l; break;
-                        case ShuffleMode::down: src = l + static_cast<int>(b[l] & 31); if (src > 31) src = l; break;
-                        case ShuffleMode::bfly: src = l ^ static_cast<int>(b[l] & 31); break;
+                        case ShuffleMode::idx: src = by; break;
+                        case ShuffleMode::up: src = lane - by < 0 ? lane : lane - by; break;
+                        case ShuffleMode::down: src = lane + by > last ? lane : lane + by; break;
+                        case ShuffleMode::bfly: src = lane ^ by; break;
                     }
-                    return a[src];
+                    return from[src];
                 });
                 break;
             }

@@ -220,11 +220,7 @@ void SmCore::issue(int sp, int slot) {
         issue_order_.push_back({now_, sp, slot, w.block_id, w.warp_in_block, w.pc()});
     executor_.set_cycle(now_);
     const bool wave_shuffle = t.next->op == Opcode::shfl && wave_halves_;
-    if (wave_shuffle) {
-        const int sib = sibling(slot);
-        executor_.set_wave_shuffle(wave_words_[static_cast<std::size_t>(sib >= 0 ? std::min(slot, sib) : slot)].data(),
-                                   w.warp_in_block % 2);
-    }
+    if (wave_shuffle) executor_.set_wave_shuffle(wave_words_of(slot).data(), w.warp_in_block % 2);
     executor_.step(w, block, step_);
     if (wave_shuffle) {
         executor_.set_wave_shuffle(nullptr, 0);
@@ -342,11 +338,16 @@ int SmCore::sibling(int slot) const {
     return other < warps_per_block_ ? slot - in_block + other : -1;
 }
 
+std::array<std::uint32_t, 64>& SmCore::wave_words_of(int slot) {
+    const int sib = sibling(slot);
+    return wave_words_[static_cast<std::size_t>(sib >= 0 ? std::min(slot, sib) : slot)];
+}
+
 void SmCore::gather_wave_words(int slot, int sib, const Instruction& in) {
     // Half h's lanes are the wave's lanes 32 h .. 32 h + 31; the sibling's words are its values of
     // the same operand now.
     const Warp& w = warps_[static_cast<std::size_t>(slot)];
-    auto& words = wave_words_[static_cast<std::size_t>(sib >= 0 ? std::min(slot, sib) : slot)];
+    auto& words = wave_words_of(slot);
     const int half = w.warp_in_block % 2;
     executor_.operand_words(in.src[0], w, words.data() + 32 * half);
     if (sib >= 0) executor_.operand_words(in.src[0], warps_[static_cast<std::size_t>(sib)], words.data() + 32 * (1 - half));

@@ -214,6 +214,7 @@ private:
     // Waves of 64: the other half of the slot's wave (-1: none, a block's last odd warp), and
     // whether the slot's shfl may issue now (wave_shuffle_ready: see wave_words_).
     int sibling(int slot) const;
+    std::array<std::uint32_t, 64>& wave_words_of(int slot);  // the pair's entry of wave_words_
     bool wave_shuffle_ready(int slot, const Instruction& in);
     void gather_wave_words(int slot, int sib, const Instruction& in);
     // The half `slot` stopped (at a barrier, or finished): a sibling waiting at a shfl goes alone.
