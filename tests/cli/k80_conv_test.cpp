@@ -11,18 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/accelsim_process.h"
 #include "tests/shipped_reports.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+using accelsim_test::slurp;
 
 // Runs accelsim on configs/k80.json; returns the JSON report.
 nlohmann::json run_k80(const fs::path& trace, const std::string& options, const fs::path& json) {

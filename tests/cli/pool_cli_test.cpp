@@ -7,7 +7,7 @@
 
 #include "tests/accelsim_process.h"
 
-namespace accelsim_test {
+namespace accelsim_test::pool_cli_test {
 namespace {
 
 TEST(PoolCli, BadPoolLinesExitTwoNamingFileAndLine) {
@@ -52,4 +52,4 @@ TEST(PoolCli, ValidatedPoolsOnBothChips) {
 }
 
 }  // namespace
-}  // namespace accelsim_test
+}  // namespace accelsim_test::pool_cli_test

@@ -18,7 +18,7 @@
 #include "models/tpu/tpu_numerics.h"
 #include "tests/accelsim_process.h"
 
-namespace accelsim_test {
+namespace accelsim_test::quantization_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -236,4 +236,4 @@ TEST(QuantizationCli, ActivationOutliersFromTheConfigOnTpuAndGpu) {
 }
 
 }  // namespace
-}  // namespace accelsim_test
+}  // namespace accelsim_test::quantization_cli_test

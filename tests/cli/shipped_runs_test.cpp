@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/accelsim_process.h"
 #include "tests/shipped_reports.h"
 
 namespace fs = std::filesystem;
@@ -27,12 +28,7 @@ std::vector<std::string> shipped(const char* folder, const char* extension) {
     return names;
 }
 
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+using accelsim_test::slurp;
 
 // A config's "kind", following "extends" when the file itself does not say.
 std::string config_kind(const fs::path& file) {

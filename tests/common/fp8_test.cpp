@@ -8,7 +8,7 @@
 
 #include "models/common/dtype.h"
 
-namespace accelsim {
+namespace accelsim::fp8_test {
 namespace {
 
 constexpr DType E4M3 = DType::fp8_e4m3;
@@ -188,4 +188,4 @@ TEST(Fp8, DtypesParseAndTakeOneByte) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::fp8_test

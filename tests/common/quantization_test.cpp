@@ -12,7 +12,7 @@
 
 #include "models/common/quantization.h"
 
-namespace accelsim {
+namespace accelsim::quantization_test {
 namespace {
 
 TEST(Quantization, Int8ScaleAndTiesToEven) {
@@ -196,4 +196,4 @@ TEST(Quantization, OneOutlierFeatureCostsInt8ItsResolutionNotFp8) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::quantization_test

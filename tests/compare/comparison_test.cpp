@@ -10,7 +10,7 @@
 
 #include "sim/compare/comparison.h"
 
-namespace accelsim {
+namespace accelsim::comparison_test {
 namespace {
 
 using nlohmann::json;
@@ -214,4 +214,4 @@ TEST(Comparison, ReportsListingDifferentOpsAreRefused) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::comparison_test

@@ -14,7 +14,7 @@
 #include "sim/compare/isolated_run.h"
 #include "sim/input_error.h"
 
-namespace accelsim {
+namespace accelsim::isolated_run_test {
 namespace {
 
 using Status = IsolatedRunResult::Status;
@@ -95,4 +95,4 @@ TEST(IsolatedRunAll, NothingStartsAfterAFailureWhenAskedToStop) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::isolated_run_test

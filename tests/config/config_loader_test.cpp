@@ -17,7 +17,7 @@
 #include "models/memory/dram.h"
 #include "sim/config/config_schema.h"
 
-namespace accelsim {
+namespace accelsim::config_loader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -991,4 +991,4 @@ TEST(ConfigDocs, EveryShippedConfigIsListed) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::config_loader_test

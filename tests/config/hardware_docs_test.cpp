@@ -10,7 +10,7 @@
 #include "sim/config/config_loader.h"
 #include "sim/input_error.h"
 
-namespace accelsim {
+namespace accelsim::hardware_docs_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -105,4 +105,4 @@ TEST(HardwareMarkdown, AFolderWithoutConfigsIsAnInputErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::hardware_docs_test

@@ -18,7 +18,7 @@
 #include "sim/config/config_schema.h"
 #include "sim/config/model_params.h"
 
-namespace accelsim {
+namespace accelsim::param_tables_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -145,4 +145,4 @@ TEST(ConfigDocs, CommandRewritesOnlyTheGeneratedTable) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::param_tables_test

@@ -11,7 +11,7 @@
 #include "sim/trace/model_import.h"
 #include "tests/onnx_test_models.h"
 
-namespace accelsim {
+namespace accelsim::importer_fuzz_found_test {
 namespace {
 
 using accelsim_test::OnnxBuilder;
@@ -174,4 +174,4 @@ TEST(FuzzFoundPyTorchImport, ConvChannelProductOverflowIsAChannelError) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::importer_fuzz_found_test

@@ -7,7 +7,7 @@
 #include "models/gpu/conv.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::conv_test {
 namespace {
 
 Op conv_op(Conv2dShape s, DType dtype) {
@@ -501,4 +501,4 @@ TEST(ConvKernels, UnsupportedInputsAreLoweringErrors) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::conv_test

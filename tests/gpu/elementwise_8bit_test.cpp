@@ -17,7 +17,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::elementwise_8bit_test {
 namespace {
 
 using test::elementwise_op;
@@ -286,4 +286,4 @@ TEST(EightBitLowering, Fp8OnCdna3ReadsAndWritesFnuz) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::elementwise_8bit_test

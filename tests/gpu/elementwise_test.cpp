@@ -11,7 +11,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::elementwise_test {
 namespace {
 
 using test::elementwise_op;
@@ -148,4 +148,4 @@ TEST(ElementwiseErrors, OutOfRangeCountIsALoweringError) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::elementwise_test

@@ -12,7 +12,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/a100_like.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::fusion_test {
 namespace {
 
 using test::a100_like;
@@ -393,4 +393,4 @@ TEST(FusedAttention, TimingOnlyRunsGiveTheCyclesOfFullRuns) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::fusion_test

@@ -13,7 +13,7 @@
 #include "tests/gpu/gemm_op.h"
 #include "tests/gpu/gemm_run.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::gemm_fp8_test {
 namespace {
 
 using test::gemm_op;
@@ -289,4 +289,4 @@ TEST(Fp8Gemm, SplitKRuleForEightBitOperands) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::gemm_fp8_test

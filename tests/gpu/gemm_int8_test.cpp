@@ -11,7 +11,7 @@
 #include "tests/gpu/gemm_op.h"
 #include "tests/gpu/gemm_run.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::gemm_int8_test {
 namespace {
 
 using test::a100_like;
@@ -198,4 +198,4 @@ TEST(Int8Gemm, SplitKSumsTheIntegerPlanesExactly) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::gemm_int8_test

@@ -11,7 +11,7 @@
 #include "tests/gpu/a100_like.h"
 #include "tests/gpu/gemm_op.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::gemm_test {
 namespace {
 
 using test::a100_like;
@@ -398,4 +398,4 @@ TEST(GemmLowering, StatsErrorsAndLimits) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::gemm_test

@@ -10,7 +10,7 @@
 #include "models/simt/isa.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::hierarchy_port_test {
 namespace {
 
 memory::MemoryHierarchyParams small_gpu() { return test::small_gpu(2); }  // two SMs
@@ -115,4 +115,4 @@ TEST(LaunchQuantum, WindowsGiveTheRunAheadCyclesOnOneSm) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::hierarchy_port_test

@@ -11,7 +11,7 @@
 #include "tests/gpu/gemm_op.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::high_address_test {
 namespace {
 
 using test::a100_like;
@@ -85,4 +85,4 @@ TEST(GemmAddresses, TheLimitIsTwoGiBLessFourKiB) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::high_address_test

@@ -9,7 +9,7 @@
 #include "models/gpu/gemm_hopper.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::hopper_gemm_test {
 namespace {
 
 simt::SimtParams h100_like(int sms) {
@@ -710,4 +710,4 @@ TEST(HopperGemmEpilogue, ReadsItsOperandsAndTimesAsFullRuns) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::hopper_gemm_test

@@ -13,7 +13,7 @@
 #include "models/gpu/reduction.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::layernorm_torch_test {
 namespace {
 
 Op layernorm_op(std::int64_t rows, std::int64_t cols, DType dtype) {
@@ -238,4 +238,4 @@ INSTANTIATE_TEST_SUITE_P(Both, TorchLayernormTiming,
                                             ::testing::Values(DType::fp32, DType::fp16, DType::bf16)));
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::layernorm_torch_test

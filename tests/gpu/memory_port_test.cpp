@@ -14,7 +14,7 @@
 #include "models/memory/l2_cache.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::memory_port_test {
 namespace {
 
 memory::MemoryHierarchyParams small_gpu(int sms = 4) { return test::small_gpu(sms); }
@@ -201,4 +201,4 @@ TEST(SmWindows, SaxpyMovesTheHandWorkedBytesAndComputes) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::memory_port_test

@@ -9,7 +9,7 @@
 #include "models/gpu/lowering.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::no_kernel_reason_test {
 namespace {
 
 using test::elementwise_op;
@@ -117,4 +117,4 @@ TEST(NoKernelReason, EachGapOfTheLibraryHasItsOwnReason) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::no_kernel_reason_test

@@ -12,7 +12,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::pool_test {
 namespace {
 
 Op pool_op(PoolMode mode, DType dtype, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t r,
@@ -186,4 +186,4 @@ TEST(PoolKernelShape, OddChannelsIn16BitKeepTheRooflineRow) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::pool_test

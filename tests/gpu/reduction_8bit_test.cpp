@@ -15,7 +15,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::reduction_8bit_test {
 namespace {
 
 using test::row_op;
@@ -357,4 +357,4 @@ TEST(EightBitRowsLowering, Fp8OnCdna3ReadsAndWritesFnuz) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::reduction_8bit_test

@@ -14,7 +14,7 @@
 #include "models/simt/simt_gpu.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::reduction_test {
 namespace {
 
 using test::row_op;
@@ -617,4 +617,4 @@ TEST(RowReductionErrors, EmptyShapeIsALoweringError) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::reduction_test

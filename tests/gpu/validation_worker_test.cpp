@@ -12,7 +12,7 @@
 #include "tests/gpu/gemm_op.h"
 #include "tests/gpu/launch_lowered.h"
 
-namespace accelsim::gpu {
+namespace accelsim::gpu::validation_worker_test {
 namespace {
 
 using test::a100_like;
@@ -129,4 +129,4 @@ TEST(ValidationWorker, AReferenceNeverAskedForIsHarmless) {
 }
 
 }  // namespace
-}  // namespace accelsim::gpu
+}  // namespace accelsim::gpu::validation_worker_test

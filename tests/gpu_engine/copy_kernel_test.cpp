@@ -8,7 +8,7 @@
 #include "tests/gpu_engine/engine_run.h"
 #include "tests/trace/trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::copy_kernel_test {
 namespace {
 
 using test::run;
@@ -45,4 +45,4 @@ TEST(CopyKernel, A100MovesTheHandWorkedBytesAndCopiesExactly) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::copy_kernel_test

@@ -8,7 +8,7 @@
 
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::eight_bit_elementwise_test {
 namespace {
 
 using test::run;
@@ -47,4 +47,4 @@ TEST(EightBitElementwiseEngine, Int8OnA100Fp8OnH100L4AndMi300x) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::eight_bit_elementwise_test

@@ -8,7 +8,7 @@
 
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::eight_bit_rows_test {
 namespace {
 
 using test::run;
@@ -44,4 +44,4 @@ TEST(EightBitRowsEngine, Int8OnA100Fp8OnH100L4AndMi300x) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::eight_bit_rows_test

@@ -12,7 +12,7 @@
 #include "sim/config/config_loader.h"
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::fused_graph_test {
 namespace {
 
 const std::string kSource = ACCELSIM_SOURCE_DIR;
@@ -108,4 +108,4 @@ TEST(FusedGraph, DefaultRunsEveryOpAloneAndFusionSavesTime) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::fused_graph_test

@@ -23,7 +23,7 @@
 
 namespace fs = std::filesystem;
 
-namespace accelsim {
+namespace accelsim::gpu_chip_test {
 namespace {
 
 const std::string kSource = ACCELSIM_SOURCE_DIR;
@@ -388,4 +388,4 @@ TEST(KernelArguments, ErrorsNameTheTraceLine) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::gpu_chip_test

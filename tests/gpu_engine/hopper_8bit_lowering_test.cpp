@@ -9,7 +9,7 @@
 
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::hopper_8bit_lowering_test {
 namespace {
 
 bool has_stat(const OpReport& r, const std::string& name) {
@@ -50,4 +50,4 @@ TEST(Hopper8bitLowering, H100RunsTheHopperKernelOtherChipsTheMmaOne) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::hopper_8bit_lowering_test

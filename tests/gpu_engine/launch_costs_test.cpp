@@ -13,7 +13,7 @@
 #include "sim/trace/trace_reader.h"
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::launch_costs_test {
 namespace {
 
 const std::string kSource = ACCELSIM_SOURCE_DIR;
@@ -74,4 +74,4 @@ TEST(LaunchCosts, EngineRunOfTinyKernelsIsSubmitPlusLaunchLatencyPerKernel) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::launch_costs_test

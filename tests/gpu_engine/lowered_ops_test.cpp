@@ -17,7 +17,7 @@
 
 namespace fs = std::filesystem;
 
-namespace accelsim {
+namespace accelsim::lowered_ops_test {
 namespace {
 
 const std::string kSource = ACCELSIM_SOURCE_DIR;
@@ -126,4 +126,4 @@ TEST(LoweredOps, SplitKAddsTheSumLaunchToTheOp) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::lowered_ops_test

@@ -13,7 +13,7 @@
 #include "sim/trace/trace_reader.h"
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::repeated_ops_test {
 namespace {
 
 using test::shipped_config;
@@ -188,4 +188,4 @@ TEST(RepeatedOps, ShapeKeySeesEverySizeAndNotTheName) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::repeated_ops_test

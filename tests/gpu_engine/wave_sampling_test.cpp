@@ -13,7 +13,7 @@
 #include "sim/config/config_loader.h"
 #include "tests/gpu_engine/engine_run.h"
 
-namespace accelsim {
+namespace accelsim::wave_sampling_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -72,4 +72,4 @@ TEST(GpuSampling, SampledOpsWithinTwoPercentOfFullSimulationOnA100) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::wave_sampling_test

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace accelsim {
+namespace accelsim::membench_test {
 namespace {
 
 // An A100-like memory system: 108 SMs, 40 MB L2 in 80 slices, HBM2e 2039 GB/s.
@@ -220,4 +220,4 @@ TEST(Membench, BadHbmConfigIsAnInputError) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::membench_test

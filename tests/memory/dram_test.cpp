@@ -11,7 +11,7 @@
 #include "models/memory/dram.h"
 #include "models/memory/traffic.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::dram_test {
 namespace {
 
 // Enough requests in flight to keep every controller queue full (twice the queue capacity, so
@@ -498,4 +498,4 @@ TEST(Dram, SameInputsSameOutputs) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::dram_test

@@ -8,7 +8,7 @@
 
 #include "models/memory/fast_divider.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::fast_divider_test {
 namespace {
 
 TEST(FastDivider, AgreesWithHardwareDivisionIncludingTheEdges) {
@@ -35,4 +35,4 @@ TEST(FastDivider, AgreesWithHardwareDivisionIncludingTheEdges) {
 TEST(FastDivider, ZeroDivisorIsRejected) { EXPECT_THROW(FastDivider(0), std::invalid_argument); }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::fast_divider_test

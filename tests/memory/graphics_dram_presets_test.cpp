@@ -11,7 +11,7 @@
 #include "models/memory/dram.h"
 #include "models/memory/traffic.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::graphics_dram_presets_test {
 namespace {
 
 struct HandFigures {
@@ -158,4 +158,4 @@ TEST(GraphicsDramPresets, OneChannelStreamLosesWhatRefreshAndRowSwitchesTake) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::graphics_dram_presets_test

@@ -9,7 +9,7 @@
 
 #include "models/memory/memory_hierarchy.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::hierarchy_queued_test {
 namespace {
 
 MemoryHierarchyParams small_chip() {  // as in hierarchy_test.cpp
@@ -232,4 +232,4 @@ TEST(MemoryHierarchyQueued, ARequesterHeldByAFullBufferReservesNoOtherSlice) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::hierarchy_queued_test

@@ -11,7 +11,7 @@
 #include "models/memory/memory_hierarchy.h"
 #include "models/memory/traffic.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::hierarchy_reference_test {
 namespace {
 
 // A100-like: 108 requesters, 80-slice 40 MiB L2 (non-power-of-two slice count), 40-channel HBM2e.
@@ -176,4 +176,4 @@ TEST(HierarchyReference, FixedRunsGiveTheCapturedStatistics) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::hierarchy_reference_test

@@ -11,7 +11,7 @@
 #include "models/memory/memory_hierarchy.h"
 #include "models/memory/memory_tlm.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::hierarchy_test {
 namespace {
 
 MemoryHierarchyParams small_chip() {
@@ -131,4 +131,4 @@ TEST(MemoryHierarchyTlm, TwoQuantaGiveIdenticalStatistics) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::hierarchy_test

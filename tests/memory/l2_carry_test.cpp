@@ -5,7 +5,7 @@
 
 #include "models/memory/l2_cache.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::l2_carry_test {
 namespace {
 
 // 1 slice, 2 sets of 2 ways: line addresses 0, 2, 4 share set 0.
@@ -55,4 +55,4 @@ TEST(L2Carry, InstallRebuildsTheOrderAndReturnsTheLineAFullSetPushesOut) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::l2_carry_test

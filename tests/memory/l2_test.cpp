@@ -6,7 +6,7 @@
 
 #include "models/memory/l2_cache.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::l2_test {
 namespace {
 
 // Next level with a fixed latency that records what it was asked.
@@ -178,4 +178,4 @@ TEST(L2, RejectsBadParams) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::l2_test

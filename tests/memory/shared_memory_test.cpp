@@ -3,7 +3,7 @@
 
 #include "models/memory/shared_memory.h"
 
-namespace accelsim::memory {
+namespace accelsim::memory::shared_memory_test {
 namespace {
 
 std::array<std::uint32_t, 32> strided_floats(std::uint32_t stride_words) {
@@ -47,4 +47,4 @@ TEST(SharedMemory, MixedBroadcastAndConflict) {
 }
 
 }  // namespace
-}  // namespace accelsim::memory
+}  // namespace accelsim::memory::shared_memory_test

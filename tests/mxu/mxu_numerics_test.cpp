@@ -15,7 +15,7 @@
 #include "models/mxu/mxu.h"
 #include "tests/mxu/mxu_test_util.h"
 
-namespace accelsim {
+namespace accelsim::mxu_numerics_test {
 namespace {
 
 void check_against_eigen(const MxuParams& p, const GemmShape& s, DType dtype, std::uint64_t seed) {
@@ -87,4 +87,4 @@ TEST(MxuNumerics, Int8ExtremesAreExactInInt32) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::mxu_numerics_test

@@ -9,7 +9,7 @@
 #include "models/mxu/mxu.h"
 #include "tests/mxu/mxu_test_util.h"
 
-namespace accelsim {
+namespace accelsim::mxu_property_test {
 namespace {
 
 TEST(MxuProperty, SteppedEqualsFastOnRandomShapes) {
@@ -57,4 +57,4 @@ TEST(MxuProperty, SteppedEqualsFastOnRandomShapes) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::mxu_property_test

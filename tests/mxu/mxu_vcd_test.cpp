@@ -12,7 +12,7 @@
 
 #include "models/mxu/mxu_sc.h"
 
-namespace accelsim {
+namespace accelsim::mxu_vcd_test {
 namespace {
 
 // value of a traced variable at VCD time t (the last change at or before t); NaN if absent
@@ -99,4 +99,4 @@ TEST(MxuVcd, PartialSumOfAChosenPeAtAHandWorkedCycle) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::mxu_vcd_test

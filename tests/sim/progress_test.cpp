@@ -8,7 +8,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/progress.h"
 
-namespace accelsim {
+namespace accelsim::progress_test {
 namespace {
 
 Op op_named(const std::string& name, OpKind kind) {
@@ -65,7 +65,7 @@ TEST(ProgressLine, ALogGetsWholeLinesAtMostEveryFiveSeconds) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::progress_test
 
 // The share the progress line scales the elapsed time by: the work done over all work, until ops
 // reuse an earlier op's outcome (no host time); then the work the run simulated, with the work left

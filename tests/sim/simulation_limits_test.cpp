@@ -11,7 +11,7 @@
 #include "sim/engine/engine.h"
 #include "sim/trace/trace_reader.h"
 
-namespace accelsim {
+namespace accelsim::simulation_limits_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,4 +44,4 @@ TEST(SimulationLimits, NoShippedTraceNeedsATenthOfAnyDefaultLimitOnAnySystolicCo
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::simulation_limits_test

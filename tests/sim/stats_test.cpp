@@ -13,7 +13,7 @@
 #include "sim/engine/engine.h"
 #include "sim/trace/trace_reader.h"
 
-namespace accelsim {
+namespace accelsim::stats_test {
 namespace {
 
 const std::string kSource = ACCELSIM_SOURCE_DIR;
@@ -97,4 +97,4 @@ TEST(Stats, LiveCountersRegisterUnderTheUnitsPath) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::stats_test

@@ -14,7 +14,7 @@
 #include "models/common/dtype.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::hopper_test {
 namespace {
 
 SimtParams h100_like() {
@@ -605,4 +605,4 @@ TEST(Hopper, FaultsAndAssemblyErrorsNameTheLine) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::hopper_test

@@ -6,7 +6,7 @@
 
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::isa_fp8_cvt_test {
 namespace {
 
 std::uint32_t bits(float f) {
@@ -62,4 +62,4 @@ TEST(Fp8Cvt, UnknownFormIsAnAssemblyErrorNamingTheForms) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::isa_fp8_cvt_test

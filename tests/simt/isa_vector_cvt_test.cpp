@@ -12,7 +12,7 @@
 #include "models/simt/shared_access.h"
 #include "models/simt/simt_gpu.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::isa_vector_cvt_test {
 namespace {
 
 SimtParams a100_like() {
@@ -356,4 +356,4 @@ TEST(Conversions, TimingOnlySkipGivesIdenticalCyclesAndCountsMma) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::isa_vector_cvt_test

@@ -11,7 +11,7 @@
 #include "models/simt/simt_gpu.h"
 #include "models/simt/simt_module.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::memory_windows_test {
 namespace {
 
 const std::string kKernels = std::string(ACCELSIM_SOURCE_DIR) + "/models/simt/kernels/";
@@ -178,4 +178,4 @@ spin:
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::memory_windows_test

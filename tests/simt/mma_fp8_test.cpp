@@ -17,7 +17,7 @@
 #include "models/simt/sm_spec.h"
 #include "tests/simt/mma_m16n8k32.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::mma_fp8_test {
 namespace {
 
 using test::independent_mmas;
@@ -216,4 +216,4 @@ TEST(MmaFp8, MixedFormatsIssueAtTheSlowerFormatsRate) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::mma_fp8_test

@@ -15,7 +15,7 @@
 #include "models/simt/sm_spec.h"
 #include "tests/simt/mma_m16n8k32.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::mma_s8_test {
 namespace {
 
 using test::independent_mmas;
@@ -118,4 +118,4 @@ TEST(MmaS8, TensorPipeIssuesAtTheConfigsInt8Rate) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::mma_s8_test

@@ -13,7 +13,7 @@
 #include "models/simt/simt_gpu.h"
 #include "models/simt/simt_module.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::timing_test {
 namespace {
 
 const std::string kKernels = std::string(ACCELSIM_SOURCE_DIR) + "/models/simt/kernels/";
@@ -610,4 +610,4 @@ TEST(SystemC, OneProcessPerSmGivesTheSameCyclesAsLaunch) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::timing_test

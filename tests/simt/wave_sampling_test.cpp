@@ -7,7 +7,7 @@
 
 #include "models/simt/wave_sampling.h"
 
-namespace accelsim::simt {
+namespace accelsim::simt::wave_sampling_test {
 namespace {
 
 TEST(WaveSampling, StudentsQuantilesFromTheTableAndBeyond) {
@@ -151,4 +151,4 @@ TEST(WaveSampling, TheWindowStartsAfterTheSteadyStateBecamePossible) {
 }
 
 }  // namespace
-}  // namespace accelsim::simt
+}  // namespace accelsim::simt::wave_sampling_test

@@ -12,7 +12,7 @@
 #include "sim/input_error.h"
 #include "tests/accelsim_process.h"
 
-namespace accelsim {
+namespace accelsim::advise_test {
 namespace {
 
 using nlohmann::json;
@@ -200,4 +200,4 @@ TEST(AdviseCli, HostIoCountsEachChipsCopiesAndRefusesAChipWithoutALink) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::advise_test

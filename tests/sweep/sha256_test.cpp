@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace accelsim {
+namespace accelsim::sha256_test {
 namespace {
 
 TEST(Sha256, NistExampleDigests) {
@@ -17,4 +17,4 @@ TEST(Sha256, NistExampleDigests) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::sha256_test

@@ -11,7 +11,7 @@
 
 #include "../accelsim_process.h"
 
-namespace accelsim_test {
+namespace accelsim_test::slurm_test {
 namespace {
 
 Result shell(const std::string& command) { return run_shell(command, "shell"); }
@@ -79,4 +79,4 @@ TEST(SweepSlurm, JobArrayOnALocalSlurmEqualsALocalRun) {
 }
 
 }  // namespace
-}  // namespace accelsim_test
+}  // namespace accelsim_test::slurm_test

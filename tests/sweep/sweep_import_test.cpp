@@ -9,7 +9,7 @@
 #include "sim/sweep/sweep_plot.h"
 #include "tests/onnx_test_models.h"
 
-namespace accelsim_test {
+namespace accelsim_test::sweep_import_test {
 namespace {
 
 using nlohmann::json;
@@ -92,4 +92,4 @@ TEST(SweepImport, AnUnboundOrMisplacedDimExitsTwoBeforeAnyPoint) {
 }
 
 }  // namespace
-}  // namespace accelsim_test
+}  // namespace accelsim_test::sweep_import_test

@@ -9,7 +9,7 @@
 
 #include "../accelsim_process.h"
 
-namespace accelsim {
+namespace accelsim::sweep_spec_test {
 namespace {
 
 using accelsim_test::scratch_dir;
@@ -158,4 +158,4 @@ TEST(SweepPlan, HashCoversConfigTraceAndNothingElse) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::sweep_spec_test

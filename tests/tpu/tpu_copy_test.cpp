@@ -6,7 +6,7 @@
 #include "models/tpu/tpu_lowering.h"
 #include "tests/tpu/tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_copy_test {
 namespace {
 
 using namespace tpu_test;
@@ -52,4 +52,4 @@ TEST(TpuCopy, TakesAboutWhatARelusTransferTakesAndValidatesExactly) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_copy_test

@@ -9,7 +9,7 @@
 #include "models/tpu/tpu_lowering.h"
 #include "tests/tpu/tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_core_steps_test {
 namespace {
 
 using tpu_test::hierarchy_chip;
@@ -86,4 +86,4 @@ TEST(CoreSteps, AFixedListGivesItsStepsBack) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_core_steps_test

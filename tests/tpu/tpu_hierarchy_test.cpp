@@ -10,7 +10,7 @@
 #include "models/tpu/tpu_lowering.h"
 #include "tests/tpu/tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_hierarchy_test {
 namespace {
 
 using namespace tpu_test;
@@ -199,4 +199,4 @@ TEST(TpuHierarchy, SameInputsGiveTheSameCycles) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_hierarchy_test

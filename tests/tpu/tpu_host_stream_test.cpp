@@ -9,7 +9,7 @@
 #include "models/tpu/tpu_chip_model.h"
 #include "tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_host_stream_test {
 namespace {
 
 TpuChipParams edge_like() {
@@ -66,4 +66,4 @@ TEST(HostStreamedParameters, AnInt8OnlyChipRefusesOtherDtypes) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_host_stream_test

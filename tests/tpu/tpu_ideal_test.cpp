@@ -7,7 +7,7 @@
 #include "models/tpu/gemm_split.h"
 #include "models/tpu/tpu_chip.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_ideal_test {
 namespace {
 
 TpuChipParams ideal_chip(int cores, int mxus, int rows, int cols) {
@@ -154,4 +154,4 @@ TEST(TpuIdeal, BadMxuParamsAreRejectedNamingTheKey) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_ideal_test

@@ -11,7 +11,7 @@
 #include "sim/roofline/roofline.h"
 #include "tests/tpu/tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_placement_test {
 namespace {
 
 using namespace tpu_test;
@@ -299,4 +299,4 @@ TEST(Placement, AnOpEndsOnlyWhenItsWritesAreInHbm) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_placement_test

@@ -12,7 +12,7 @@
 #include "sim/trace/trace_reader.h"
 #include "tests/tpu/tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_plan_size_test {
 namespace {
 
 PlanSize counted(const OpPlan& plan) {
@@ -112,4 +112,4 @@ TEST(PlanSize, OfAHugeGemmIsComputedWithoutBuildingIt) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_plan_size_test

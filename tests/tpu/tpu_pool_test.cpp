@@ -7,7 +7,7 @@
 #include "models/tpu/tpu_lowering.h"
 #include "tests/tpu/tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_pool_test {
 namespace {
 
 using namespace tpu_test;
@@ -95,4 +95,4 @@ TEST(TpuPool, AGlobalPoolIsOneStepPerImage) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_pool_test

@@ -14,7 +14,7 @@
 #include "models/tpu/tpu_numerics.h"
 #include "tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_quantization_test {
 namespace {
 
 using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -94,4 +94,4 @@ TEST(TpuQuantization, FloatOpsHaveNoQuantizationError) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_quantization_test

@@ -9,7 +9,7 @@
 #include "models/tpu/tpu_sc.h"
 #include "tests/systemc_in_child.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_systemc_test {
 namespace {
 
 TpuChipParams two_core_chip() {
@@ -71,4 +71,4 @@ void compare_drivers() {
 TEST(TpuSystemC, OneThreadPerCoreMatchesThePlainLoop) { ACCELSIM_IN_CHILD_PROCESS(compare_drivers()); }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_systemc_test

@@ -7,7 +7,7 @@
 
 #include "models/tpu/tpu_lowering.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_tiling_test {
 namespace {
 
 StepPipeline four_steps(double step_in) {
@@ -111,4 +111,4 @@ TEST(StepPipeline, MoreBandwidthNeverMakesTheEstimateSlower) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_tiling_test

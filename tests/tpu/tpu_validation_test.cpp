@@ -15,7 +15,7 @@
 #include "sim/trace/trace_reader.h"
 #include "tpu_test_chips.h"
 
-namespace accelsim::tpu {
+namespace accelsim::tpu::tpu_validation_test {
 namespace {
 
 using tpu_test::hierarchy_chip;
@@ -158,4 +158,4 @@ TEST(TpuValidationData, MxuBulkOperandCheckStillNamesTheFirstBadValue) {
 }
 
 }  // namespace
-}  // namespace accelsim::tpu
+}  // namespace accelsim::tpu::tpu_validation_test

@@ -11,7 +11,7 @@
 #include "sim/tracegen/trace_writer.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::op_table_test {
 namespace {
 
 using test::read_error;
@@ -186,4 +186,4 @@ TEST(OpTable, TheTraceFormatDocListsEveryKindWithItsKeys) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::op_table_test

@@ -8,7 +8,7 @@
 #include "tests/onnx_test_models.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_import_data_movement {
 namespace {
 
 using accelsim_test::OnnxBuilder;
@@ -93,4 +93,4 @@ TEST(ImportDataMovement, PyTorchCopiesAndConcatenationsCostViewsDoNot) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_import_data_movement

@@ -9,7 +9,7 @@
 #include "tests/onnx_test_models.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_onnx_import {
 namespace {
 
 using accelsim_test::OnnxBuilder;
@@ -459,4 +459,4 @@ TEST(OnnxImport, TraceFormatByExtensionAndByName) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_onnx_import

@@ -10,7 +10,7 @@
 #include "sim/trace/model_import.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_pool {
 namespace {
 
 const std::string kHeader = "# accelsim-trace 1\n";
@@ -161,4 +161,4 @@ TEST(PoolOp, PyTorchProfilerPools) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_pool

@@ -11,7 +11,7 @@
 #include "sim/trace/model_import.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_pytorch_import {
 namespace {
 
 const std::string kFixture = std::string(ACCELSIM_SOURCE_DIR) + "/tests/trace/fixtures/bert_layer_profile.json";
@@ -166,4 +166,4 @@ TEST(PyTorchImport, Fp8ScaledMatmulsKeepBothFormats) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_pytorch_import

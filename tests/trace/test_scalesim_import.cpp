@@ -6,7 +6,7 @@
 #include "sim/trace/trace_reader.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_scalesim_import {
 namespace {
 
 using test::read_error;
@@ -173,4 +173,4 @@ TEST(ScaleSimImportErrors, Messages) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_scalesim_import

@@ -11,7 +11,7 @@
 #include "sim/trace/trace_reader.h"
 #include "sim/tracegen/trace_command.h"
 
-namespace accelsim {
+namespace accelsim::test_shipped_traces {
 namespace {
 
 const std::string kTraces = std::string(ACCELSIM_SOURCE_DIR) + "/traces/";
@@ -135,4 +135,4 @@ TEST(ShippedTraces, ScaleSimExamples) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_shipped_traces

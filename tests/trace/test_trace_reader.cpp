@@ -8,7 +8,7 @@
 #include "sim/tracegen/trace_writer.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_trace_reader {
 namespace {
 
 using test::read_error;
@@ -424,4 +424,4 @@ TEST(TraceReaderErrors, AKernelFileThatIsADirectoryIsNamedAsSuch) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_trace_reader

@@ -12,7 +12,7 @@
 #include "sim/tracegen/trace_writer.h"
 #include "trace_test_util.h"
 
-namespace accelsim {
+namespace accelsim::test_tracegen {
 namespace {
 
 std::int64_t total_macs(const std::vector<Op>& ops) {
@@ -441,4 +441,4 @@ TEST(TraceCommand, Help) {
 }
 
 }  // namespace
-}  // namespace accelsim
+}  // namespace accelsim::test_tracegen
