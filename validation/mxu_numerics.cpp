@@ -4,13 +4,13 @@
 // u = 2^-24): every output takes K - 1 rounded fp32 additions, of products that are exact for
 // fp16/bf16 (n = K - 1) and rounded once for fp32 (n = K); Higham, eq. 3.5. Prints one line per
 // case; exits 1 on any failure.
+#include <Eigen/Core>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <systemc>  // declares sc_main extern "C"; libsystemc needs the symbol
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "models/mxu/mxu.h"
 

@@ -10,6 +10,7 @@
 #include "models/gpu/fused_kernels.h"
 #include "models/gpu/gemm.h"
 #include "models/gpu/gpu_stats.h"
+#include "models/gpu/kernel_text.h"
 
 namespace accelsim::gpu {
 
@@ -21,15 +22,9 @@ constexpr int kThreads = 32 * kAttentionWarps;
 constexpr int kKeyTiles8 = kAttentionKeyTile / 8;  // n8 tiles of S per key tile
 const std::string kMinusInf = "0xff800000";        // -inf as fp32 bits
 
-std::string r(int i) {
-    return "r" + std::to_string(i);
-}
-std::string n(long long v) {
-    return std::to_string(v);
-}
-std::string at(int reg, long long off) {
-    return off == 0 ? "[" + r(reg) + "]" : "[" + r(reg) + "+" + std::to_string(off) + "]";
-}
+using kernel_text::at;
+using kernel_text::n;
+using kernel_text::r;
 
 // Padded sequence length: K and V stream in whole key tiles and Q in whole blocks of rows, so the
 // tensors hold ceil(s / 64) * 64 rows per batch entry (the padding rows are zero and never stored).

@@ -15,8 +15,6 @@ namespace accelsim::gpu {
 
 namespace {
 
-constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
-
 // Which kernel runs the conv (conv.h): the 16-bit or the 8-bit tensor-core variant (int8 with
 // int32 outputs; fp8 with fp32 outputs, the same kernel with the fp8 mma, as for GEMMs), or the
 // FP32 FFMA variant (fp32, and 16-bit dtypes the chip's tensor cores do not run, on fp32 copies).
@@ -81,7 +79,7 @@ ConvLayout conv_layout(const Op& op, ConvPath path) {
     l.in_bytes = s.n * s.h * s.w * s.groups * l.cp * l.in_eb;
     l.w_bytes = s.k * l.kred * l.in_eb;
     l.out_bytes = s.n * l.oh * l.ow * s.groups * l.kp * l.out_eb;
-    if (l.in_bytes + l.w_bytes + l.out_bytes > kMaxBufferBytes)
+    if (l.in_bytes + l.w_bytes + l.out_bytes > kGemmMaxBufferBytes)
         throw LoweringError("tensors of " + std::to_string(l.in_bytes + l.w_bytes + l.out_bytes) +
                             " bytes exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     return l;

@@ -349,9 +349,6 @@ double elementwise_reference_double(OpKind kind, double a, double b) {
 
 namespace {
 
-// Bytes an op's buffers may total: global memory is 32-bit addressed, and a test machine's RAM.
-constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
-
 // Error bound of one output against the double reference, for inputs exactly as stored.
 // - add, mul: one fp32 rounding, u32 * |want|.
 // - gelu: the fp32 constant -2.4554669 is within 1.5 u32 of -1.702 log2(e) (the literal is 2.4e-8
@@ -468,7 +465,8 @@ LoweredKernel lower_elementwise(const Op& op, simt::GlobalMemory& memory, const 
     const std::int64_t n = op.elements;
     const int inputs = op_info(op.kind).vector_inputs;
     const std::int64_t words = storage_words(n, s);
-    if (n <= 0 || n > INT32_MAX || static_cast<std::uint64_t>(words) * 4 * (inputs + 1) > kMaxBufferBytes)
+    if (n <= 0 || n > INT32_MAX ||
+        static_cast<std::uint64_t>(words) * 4 * (inputs + 1) > kVectorOpMaxBufferBytes)
         throw LoweringError("n=" + std::to_string(n) + " is outside what the gpu elementwise kernel handles (1 .. "
                             "2^31-1 elements, at most 1 GiB of operands)");
     const simt::Kernel* kernel = elementwise_kernel(op.kind, s);

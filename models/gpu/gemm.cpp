@@ -1,5 +1,6 @@
 #include "models/gpu/gemm.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,14 +11,12 @@
 #include <sstream>
 #include <tuple>
 
-#include <Eigen/Core>
-
 #include "models/common/validation_worker.h"
-
 #include "models/gpu/elementwise.h"
 #include "models/gpu/gemm_hopper.h"
-#include "models/simt/occupancy.h"
 #include "models/gpu/gpu_stats.h"
+#include "models/gpu/kernel_text.h"
+#include "models/simt/occupancy.h"
 
 namespace accelsim::gpu {
 
@@ -42,13 +41,9 @@ private:
     std::string text_;
 };
 
-std::string r(int i) { return "r" + std::to_string(i); }
-std::string n(long long v) { return std::to_string(v); }
-// "[rX+off]"
-std::string at(int reg, long long off) {
-    if (off == 0) return "[" + r(reg) + "]";
-    return "[" + r(reg) + (off > 0 ? "+" : "-") + std::to_string(off > 0 ? off : -off) + "]";
-}
+using kernel_text::at;
+using kernel_text::n;
+using kernel_text::r;
 
 // The kernel name's operand type: _f16, _bf16, _s8, _e4m3, _e5m2.
 std::string type_suffix(simt::MmaType type) { return std::string("_") + simt::mma_type_name(type); }
@@ -1054,8 +1049,6 @@ std::uint16_t gemm_operand_bits(float f, DType dtype) {
 
 namespace {
 
-constexpr std::int64_t kMaxBufferBytes = kGemmMaxBufferBytes;
-
 float to_float(std::uint16_t bits, DType dtype) { return gemm_operand_to_float(bits, dtype); }
 std::uint16_t to_bits(float f, DType dtype) { return gemm_operand_bits(f, dtype); }
 
@@ -1074,7 +1067,7 @@ GemmBuffers allocate_gemm(const GemmShape& g, DType dtype, bool pad, simt::Globa
     const std::int64_t a_bytes = buf.batch * buf.m * buf.lda * buf.element_bytes;
     const std::int64_t b_bytes = buf.batch * buf.lda * buf.ldb * buf.element_bytes;  // K' rows
     const std::int64_t c_bytes = buf.batch * buf.m * buf.ldc * buf.element_bytes;
-    if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
+    if (a_bytes + b_bytes + c_bytes > kGemmMaxBufferBytes)
         throw LoweringError("operands of " +
                             std::to_string(a_bytes + b_bytes + c_bytes) +
                             " bytes exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
@@ -1286,7 +1279,7 @@ EpilogueOperands allocate_epilogue_operands(const GemmBuffers& buf, const GemmEp
     auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const std::int64_t eb = buf.element_bytes;
     const std::int64_t c_bytes = buf.m * buf.ldc * eb * buf.batch;
-    if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kMaxBufferBytes)
+    if (buf.bytes + buf.ldc * eb + epilogue.tensor_steps() * c_bytes > kGemmMaxBufferBytes)
         throw LoweringError("operands exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     std::vector<std::uint32_t>& args = split ? out.then.front().args : out.args;
     EpilogueOperands operands;
@@ -1353,7 +1346,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     std::uint32_t workspace = 0;
     const std::int64_t plane = buf.m * buf.ldc * 4;
     if (splits > 1) {
-        if (buf.bytes + splits * plane > kMaxBufferBytes)
+        if (buf.bytes + splits * plane > kGemmMaxBufferBytes)
             throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
@@ -1432,7 +1425,7 @@ LoweredKernel lower_hopper_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
     const std::int64_t k_part = buf.lda / splits, plane = buf.m * buf.ldc * 4;
     std::uint32_t workspace = 0;
     if (split) {
-        if (buf.bytes + splits * plane > kMaxBufferBytes)
+        if (buf.bytes + splits * plane > kGemmMaxBufferBytes)
             throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
@@ -1553,7 +1546,7 @@ void lower_hopper_tn_launch(LoweredKernel& out, const GemmShape& g, simt::MmaTyp
     std::uint32_t workspace = 0;
     if (split) {
         // Every address stays below 2^31, as the kernels' 32-bit signed arithmetic needs.
-        if (static_cast<std::int64_t>(memory.size()) + 256 + splits * plane > kMaxBufferBytes)
+        if (static_cast<std::int64_t>(memory.size()) + 256 + splits * plane > kGemmMaxBufferBytes)
             throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
         workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
     }
@@ -1613,7 +1606,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
     const simt::MmaType type = byte_gemm_mma_type(dtype), b_type = byte_gemm_mma_type(b_dtype);
     const std::int64_t kp = gemm_int8_padded_k(g.k), np = gemm_padded(g.n);
     const std::int64_t a_bytes = g.batch * g.m * kp, b_bytes = g.batch * g.n * kp, c_bytes = g.batch * g.m * np * 4;
-    if (a_bytes + b_bytes + c_bytes > kMaxBufferBytes)
+    if (a_bytes + b_bytes + c_bytes > kGemmMaxBufferBytes)
         throw LoweringError("operands of " + std::to_string(a_bytes + b_bytes + c_bytes) +
                             " bytes exceed the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
     const std::uint32_t a = memory.allocate(static_cast<std::size_t>(a_bytes));
@@ -1636,7 +1629,7 @@ LoweredKernel lower_byte_gemm(const GemmShape& g, DType dtype, DType b_dtype, si
         const std::int64_t k_part = kp / splits, plane = g.m * np * 4;
         std::uint32_t workspace = 0;
         if (splits > 1) {
-            if (a_bytes + b_bytes + c_bytes + splits * plane > kMaxBufferBytes)
+            if (a_bytes + b_bytes + c_bytes + splits * plane > kGemmMaxBufferBytes)
                 throw LoweringError("split-K workspace exceeds the GPU kernel library's 2 GiB of global memory (32-bit addresses below 2^31)");
             workspace = memory.allocate(static_cast<std::size_t>(splits * plane));
         }

@@ -6,14 +6,15 @@
 #include <mutex>
 
 #include "models/gpu/gemm.h"
+#include "models/gpu/kernel_text.h"
 #include "models/simt/occupancy.h"
 
 namespace accelsim::gpu {
 
 namespace {
 
-std::string r(int i) { return "r" + std::to_string(i); }
-std::string n(long long v) { return std::to_string(v); }
+using kernel_text::n;
+using kernel_text::r;
 
 class Lines {
 public:

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/gpu/kernel_text.h"
 #include "models/gpu/reduction.h"
 
 namespace accelsim::gpu {
@@ -26,7 +27,7 @@ namespace {
 
 std::string half_name(Storage s) { return s == Storage::f16 ? "f16" : "bf16"; }
 
-std::string r(int n) { return "r" + std::to_string(n); }
+using kernel_text::r;
 
 // The IEEE division d = x / s as nvcc emits it without fast math (reduction.cpp: division_setup
 // and division, here with the divisor kept): t1 = rcp(s), t2 = -s, t3 = 1 - s t1, t1 += t1 t3,

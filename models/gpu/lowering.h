@@ -22,6 +22,10 @@
 
 namespace accelsim::gpu {
 
+// Bytes the buffers of an elementwise, pool, softmax or layernorm op may total: global memory is
+// 32-bit addressed, and a test machine's RAM (GEMMs and convolutions: kGemmMaxBufferBytes, gemm.h).
+inline constexpr std::uint64_t kVectorOpMaxBufferBytes = std::uint64_t{1} << 30;
+
 // What the lowering may assume about the chip.
 struct LoweringTarget {
     int sms = 1;

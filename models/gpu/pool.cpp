@@ -24,8 +24,6 @@ namespace accelsim::gpu {
 
 namespace {
 
-constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
-
 // The body of the grid-stride loop (grid_stride_source: r0 the output word, r2 the grid stride,
 // r3 its byte offset). Registers: r13 channel word, r4 n*H, r5 / r6 the window's first column /
 // row (negative inside the padding), r7 / r15 window row / column counters, r8 / r16 input row /
@@ -296,7 +294,8 @@ LoweredKernel lower_pool(const Op& op, simt::GlobalMemory& memory, const Lowerin
     const std::int64_t per_word = elements_per_word(s);
     const std::int64_t in_elements = p.n * p.h * p.w * p.c, out_elements = op.vector_elements();
     const std::int64_t in_words = in_elements / per_word, out_words = out_elements / per_word;
-    if (in_elements > INT32_MAX || static_cast<std::uint64_t>(in_words + out_words) * 4 > kMaxBufferBytes ||
+    if (in_elements > INT32_MAX ||
+        static_cast<std::uint64_t>(in_words + out_words) * 4 > kVectorOpMaxBufferBytes ||
         p.h + p.pad_h > INT32_MAX / 2 || p.w + p.pad_w > INT32_MAX / 2)
         throw LoweringError("a pool of " + std::to_string(in_elements) + " input elements is outside what the gpu pool "
                             "kernel handles (at most 2^31 - 1 elements, 1 GiB of operands)");

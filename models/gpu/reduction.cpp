@@ -678,8 +678,6 @@ private:
     std::string out_;
 };
 
-// Bytes an op's buffers may total: global memory is 32-bit addressed, and a test machine's RAM.
-constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 constexpr double kU32 = 1.0 / (1 << 24);  // fp32 unit roundoff
 
 // Softmax inputs are uniform in [-kSoftmaxRange, kSoftmaxRange): wide enough that subtracting the
@@ -969,7 +967,7 @@ LoweredKernel lower_row_reduction(const Op& op, simt::GlobalMemory& memory, cons
     const std::uint64_t tensor_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, rows)) *
                                        static_cast<std::uint64_t>(std::max<std::int64_t>(0, words)) * 4;
     if (rows <= 0 || cols <= 0 || rows > INT32_MAX || cols > INT32_MAX ||
-        2 * tensor_bytes + 2 * static_cast<std::uint64_t>(words) * 4 > kMaxBufferBytes)
+        2 * tensor_bytes + 2 * static_cast<std::uint64_t>(words) * 4 > kVectorOpMaxBufferBytes)
         throw LoweringError("rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " is outside what the "
                             "gpu " + std::string(to_string(op.kind)) + " kernel handles (at least 1 x 1, at most "
                             "1 GiB of operands)");

@@ -1,5 +1,5 @@
-// sc_spawn needs dynamic processes, declared before the first SystemC include of this file.
-#define SC_INCLUDE_DYNAMIC_PROCESSES
+// sc_spawn needs the dynamic-process API (SC_INCLUDE_DYNAMIC_PROCESSES, defined for the library in
+// CMakeLists.txt).
 #include "models/simt/simt_module.h"
 
 #include <stdexcept>

@@ -5,10 +5,6 @@
 
 namespace accelsim::tpu {
 
-namespace {
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-}  // namespace
-
 void split_range(std::int64_t total, std::int64_t parts, std::int64_t granule, std::vector<std::int64_t>& begin,
                  std::vector<std::int64_t>& size) {
     begin.clear();

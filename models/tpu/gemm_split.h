@@ -12,6 +12,11 @@
 
 namespace accelsim::tpu {
 
+// ceil(a / b) for a >= 0, b > 0: blocks, tiles and passes a size needs.
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
+
 struct GemmPart {
     std::int64_t b0 = 0, batch = 0;  // batches b0 .. b0+batch-1
     std::int64_t m0 = 0, m = 0;      // rows of A / C

@@ -16,7 +16,6 @@ namespace accelsim::tpu {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 
 constexpr std::int64_t kAccumulatorBytes = 4;  // int32 or fp32 accumulators

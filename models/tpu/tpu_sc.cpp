@@ -1,5 +1,5 @@
-// sc_spawn (one thread per core, created in a loop) needs the dynamic-process API.
-#define SC_INCLUDE_DYNAMIC_PROCESSES
+// sc_spawn (one thread per core, created in a loop) needs the dynamic-process API
+// (SC_INCLUDE_DYNAMIC_PROCESSES, defined for the library in CMakeLists.txt).
 #include "models/tpu/tpu_sc.h"
 
 #include <cmath>

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/input_error.h"
+#include "sim/report/number_text.h"
 
 namespace accelsim {
 
@@ -62,11 +63,7 @@ std::optional<double> rank_value(const AdvicePoint& p, RankBy r) {
     return std::nullopt;
 }
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
+using number_text::fixed;
 
 // Three significant digits, without exponent for the usual magnitudes.
 std::string sig3(double v) {
@@ -78,7 +75,9 @@ std::string sig3(double v) {
     return buf;
 }
 
-std::string percent(double share) { return fixed(share * 100.0, 0) + "%"; }
+std::string whole_percent(double share) {
+    return number_text::percent(share, 0);
+}
 
 std::string bound_name(const std::string& b) {
     if (b == "hbm" || b == "l2" || b == "cmem" || b == "smem") {
@@ -94,10 +93,10 @@ std::string why_line(const AdvicePoint& best, const std::vector<const AdvicePoin
                      std::optional<double> bound_s) {
     const std::string b = best.dominant_bound();
     const double share = best.bound_shares.count(b) ? best.bound_shares.at(b) : 0.0;
-    std::string why = bound_name(b) + "-bound at batch " + std::to_string(best.batch) + " (" + percent(share) +
-                      " of cycles)";
+    std::string why = bound_name(b) + "-bound at batch " + std::to_string(best.batch) + " (" +
+                      whole_percent(share) + " of cycles)";
     if (b == "compute") {
-        why += ", matrix units at " + percent(best.utilization) + " of peak";
+        why += ", matrix units at " + whole_percent(best.utilization) + " of peak";
     } else if (b == "hbm") {
         const auto it = best.bytes.find("hbm");
         if (it != best.bytes.end() && best.batch > 0)

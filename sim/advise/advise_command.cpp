@@ -1,13 +1,13 @@
 #include "sim/advise/advise_command.h"
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 
-#include <boost/program_options.hpp>
-
 #include "sim/advise/advice.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/config/config_loader.h"
 #include "sim/input_error.h"
 #include "sim/output/output_file.h"
@@ -24,8 +24,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
 
 const char* kAdviseUsage =
     "usage: accelsim advise --trace MODEL|FILE --configs A,B,... [--batch 1,2,4,...] [--dtype bf16,int8,...]\n"

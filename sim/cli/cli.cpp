@@ -1,25 +1,23 @@
 #include "sim/cli/cli.h"
 
-#include <cmath>
-#include <fstream>
-#include <memory>
-#include <iostream>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
 #include <systemc>
+#include <vector>
 
 #include "models/simt/isa.h"
+#include "sim/advise/advise_command.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/cli/vcd_option.h"
 #include "sim/compare/compare_command.h"
 #include "sim/config/config_docs.h"
-#include "sim/report/hardware_docs.h"
-#include "sim/report/stat_docs.h"
-#include "sim/advise/advise_command.h"
 #include "sim/config/config_loader.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/progress.h"
@@ -28,10 +26,12 @@
 #include "sim/occupancy/occupancy_command.h"
 #include "sim/output/gnuplot.h"
 #include "sim/output/output_file.h"
+#include "sim/report/hardware_docs.h"
 #include "sim/report/perfetto.h"
 #include "sim/report/report.h"
 #include "sim/report/roofline_plot.h"
 #include "sim/report/scalesim_reports.h"
+#include "sim/report/stat_docs.h"
 #include "sim/sweep/sweep_command.h"
 #include "sim/trace/import_command.h"
 #include "sim/trace/trace_reader.h"
@@ -42,10 +42,6 @@ namespace accelsim {
 namespace po = boost::program_options;
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;  // a simulation or numerics check failed
-constexpr int kExitBadInput = 2;
 
 const char* kUsage =
     "usage: accelsim --config FILE --trace FILE [options]\n"

@@ -1,11 +1,11 @@
 #include "sim/compare/compare_command.h"
 
+#include <boost/program_options.hpp>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 
-#include <boost/program_options.hpp>
-
+#include "sim/cli/exit_codes.h"
 #include "sim/compare/comparison.h"
 #include "sim/compare/isolated_run.h"
 #include "sim/config/config_loader.h"
@@ -19,8 +19,6 @@ namespace accelsim {
 namespace po = boost::program_options;
 
 namespace {
-
-constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
 
 const char* kCompareUsage =
     "usage: accelsim compare --trace FILE --config A [--config B ...] [options]\n"

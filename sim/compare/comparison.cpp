@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/report/number_text.h"
 #include "sim/roofline/roofline.h"
 
 namespace accelsim {
@@ -274,24 +275,17 @@ void write_compare_csv(std::ostream& out, const Comparison& comparison) {
 
 namespace {
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
+using number_text::fixed;
+using number_text::with_commas;
 
-std::string with_commas(std::uint64_t v) {
-    std::string s = std::to_string(v);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
+std::string share_percent(double v) {
+    return number_text::percent(v, 1);
 }
-
-std::string percent(double v) { return fixed(v * 100.0, 1) + "%"; }
 
 // Utilization where the report gives it; for simt ops that report occupancy, the achieved occupancy.
 std::string use_text(const OpOnDesign& c) {
-    if (c.occupancy_achieved) return "occ " + percent(*c.occupancy_achieved);
-    return c.utilization ? percent(*c.utilization) : "-";
+    if (c.occupancy_achieved) return "occ " + share_percent(*c.occupancy_achieved);
+    return c.utilization ? share_percent(*c.utilization) : "-";
 }
 
 // Four significant digits: tells designs apart at any scale (tiny traces give tiny costs).
@@ -324,8 +318,13 @@ constexpr std::size_t kLeadColumns = 3;  // #, op, kind
 constexpr std::size_t kColumnsPerDesign = 7;
 
 std::vector<std::string> op_cells(const OpOnDesign& c) {
-    return {with_commas(c.cycles), fixed(c.seconds * 1e6, 2), c.achieved_tflops ? fixed(*c.achieved_tflops, 2) : "-",
-            c.share_of_peak ? percent(*c.share_of_peak) : "-", use_text(c), c.bound, c.model};
+    return {with_commas(c.cycles),
+            fixed(c.seconds * 1e6, 2),
+            c.achieved_tflops ? fixed(*c.achieved_tflops, 2) : "-",
+            c.share_of_peak ? share_percent(*c.share_of_peak) : "-",
+            use_text(c),
+            c.bound,
+            c.model};
 }
 
 }  // namespace
@@ -372,8 +371,9 @@ void write_compare_table(std::ostream& out, const Comparison& comparison) {
         const char* model = s.ops_without_cycle_model == 0 ? "cycle"
                             : s.ops_without_cycle_model == s.ops ? "roofline"
                                                                  : "mixed";
-        total.insert(total.end(), {with_commas(s.cycles), fixed(s.seconds * 1e6, 2), fixed(s.achieved_tflops, 2),
-                                   percent(s.share_of_peak), percent(s.utilization), s.dominant_bound, model});
+        total.insert(total.end(), {with_commas(s.cycles), fixed(s.seconds * 1e6, 2),
+                                   fixed(s.achieved_tflops, 2), share_percent(s.share_of_peak),
+                                   share_percent(s.utilization), s.dominant_bound, model});
     }
     grid.rows.push_back(total);
 
@@ -421,8 +421,8 @@ void write_compare_table(std::ostream& out, const Comparison& comparison) {
     add("time (ms)", [](const DesignSummary& s) { return significant(s.seconds * 1e3); });
     add("achieved TFLOP/s", [](const DesignSummary& s) { return fixed(s.achieved_tflops, 2); });
     add("peak TFLOP/s", [](const DesignSummary& s) { return fixed(s.peak_tflops, 1) + " " + s.peak_dtype; });
-    add("share of peak", [](const DesignSummary& s) { return percent(s.share_of_peak); });
-    add("MAC utilization", [](const DesignSummary& s) { return percent(s.utilization); });
+    add("share of peak", [](const DesignSummary& s) { return share_percent(s.share_of_peak); });
+    add("MAC utilization", [](const DesignSummary& s) { return share_percent(s.utilization); });
     add("speedup vs " + (designs.empty() ? std::string() : designs.front().label), [](const DesignSummary& s) {
         if (!s.speedup_vs_first) return std::string("n/a");
         const double x = *s.speedup_vs_first;

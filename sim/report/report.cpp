@@ -13,6 +13,7 @@
 
 #include "models/gpu/gpu_params.h"
 #include "models/gpu/gpu_stats.h"
+#include "sim/report/number_text.h"
 
 namespace accelsim {
 
@@ -186,19 +187,12 @@ json op_json(const OpReport& r) {
     return o;
 }
 
-std::string with_commas(std::uint64_t v) {
-    std::string s = std::to_string(v);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-    return s;
-}
+using number_text::fixed;
+using number_text::with_commas;
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
+std::string percent(std::optional<double> v) {
+    return v ? number_text::percent(*v, 1) : "-";
 }
-
-std::string percent(std::optional<double> v) { return v ? fixed(*v * 100.0, 1) + "%" : "-"; }
 
 // Says when a run's clock is the chip's sustained clock rather than the one its peaks are quoted at.
 std::string sustained_note(const ChipConfig& chip) {

@@ -13,7 +13,7 @@ namespace accelsim {
 
 namespace {
 
-std::string number(double v) {
+std::string six_significant(double v) {
     char text[64];
     std::snprintf(text, sizeof text, "%.6g", v);
     return text;
@@ -88,23 +88,32 @@ std::string RooflinePlot::script(const std::string& output) const {
     std::ostringstream s;
     s << gnuplot_terminal("--plot-roofline", output) << "\n"
       << "set output " << gnuplot_quote(output, false) << "\n"
-      << "set title " << gnuplot_quote("roofline: " + chip_name_ + " (" + std::to_string(points_.size()) + " ops" +
-                                       (not_shown_ ? ", " + std::to_string(not_shown_) + " without FLOPs or HBM bytes not shown" : "") + ")")
+      << "set title "
+      << gnuplot_quote("roofline: " + chip_name_ + " (" + std::to_string(points_.size()) + " ops" +
+                       (not_shown_ ? ", " + std::to_string(not_shown_) +
+                                         " without FLOPs or HBM bytes not shown"
+                                   : "") +
+                       ")")
       << "\n"
       << "set logscale xy\nset grid\nset key outside right top\n"
-      << "set xlabel " << gnuplot_quote(has_hbm_ ? "arithmetic intensity (FLOP per HBM byte)" : "arithmetic intensity (FLOP per compulsory byte)") << "\n"
+      << "set xlabel "
+      << gnuplot_quote(has_hbm_ ? "arithmetic intensity (FLOP per HBM byte)"
+                                : "arithmetic intensity (FLOP per compulsory byte)")
+      << "\n"
       << "set ylabel \"achieved FLOP/s\"\n"
       << "set format y \"10^{%L}\"\nset format x \"10^{%L}\"\n"
-      << "set xrange [" << number(x_min) << ":" << number(x_max) << "]\n"
-      << "set yrange [" << number(y_min) << ":" << number(y_max) << "]\n"
+      << "set xrange [" << six_significant(x_min) << ":" << six_significant(x_max) << "]\n"
+      << "set yrange [" << six_significant(y_min) << ":" << six_significant(y_max) << "]\n"
       << "set samples 400\n";
     // Each ceiling as a labelled line: compute ceilings flat, memory ceilings bandwidth x intensity.
     std::string plot = "plot ";
     for (std::size_t i = 0; i < ceilings_.size(); ++i) {
         const RooflineCeiling& c = ceilings_[i];
         const std::string title = c.label + ": " + ceiling_value_text(c);
-        plot += std::string(i ? ", \\\n     " : "") + (c.memory ? number(c.value) + "*x" : number(c.value)) +
-                " with lines linewidth 2 dashtype " + (c.memory ? "2" : "1") + " title " + gnuplot_quote(title);
+        plot += std::string(i ? ", \\\n     " : "") +
+                (c.memory ? six_significant(c.value) + "*x" : six_significant(c.value)) +
+                " with lines linewidth 2 dashtype " + (c.memory ? "2" : "1") + " title " +
+                gnuplot_quote(title);
     }
     // One series per bound (its own colour and marker), ops in run order within it.
     const char* const colours[] = {"#d62728", "#1f77b4", "#9467bd", "#8c564b", "#7f7f7f", "#2ca02c"};
@@ -113,7 +122,8 @@ std::string RooflinePlot::script(const std::string& output) const {
         std::size_t count = 0;
         for (const RooflinePoint& p : points_)
             if (p.bound == kBounds[b]) {
-                data << number(p.intensity) << " " << number(p.flops_per_second) << " " << gnuplot_quote(p.name, false) << "\n";
+                data << six_significant(p.intensity) << " " << six_significant(p.flops_per_second)
+                     << " " << gnuplot_quote(p.name, false) << "\n";
                 ++count;
             }
         if (count == 0) continue;

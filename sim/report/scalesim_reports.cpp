@@ -12,7 +12,7 @@ namespace accelsim {
 
 namespace {
 
-std::string number(double v) {
+std::string four_decimals(double v) {
     char text[64];
     std::snprintf(text, sizeof text, "%.4f", v);
     return text;
@@ -64,8 +64,9 @@ void ScaleSimReports::add(const OpReport& r) {
 std::string ScaleSimReports::compute_report() const {
     std::string out = std::string(kScaleSimComputeHeader) + "\n";
     for (const Layer& l : layers_)
-        out += std::to_string(l.id) + ", " + std::to_string(l.total) + ", " + std::to_string(l.stall) + ", " +
-               number(l.overall_util) + ", " + number(l.mapping_efficiency) + ", " + number(l.compute_util) + ",\n";
+        out += std::to_string(l.id) + ", " + std::to_string(l.total) + ", " +
+               std::to_string(l.stall) + ", " + four_decimals(l.overall_util) + ", " +
+               four_decimals(l.mapping_efficiency) + ", " + four_decimals(l.compute_util) + ",\n";
     return out;
 }
 
@@ -77,7 +78,7 @@ std::string ScaleSimReports::bandwidth_report() const {
         out += std::to_string(l.id);
         for (const std::int64_t words : {l.sram_ifmap_reads, l.sram_filter_reads, l.sram_ofmap_writes, l.dram_ifmap_reads,
                                          l.dram_filter_reads, l.dram_ofmap_writes})
-            out += ", " + number(static_cast<double>(words) / cycles);
+            out += ", " + four_decimals(static_cast<double>(words) / cycles);
         out += ",\n";
     }
     return out;

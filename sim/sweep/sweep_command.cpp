@@ -3,17 +3,17 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include <boost/program_options.hpp>
-
+#include "sim/cli/exit_codes.h"
 #include "sim/input_error.h"
+#include "sim/output/gnuplot.h"
 #include "sim/sweep/sweep_files.h"
 #include "sim/sweep/sweep_plan.h"
-#include "sim/output/gnuplot.h"
 #include "sim/sweep/sweep_plot.h"
 #include "sim/sweep/sweep_results.h"
 #include "sim/sweep/sweep_runner.h"
@@ -26,8 +26,6 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
 
 const char* kSweepUsage =
     "usage: accelsim sweep SPEC.json [-j N] [-o DIR] [options]     run a design-space sweep\n"

@@ -61,7 +61,7 @@ AxisMap axis_map(const std::vector<const std::vector<std::string>*>& rows, std::
     return m;
 }
 
-std::string number(double v) {
+std::string ten_significant(double v) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.10g", v);
     return buf;
@@ -166,7 +166,9 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
         s << "set ylabel " << gnuplot_quote(o.y) << "\n" << xm.tics("x") << ym.tics("y")
           << "set cblabel " << gnuplot_quote(o.z) << "\nset palette rgbformulae 33,13,10\nunset grid\n"
           << "$cells << EOD\n";
-        for (const auto& [xy, z] : cells) s << number(xy.first) << " " << number(xy.second) << " " << number(z) << "\n";
+        for (const auto& [xy, z] : cells)
+            s << ten_significant(xy.first) << " " << ten_significant(xy.second) << " "
+              << ten_significant(z) << "\n";
         s << "EOD\n"
           << "plot $cells using 1:2:(0.5):(0.5):3 with boxxyerror fillstyle solid noborder fillcolor palette notitle, \\\n"
           << "     $cells using 1:2:(sprintf(\"%.4g\", $3)) with labels font \",10\" notitle\n";
@@ -202,7 +204,8 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
         auto& points = series[series_names[i]];
         std::stable_sort(points.begin(), points.end());
         s << "$s" << i << " << EOD\n";
-        for (const auto& [x, y] : points) s << number(x) << " " << number(y) << "\n";
+        for (const auto& [x, y] : points)
+            s << ten_significant(x) << " " << ten_significant(y) << "\n";
         s << "EOD\n";
         plot += std::string(i ? ", \\\n     " : "") + "$s" + std::to_string(i) + " using 1:2 with " +
                 (o.scatter ? "points" : "linespoints") + " pointtype 7 pointsize 0.8 title " + gnuplot_quote(series_names[i]);
@@ -210,7 +213,8 @@ std::string gnuplot_script(const SweepPlotOptions& o, const CsvTable& table) {
     if (o.pareto) {
         std::sort(front.begin(), front.end());
         s << "$pareto << EOD\n";
-        for (const auto& [x, y] : front) s << number(x) << " " << number(y) << "\n";
+        for (const auto& [x, y] : front)
+            s << ten_significant(x) << " " << ten_significant(y) << "\n";
         s << "EOD\n";
         plot += ", \\\n     $pareto using 1:2 with points pointtype 6 pointsize 2 linewidth 2 linecolor rgb \"black\" title \"Pareto-optimal\"";
     }

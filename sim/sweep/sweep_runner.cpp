@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::size_t parse_count(const std::string& text, const std::string& what) {
+std::size_t parse_shard_number(const std::string& text, const std::string& what) {
     std::size_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size())
@@ -122,17 +122,17 @@ Shard parse_shard(const std::string& text) {
         if (id.empty())
             throw InputError("--shard auto: SLURM_ARRAY_TASK_ID is not set (not running as a Slurm array task)");
         const std::string min = env("SLURM_ARRAY_TASK_MIN"), count = env("SLURM_ARRAY_TASK_COUNT");
-        const std::size_t task = parse_count(id, "SLURM_ARRAY_TASK_ID");
-        const std::size_t first = min.empty() ? 0 : parse_count(min, "SLURM_ARRAY_TASK_MIN");
+        const std::size_t task = parse_shard_number(id, "SLURM_ARRAY_TASK_ID");
+        const std::size_t first = min.empty() ? 0 : parse_shard_number(min, "SLURM_ARRAY_TASK_MIN");
         if (count.empty()) throw InputError("--shard auto: SLURM_ARRAY_TASK_COUNT is not set");
-        s.count = parse_count(count, "SLURM_ARRAY_TASK_COUNT");
+        s.count = parse_shard_number(count, "SLURM_ARRAY_TASK_COUNT");
         if (task < first) throw InputError("--shard auto: SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN");
         s.index = task - first;
     } else {
         const auto slash = text.find('/');
         if (slash == std::string::npos) throw InputError("--shard '" + text + "': expected I/N (0 <= I < N) or auto");
-        s.index = parse_count(text.substr(0, slash), "shard");
-        s.count = parse_count(text.substr(slash + 1), "shard count");
+        s.index = parse_shard_number(text.substr(0, slash), "shard");
+        s.count = parse_shard_number(text.substr(slash + 1), "shard count");
     }
     if (s.count == 0 || s.index >= s.count)
         throw InputError("--shard " + text + ": shard " + std::to_string(s.index) + " of " + std::to_string(s.count) +

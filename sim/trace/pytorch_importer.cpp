@@ -25,7 +25,9 @@ namespace {
 using json = nlohmann::json;
 using Shape = std::vector<std::int64_t>;
 
-[[noreturn]] void fail(const std::string& file, const std::string& message) { throw InputError(file + ": " + message); }
+[[noreturn]] void fail_import(const std::string& file, const std::string& message) {
+    throw InputError(file + ": " + message);
+}
 
 enum class Handler {
     mm,           // mm(a, b)
@@ -162,7 +164,8 @@ std::string read_maybe_gzip(const std::string& path) {
     if (raw.size() < 2 || static_cast<unsigned char>(raw[0]) != 0x1f || static_cast<unsigned char>(raw[1]) != 0x8b)
         return raw;
     z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) fail(path, "cannot start gzip decompression");
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        fail_import(path, "cannot start gzip decompression");
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
     z.avail_in = static_cast<uInt>(raw.size());
     std::string text;
@@ -182,7 +185,8 @@ std::string read_maybe_gzip(const std::string& path) {
     }
     const std::string message = z.msg ? z.msg : "the data ends before the gzip stream does";
     inflateEnd(&z);
-    if (code != Z_STREAM_END) fail(path, "cannot read (damaged or truncated gzip data): " + message);
+    if (code != Z_STREAM_END)
+        fail_import(path, "cannot read (damaged or truncated gzip data): " + message);
     return text;
 }
 
@@ -233,11 +237,15 @@ public:
         if (root_.is_object()) {
             const auto it = root_.find("traceEvents");
             if (it == root_.end() || !it->is_array())
-                fail(path_, "not a PyTorch profiler trace: no \"traceEvents\" array (export it with "
-                            "prof.export_chrome_trace(...) from torch.profiler with record_shapes=True)");
+                fail_import(
+                    path_,
+                    "not a PyTorch profiler trace: no \"traceEvents\" array (export it with "
+                    "prof.export_chrome_trace(...) from torch.profiler with record_shapes=True)");
             events = &*it;
         } else if (!root_.is_array()) {
-            fail(path_, "not a PyTorch profiler trace: the top level is neither an object nor an array of events");
+            fail_import(path_,
+                        "not a PyTorch profiler trace: the top level is neither an object nor an "
+                        "array of events");
         }
         summary_.format = "pytorch";
         summary_.file = path_;
@@ -266,7 +274,8 @@ private:
             const auto ts = e.find("ts");
             const auto dur = e.find("dur");
             if (ts == e.end() || !ts->is_number() || dur == e.end() || !dur->is_number())
-                fail(path_, "event " + std::to_string(i) + " '" + n + "': a complete event (ph X) needs numbers ts and dur");
+                fail_import(path_, "event " + std::to_string(i) + " '" + n +
+                                       "': a complete event (ph X) needs numbers ts and dur");
             Event ev;
             ev.index = i;
             ev.name = n;
@@ -338,7 +347,9 @@ private:
     // The integers of a Concrete Inputs string of event e; one out of 64-bit range is an error.
     std::vector<std::int64_t> ints(const Event& e, const std::string& text) const {
         auto v = concrete_ints(text);
-        if (!v) fail(path_, where(e) + ": an integer in Concrete Inputs (\"" + text.substr(0, 40) + "\") is out of 64-bit range");
+        if (!v)
+            fail_import(path_, where(e) + ": an integer in Concrete Inputs (\"" +
+                                   text.substr(0, 40) + "\") is out of 64-bit range");
         return std::move(*v);
     }
     std::optional<std::string> concrete(const Event& e, int i) const {
@@ -379,7 +390,8 @@ private:
     void gemm(const Event& e, std::size_t a_input, const Shape& a, const Shape& b) {
         OpKind kind = OpKind::matmul;
         GemmShape g;
-        if (const std::string problem = numpy_matmul(a, b, kind, g); !problem.empty()) fail(path_, where(e) + ": " + problem);
+        if (const std::string problem = numpy_matmul(a, b, kind, g); !problem.empty())
+            fail_import(path_, where(e) + ": " + problem);
         Op op = new_op(e, kind, a_input);
         // B in the other fp8 format than A (an e5m2 gradient times e4m3 weights): Op::b_dtype.
         op.set_b_dtype_if_mixed(dtype(e, a_input + 1));
@@ -390,9 +402,9 @@ private:
     std::int64_t count(const Event& e, const Shape& s) const {
         std::int64_t n = 1;
         for (const std::int64_t d : s) {
-            if (d < 0) fail(path_, where(e) + ": negative dimension in Input Dims");
+            if (d < 0) fail_import(path_, where(e) + ": negative dimension in Input Dims");
             const auto p = checked_mul(n, d);
-            if (!p) fail(path_, where(e) + ": element count overflows a 64-bit integer");
+            if (!p) fail_import(path_, where(e) + ": element count overflows a 64-bit integer");
             n = *p;
         }
         return n;
@@ -407,9 +419,9 @@ private:
                 const auto a = in(0), b = in(1);
                 if (!a || !b) return false;
                 if (e.rule->handler == Handler::mm && (a->size() != 2 || b->size() != 2))
-                    fail(path_, where(e) + ": mm takes 2-D operands");
+                    fail_import(path_, where(e) + ": mm takes 2-D operands");
                 if (e.rule->handler == Handler::bmm && (a->size() != 3 || b->size() != 3))
-                    fail(path_, where(e) + ": bmm takes 3-D operands");
+                    fail_import(path_, where(e) + ": bmm takes 3-D operands");
                 gemm(e, 0, *a, *b);
                 return true;
             }
@@ -438,7 +450,7 @@ private:
                     const auto v = ints(e, *d);
                     if (v.size() == 1) dim = v[0] < 0 ? v[0] + rank : v[0];
                 }
-                if (dim < 0 || dim >= rank) fail(path_, where(e) + ": dim out of range");
+                if (dim < 0 || dim >= rank) fail_import(path_, where(e) + ": dim out of range");
                 Op op = new_op(e, OpKind::softmax, 0);
                 op.cols = (*x)[static_cast<std::size_t>(dim)];
                 op.rows = op.cols > 0 ? count(e, *x) / op.cols : 0;
@@ -452,7 +464,9 @@ private:
                 std::size_t axes = 1;
                 if (const auto c = concrete(e, 1); c && !ints(e, *c).empty()) axes = ints(e, *c).size();
                 else if (const auto gamma = in(2); gamma && !gamma->empty()) axes = gamma->size();
-                if (axes > x->size()) fail(path_, where(e) + ": normalized_shape has more axes than the input");
+                if (axes > x->size())
+                    fail_import(path_,
+                                where(e) + ": normalized_shape has more axes than the input");
                 Op op = new_op(e, OpKind::layernorm, 0);
                 op.cols = count(e, Shape(x->end() - static_cast<std::ptrdiff_t>(axes), x->end()));
                 op.rows = op.cols > 0 ? count(e, *x) / op.cols : 0;
@@ -497,7 +511,7 @@ private:
                     const auto s = dims_of(member);
                     if (!s) return false;
                     if (__builtin_add_overflow(total, count(e, *s), &total))
-                        fail(path_, where(e) + ": element count overflows a 64-bit integer");
+                        fail_import(path_, where(e) + ": element count overflows a 64-bit integer");
                 }
                 if (total == 0) return false;
                 Op op = new_op(e, e.rule->kind, 0);
@@ -514,7 +528,7 @@ private:
                 if (dim_values.size() != 1) return false;
                 const auto rank = static_cast<std::int64_t>(x->size());
                 const std::int64_t dim = dim_values[0] < 0 ? dim_values[0] + rank : dim_values[0];
-                if (dim < 0 || dim >= rank) fail(path_, where(e) + ": dim out of range");
+                if (dim < 0 || dim >= rank) fail_import(path_, where(e) + ": dim out of range");
                 Shape out = *x;
                 out[static_cast<std::size_t>(dim)] = index->empty() ? 1 : (*index)[0];
                 Op op = new_op(e, e.rule->kind, 0);
@@ -549,7 +563,8 @@ private:
         const std::size_t spatial = two_d ? 2 : 1;
         // Batched input has one more axis than the weight's spatial axes + 1; unbatched has N = 1.
         const bool batched = x->size() == spatial + 2;
-        if (!batched && x->size() != spatial + 1) fail(path_, where(e) + ": input and weight ranks do not match");
+        if (!batched && x->size() != spatial + 1)
+            fail_import(path_, where(e) + ": input and weight ranks do not match");
         const Shape xs = batched ? *x : [&] { Shape s{1}; s.insert(s.end(), x->begin(), x->end()); return s; }();
         const auto pick = [](const std::optional<std::vector<std::int64_t>>& v, std::size_t axis, std::int64_t fallback) {
             if (!v || v->empty()) return fallback;
@@ -576,7 +591,7 @@ private:
         c.dilation_h = two_d ? pick(dilation, 0, 1) : 1;
         c.dilation_w = pick(dilation, two_d ? 1 : 0, 1);
         if (const std::string problem = conv_channels_problem(c.c, (*w)[1], c.groups); !problem.empty())
-            fail(path_, where(e) + ": " + problem);
+            fail_import(path_, where(e) + ": " + problem);
         ops_.push_back(std::move(op));
         return true;
     }
@@ -620,7 +635,7 @@ private:
             // i they are a pool of window and stride i / o; 1 x 1 is the global pool. Otherwise
             // the windows differ in size: costed as window ceil(i / o), stride floor(i / o).
             const std::int64_t oh = pick(size, 0, 1), ow = pick(size, 1, 1);
-            if (oh <= 0 || ow <= 0) fail(path_, where(e) + ": output_size must be positive");
+            if (oh <= 0 || ow <= 0) fail_import(path_, where(e) + ": output_size must be positive");
             if (oh == 1 && ow == 1) {
                 p.global = true;
                 p.r = p.h;
