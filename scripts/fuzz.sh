@@ -4,8 +4,8 @@
 # cores (each harness is one single-threaded process with its own core, so running them side by
 # side gives each the same execs as running them in turn, in half the wall time on 2 cores
 # for the six harnesses; FUZZ_JOBS=1 runs them one after the other):
-#   scripts/fuzz.sh            60 s per harness
-#   scripts/fuzz.sh 30         30 s per harness (what .ci/run does)
+#   scripts/fuzz.sh            60 s per harness (what .ci/run does)
+#   scripts/fuzz.sh 30         30 s per harness
 #   scripts/fuzz.sh 3600       the one-hour runs of docs/reliability.md
 #   scripts/fuzz.sh 60 assembler trace_reader     only the harnesses named
 # Seeds come from traces/, traces/scalesim/, configs/, models/simt/kernels/, the ONNX models the
