@@ -74,7 +74,7 @@ void L2Cache::init() {
     occupancy_ps_.resize(line_bytes_ + 1);
     for (std::uint32_t b = 0; b <= line_bytes_; ++b) occupancy_ps_[b] = occupancy_ps_uncached(b);
     const auto ways = static_cast<std::size_t>(params_.ways);
-    const std::size_t meta_words = (3 * ways + 7) / 8;
+    const std::size_t meta_words = (4 * ways + 7) / 8;  // valid, dirty, rank, pending bytes
     words_per_set_ = (meta_words + 2 * ways + 7) / 8 * 8;  // whole 64-byte host cache lines
     const std::size_t sets = static_cast<std::size_t>(sets_) * slices_.size();
     storage_.assign(sets * words_per_set_ + 8, 0);
@@ -104,8 +104,8 @@ void L2Cache::prefetch(std::uint64_t address, int slice) const {
 L2Cache::SetView L2Cache::set_view(std::uint64_t* block) const {
     const auto ways = static_cast<std::size_t>(params_.ways);
     auto* bytes = reinterpret_cast<std::uint8_t*>(block);
-    std::uint64_t* tags = block + (3 * ways + 7) / 8;
-    return SetView{bytes, bytes + ways, bytes + 2 * ways, tags, tags + ways};
+    std::uint64_t* tags = block + (4 * ways + 7) / 8;
+    return SetView{bytes, bytes + ways, bytes + 2 * ways, bytes + 3 * ways, tags, tags + ways};
 }
 
 void L2Cache::touch(const SetView& set, int way) const {
@@ -291,6 +291,7 @@ Picoseconds L2Cache::access(std::uint64_t address, std::uint32_t bytes, bool wri
         }
     }
     set.tags[v] = tag;
+    release_line_name(set, v);
     set.ready[v] = 0;
     touch(set, v);
     const auto fetch = static_cast<std::uint8_t>(want & ~written_whole);
@@ -345,6 +346,7 @@ std::optional<L2Cache::ResidentLine> L2Cache::install(const ResidentLine& line) 
         set.valid[v] = line.valid;
         set.dirty[v] = line.dirty;
     }
+    release_line_name(set, v);
     set.ready[v] = 0;
     touch(set, v);
     return evicted;
@@ -382,9 +384,12 @@ std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const S
                                           int way, std::uint64_t line_addr, std::uint8_t missing, Picoseconds start,
                                           std::vector<NextLevelRequest>& requests, DeferredOutcome& outcome) {
     FillRecord rec{block_offset, slice_index, way, line_addr + 1};
+    rec.names_line = true;
     if (set.ready[way] & kPendingBit) {
         rec.after = static_cast<std::int64_t>(set.ready[way] & ~kPendingBit);
-        ++fills_[static_cast<std::size_t>(rec.after)].newer;
+        FillRecord& older = fills_[static_cast<std::size_t>(rec.after)];
+        ++older.newer;
+        older.names_line = false;
     }
     std::int64_t id;
     if (free_fill_ids_.empty()) {
@@ -406,6 +411,7 @@ std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const S
     }
     set.valid[way] |= missing;
     set.ready[way] = kPendingBit | static_cast<Picoseconds>(id);
+    set.pending[way] = 1;
     outcome.new_fill = id;
     // An MSHR whose free time is known: the fill issues at max(start, that time); all MSHRs held
     // by undecided fills: it waits for resolve_fill.
@@ -496,6 +502,7 @@ L2Cache::DeferredOutcome L2Cache::access_deferred(std::uint64_t address, std::ui
         }
     }
     set.tags[v] = tag;
+    release_line_name(set, v);
     set.ready[v] = 0;
     touch(set, v);
     const auto fetch = static_cast<std::uint8_t>(want & ~written_whole);
@@ -504,6 +511,12 @@ L2Cache::DeferredOutcome L2Cache::access_deferred(std::uint64_t address, std::ui
     if (fetch)
         out.waits[0] = start_deferred_fill(slice, slice_index, set, block_offset, v, line_addr, fetch, start, requests, out);
     return out;
+}
+
+void L2Cache::release_line_name(const SetView& set, int way) {
+    if (!set.pending[way]) return;
+    set.pending[way] = 0;
+    fills_[static_cast<std::size_t>(set.ready[way] & ~kPendingBit)].names_line = false;
 }
 
 void L2Cache::release_fill_id(std::int64_t fill) {
@@ -528,14 +541,17 @@ void L2Cache::resolve_fill(std::int64_t fill, Picoseconds done,
     rec.done = done;
     rec.resolved = true;
     // The line (if it still holds this fill): ready when this and any older fill of it have landed.
-    const SetView set = set_view(storage_.data() + sets_offset_ + rec.block_offset);
-    if (set.tags[rec.way] == rec.tag && set.ready[rec.way] == (kPendingBit | static_cast<Picoseconds>(fill))) {
+    if (rec.names_line) {
+        rec.names_line = false;
+        const SetView set = set_view(storage_.data() + sets_offset_ + rec.block_offset);
         FillRecord* older = rec.after >= 0 ? &fills_[static_cast<std::size_t>(rec.after)] : nullptr;
         if (older && !older->resolved) {
             set.ready[rec.way] = kPendingBit | static_cast<Picoseconds>(rec.after);
+            older->names_line = true;
             older->max_with = std::max({older->max_with, done, rec.max_with});
         } else {
             set.ready[rec.way] = std::max({done, rec.max_with, older ? older->done : Picoseconds{0}});
+            set.pending[rec.way] = 0;
         }
     }
     release_fill_id(fill);

@@ -128,6 +128,9 @@ private:
         std::uint8_t* valid;
         std::uint8_t* dirty;
         std::uint8_t* rank;
+        // 1 while the way's ready word names a deferred fill (kPendingBit | id): an eviction reads
+        // it here, beside the rank and dirty bytes it reads anyway, not in the ready words' lines.
+        std::uint8_t* pending;
         std::uint64_t* tags;   // line address + 1, 0 = empty; valid ways are always a prefix
         Picoseconds* ready;    // when the latest fill of the way's line lands
     };
@@ -150,8 +153,12 @@ private:
         Picoseconds done = 0, max_with = 0;
         int newer = 0;                  // fills whose `after` names this one
         bool resolved = false;
+        // The line's ready word names this fill (kPendingBit | id): kept up to date wherever that
+        // word changes, so that a landing fill need not read its set (a host cache miss) to know.
+        bool names_line = false;
     };
     void release_fill_id(std::int64_t fill);  // recycles an id once nothing can refer to it
+    void release_line_name(const SetView& set, int way);  // the way's ready word is to be overwritten
     static constexpr Picoseconds kPendingBit = Picoseconds{1} << 63;  // ready = kPendingBit | fill
     static constexpr Picoseconds kMshrPending = ~Picoseconds{0};
     std::int64_t start_deferred_fill(Slice& slice, int slice_index, const SetView& set, std::size_t block_offset,
