@@ -383,7 +383,7 @@ void L2Cache::mshr_insert(Slice& slice, std::size_t j, Picoseconds value, std::s
 std::int64_t L2Cache::start_deferred_fill(Slice& slice, int slice_index, const SetView& set, std::size_t block_offset,
                                           int way, std::uint64_t line_addr, std::uint8_t missing, Picoseconds start,
                                           std::vector<NextLevelRequest>& requests, DeferredOutcome& outcome) {
-    FillRecord rec{block_offset, slice_index, way, line_addr + 1};
+    FillRecord rec{block_offset, slice_index, way};
     rec.names_line = true;
     if (set.ready[way] & kPendingBit) {
         rec.after = static_cast<std::int64_t>(set.ready[way] & ~kPendingBit);

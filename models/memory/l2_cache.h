@@ -148,7 +148,6 @@ private:
     struct FillRecord {  // deferred fills
         std::size_t block_offset;  // words from storage_.data() + sets_offset_
         int slice, way;
-        std::uint64_t tag;
         std::int64_t after = -1;        // older fill of the same line still in flight
         Picoseconds done = 0, max_with = 0;
         int newer = 0;                  // fills whose `after` names this one
