@@ -1,5 +1,6 @@
 #include "models/gpu/reduction.h"
 #include "models/gpu/gpu_stats.h"
+#include "models/common/ceil_div.h"
 #include "models/common/quantization.h"
 
 #include <algorithm>
@@ -940,7 +941,6 @@ std::int64_t warp_rows_per_block(std::int64_t rows, int sms) {
 ReductionVariant eight_bit_row_variant(OpKind kind, std::int64_t rows, std::int64_t cols, Storage storage,
                                        const LoweringTarget& target) {
     if (reduction_variant(cols) == ReductionVariant::block_per_row) return ReductionVariant::block_per_row;
-    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
     const std::int64_t sms = std::max(1, target.sms), words = storage_words(cols, storage);
     const std::int64_t per_block = warp_rows_per_block(rows, target.sms);
     const std::int64_t warp_rows =

@@ -4,11 +4,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/common/ceil_div.h"
 #include "models/mxu/mxu.h"
 
 namespace accelsim::mxu_detail {
-
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The GEMM as the array sees it. ws and is both run a "stationary-streaming" schedule:
 //   stream   [batch][t_len][k_len]  rows enter the array's left edge, one per cycle

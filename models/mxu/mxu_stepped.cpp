@@ -19,7 +19,6 @@
 namespace accelsim {
 
 using mxu_detail::ArrayProblem;
-using mxu_detail::ceil_div;
 using mxu_detail::pe_mac;
 using mxu_detail::RawCounts;
 

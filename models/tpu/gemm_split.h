@@ -8,14 +8,10 @@
 #include <functional>
 #include <vector>
 
+#include "models/common/ceil_div.h"
 #include "models/common/op.h"
 
 namespace accelsim::tpu {
-
-// ceil(a / b) for a >= 0, b > 0: blocks, tiles and passes a size needs.
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-    return (a + b - 1) / b;
-}
 
 struct GemmPart {
     std::int64_t b0 = 0, batch = 0;  // batches b0 .. b0+batch-1
