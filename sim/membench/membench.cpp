@@ -32,7 +32,7 @@ namespace {
 InputError usage_error(const std::string& what) { return InputError("membench: " + what + "\n" + kUsage); }
 
 // Non-negative integer with an optional binary suffix K, M or G.
-std::uint64_t parse_size(const std::string& option, const std::string& text) {
+std::uint64_t parse_count_with_suffix(const std::string& option, const std::string& text) {
     std::size_t i = 0;
     std::uint64_t value = 0;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
@@ -80,15 +80,15 @@ MembenchOptions parse_membench_args(const std::vector<std::string>& args) {
                 throw usage_error(std::string("--pattern: ") + e.what());
             }
         } else if (a == "--bytes") {
-            o.bytes = parse_size(a, value());
+            o.bytes = parse_count_with_suffix(a, value());
             // 16 GiB is about a minute of simulation; more is almost certainly a typo.
             if (o.bytes == 0 || o.bytes > (16ull << 30)) throw usage_error("--bytes must be in 1..16G");
         } else if (a == "--size") {
-            const std::uint64_t s = parse_size(a, value());
+            const std::uint64_t s = parse_count_with_suffix(a, value());
             if (s != 32 && s != 64 && s != 128) throw usage_error("--size must be 32, 64 or 128, got " + args[i]);
             o.request_bytes = static_cast<std::uint32_t>(s);
         } else if (a == "--stride") {
-            o.stride_bytes = parse_size(a, value());
+            o.stride_bytes = parse_count_with_suffix(a, value());
             if (*o.stride_bytes == 0) throw usage_error("--stride must be > 0");
         } else if (a == "--level") {
             o.level = value();
@@ -98,11 +98,11 @@ MembenchOptions parse_membench_args(const std::vector<std::string>& args) {
             if (o.l2_dram != "queued" && o.l2_dram != "blocking")
                 throw usage_error("--l2-dram must be queued or blocking, got '" + o.l2_dram + "'");
         } else if (a == "--outstanding") {
-            const std::uint64_t n = parse_size(a, value());
+            const std::uint64_t n = parse_count_with_suffix(a, value());
             if (n == 0 || n > 1u << 20) throw usage_error("--outstanding must be in 1..1048576");
             o.outstanding = static_cast<int>(n);
         } else if (a == "--seed") {
-            o.seed = parse_size(a, value());
+            o.seed = parse_count_with_suffix(a, value());
         } else if (a == "--json") {
             o.json_path = value();
         } else if (a == "--set") {
