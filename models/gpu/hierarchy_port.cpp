@@ -186,6 +186,15 @@ void HierarchyMemoryPort::warm_l2(const std::vector<memory::L2Cache::ResidentLin
             displaced_writeback_bytes_ += static_cast<std::uint64_t>(__builtin_popcount(out->dirty)) * sector_bytes;
 }
 
+void HierarchyMemoryPort::record_untimed_access(std::uint32_t sector_address, bool write) {
+    if (memory::L2Cache* l2 = hierarchy_.l2()) l2->record_untimed_access(sector_address, kSectorBytes, write);
+}
+
+std::uint64_t HierarchyMemoryPort::cache_bytes() const {
+    const memory::L2Cache* l2 = hierarchy_.l2();
+    return l2 ? static_cast<std::uint64_t>(l2->params().size_bytes) : 0;
+}
+
 double HierarchyMemoryPort::hbm_bytes_per_cycle() const {
     return hierarchy_.peak_dram_bytes_per_second() * cycle_ps_ * 1e-12;
 }

@@ -51,6 +51,9 @@ public:
     void submit(std::uint64_t cycle, std::uint32_t sector_address, bool write, int sm, std::uint64_t tag) override;
     void advance(std::uint64_t end, std::vector<simt::SectorAnswer>& answers) override;
     std::uint64_t next_activity_cycle() override;
+    // A skipped block's sector (wave sampling): into the L2 as its access would leave it, untimed.
+    void record_untimed_access(std::uint32_t sector_address, bool write) override;
+    std::uint64_t cache_bytes() const override;  // the L2's (the SMs' L1s are not the port's)
 
     HierarchyTraffic traffic() const;
     // The first sector written through the port (the op's output buffer, for the warm L2).

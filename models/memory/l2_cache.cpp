@@ -352,6 +352,28 @@ std::optional<L2Cache::ResidentLine> L2Cache::install(const ResidentLine& line) 
     return evicted;
 }
 
+void L2Cache::record_untimed_access(std::uint64_t address, std::uint32_t bytes, bool write) {
+    const int slice = slice_of(address);
+    const SetView set = set_view(set_block(static_cast<std::size_t>(slice), address));
+    const std::uint64_t tag = line_div_.div(address) + 1;
+    const auto [found, empty] = find_way(set, tag);
+    int v = found >= 0 ? found : empty;
+    if (v < 0)
+        for (int w = 0; w < params_.ways; ++w)
+            if (set.rank[w] == params_.ways - 1) v = w;
+    if (found < 0) {
+        release_line_name(set, v);  // a victim whose fill is in flight: the fill lands unnamed
+        set.tags[v] = tag;
+        set.valid[v] = 0;
+        set.dirty[v] = 0;
+        set.ready[v] = 0;
+    }
+    const std::uint8_t mask = sector_mask(address, bytes);
+    set.valid[v] |= mask;
+    if (write) set.dirty[v] |= mask;
+    touch(set, v);
+}
+
 std::uint8_t L2Cache::full_sector_mask(std::uint64_t address, std::uint32_t bytes) const {
     const std::uint64_t offset = line_div_.mod(address);
     const std::uint64_t end = std::min<std::uint64_t>(offset + bytes, line_bytes_);

@@ -99,6 +99,13 @@ public:
     // stat. When the set is full its least recently used line leaves and is returned (the caller
     // owes its dirty sectors a write-back); else nullopt. A line already held merges its masks.
     std::optional<ResidentLine> install(const ResidentLine& line);
+    // An access of work that was not simulated (wave sampling's skipped blocks), in the middle of
+    // a run: the line is left as the access would leave it (the set's most recently used, its
+    // sectors valid, and dirty for a write) with no time, no request and no stat. A line already
+    // held keeps any fill in flight; otherwise the set's least recently used line leaves, dropped:
+    // its write-back, like the rest of the skipped work's traffic, is the sampled op's
+    // extrapolated counters' business.
+    void record_untimed_access(std::uint64_t address, std::uint32_t bytes, bool write);
     Picoseconds hit_latency_ps() const { return hit_latency_ps_; }
 
     int slice_of(std::uint64_t address) const;

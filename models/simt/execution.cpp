@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include "models/common/dtype.h"
+#include "models/simt/memory_access.h"
 
 namespace accelsim::simt {
 
@@ -1027,21 +1028,32 @@ void WarpExecutor::execute_wgmma_k32(const Instruction& in, Warp& w, const Block
     }
 }
 
-ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
-                                 const std::vector<std::uint32_t>& args, std::uint64_t max_issued) {
-    WarpExecutor exec(kernel, memory, dims, args, false);
+namespace {
+
+// Blocks first .. first + count - 1 in groups of `together` (whole clusters; the last group may
+// be smaller), one group after another; the warps of a group in round-robin order one instruction
+// at a time, so its blocks progress side by side as resident blocks do. after_step sees each
+// step's result.
+void run_blocks(WarpExecutor& exec, std::uint32_t first_block, std::uint32_t count, std::uint32_t together,
+                std::uint64_t max_issued, const std::function<void(const StepResult&)>& after_step) {
+    const Kernel& kernel = exec.kernel();
+    const Dim dims = exec.dims();
     const int warps_per_block = static_cast<int>((dims.block + 31) / 32);
-    // A cluster's blocks run together (they may wait for each other); other blocks one by one.
+    // A cluster's blocks run together (they may wait for each other).
     const auto cluster = static_cast<std::uint32_t>(kernel.cluster);
     if (dims.grid % cluster != 0)
         throw SimtError(kernel.file + ": grid of " + std::to_string(dims.grid) + " blocks is not a multiple of the cluster size " +
                         std::to_string(cluster));
-    std::vector<Block> blocks(cluster);
-    std::vector<Warp> warps(static_cast<std::size_t>(warps_per_block) * cluster);
+    together = std::max(cluster, together / cluster * cluster);
+    std::vector<Block> blocks;
+    std::vector<Warp> warps;
     StepResult r;
-    for (std::uint32_t first = 0; first < dims.grid; first += cluster) {
-        int live_blocks = static_cast<int>(cluster);
-        for (std::uint32_t c = 0; c < cluster; ++c) {
+    for (std::uint32_t first = first_block; first < first_block + count; first += together) {
+        const std::uint32_t group = std::min(together, first_block + count - first);
+        blocks.resize(group);
+        warps.resize(static_cast<std::size_t>(warps_per_block) * group);
+        int live_blocks = static_cast<int>(group);
+        for (std::uint32_t c = 0; c < group; ++c) {
             Block& block = blocks[c];
             block.block_id = first + c;
             block.shared.assign(static_cast<std::size_t>(kernel.shared_bytes), 0);
@@ -1055,15 +1067,18 @@ ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim
         }
         while (live_blocks > 0) {
             bool progressed = false;
-            for (Warp& w : warps) {
-                Block& block = blocks[static_cast<std::size_t>(w.block_slot)];
+            for (std::size_t wi = 0; wi < warps.size(); ++wi) {
+                Warp& w = warps[wi];
+                const std::size_t b = wi / static_cast<std::size_t>(warps_per_block);
+                Block& block = blocks[b];
                 if (w.finished || w.at_barrier) continue;
                 exec.step(w, block, r);
+                if (after_step) after_step(r);
                 progressed = true;
                 if (r.warp_finished && --block.live_warps == 0) --live_blocks;
                 if (block.live_warps > 0 && block.arrived == block.live_warps) {
                     for (int i = 0; i < warps_per_block; ++i)
-                        warps[static_cast<std::size_t>(w.block_slot * warps_per_block + i)].at_barrier = false;
+                        warps[b * static_cast<std::size_t>(warps_per_block) + static_cast<std::size_t>(i)].at_barrier = false;
                     block.arrived = 0;
                 }
             }
@@ -1077,9 +1092,37 @@ ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim
                                 " warp instructions issued: endless loop? Running:" + where);
             }
         }
-        for (std::uint32_t c = 0; c < cluster; ++c) exec.set_resident(first + c, nullptr);
+        for (std::uint32_t c = 0; c < group; ++c) exec.set_resident(first + c, nullptr);
     }
+}
+
+}  // namespace
+
+ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
+                                 const std::vector<std::uint32_t>& args, std::uint64_t max_issued) {
+    WarpExecutor exec(kernel, memory, dims, args, false);
+    run_blocks(exec, 0, dims.grid, 1, max_issued, nullptr);
     return exec.counters();
+}
+
+void run_blocks_untimed(const WarpExecutor& launch, std::uint32_t first, std::uint32_t count, std::uint32_t together,
+                        const std::function<void(std::uint32_t, bool)>& on_sector, std::uint64_t max_issued) {
+    WarpExecutor exec(launch.kernel(), launch.memory(), launch.dims(), launch.args(), launch.skips_fp_payload());
+    exec.set_fp8_encoding(launch.fp8_encoding());
+    std::array<std::uint32_t, 32> sectors{};
+    run_blocks(exec, first, count, together, max_issued, [&](const StepResult& r) {
+        const Opcode op = r.instruction->op;
+        if ((op == Opcode::ld_global || op == Opcode::st_global) && r.executed != 0) {
+            const int n = coalesce_sectors(r.addresses, r.executed, 32, sectors);
+            for (int i = 0; i < n; ++i) on_sector(sectors[static_cast<std::size_t>(i)], op == Opcode::st_global);
+        } else if (op == Opcode::tma_load && r.executed != 0) {
+            for (std::uint32_t row = 0; row < r.tma_rows && r.tma_row_bytes > 0; ++row) {
+                const std::uint32_t start = r.tma_row_starts ? r.tma_row_starts[row] : r.tma_global + row * r.tma_pitch;
+                if (start == 0) continue;  // an im2col row of zeros reads nothing
+                for (std::uint32_t s = start / 32; s <= (start + r.tma_row_bytes - 1) / 32; ++s) on_sector(s * 32, false);
+            }
+        }
+    });
 }
 
 }  // namespace accelsim::simt

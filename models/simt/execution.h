@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "models/common/dtype.h"
@@ -179,6 +180,11 @@ public:
     const ExecutionCounters& counters() const { return counters_; }
     const Kernel& kernel() const { return kernel_; }
     Dim dims() const { return dims_; }
+    // What a second executor of the same launch needs (run_blocks_untimed).
+    GlobalMemory& memory() const { return memory_; }
+    const std::vector<std::uint32_t>& args() const { return args_; }
+    bool skips_fp_payload() const { return skip_fp_payload_; }
+    Fp8Encoding fp8_encoding() const { return fp8_encoding_; }
 
 private:
     const std::uint32_t* fetch(const Operand& o, const Warp& w, std::uint32_t* scratch) const;
@@ -217,5 +223,17 @@ private:
 ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
                                  const std::vector<std::uint32_t>& args,
                                  std::uint64_t max_issued = 10'000'000'000ULL);
+
+// Runs blocks first .. first + count - 1 of `launch`'s grid functionally on an executor of its
+// own (same kernel, memory, arguments, payload skipping and fp8 encoding; `launch`'s counters do
+// not move), `together` blocks at a time side by side (their warps round-robin, one instruction
+// each, as resident blocks progress together; 1: one block after another, as run_functional),
+// and hands every 32-byte sector their global accesses touch to `on_sector(sector_address,
+// write)` in execution order: a load's or store's executed lanes coalesced as the timed SM
+// coalesces them, a TMA box's rows. Wave sampling replays the blocks it skipped this way, so that
+// the caches hold their lines afterwards. Throws SimtError past max_issued warp instructions.
+void run_blocks_untimed(const WarpExecutor& launch, std::uint32_t first, std::uint32_t count, std::uint32_t together,
+                        const std::function<void(std::uint32_t sector_address, bool write)>& on_sector,
+                        std::uint64_t max_issued = 10'000'000'000ULL);
 
 }  // namespace accelsim::simt

@@ -51,6 +51,12 @@ public:
     virtual void advance(std::uint64_t end, std::vector<SectorAnswer>& answers);
     // The earliest cycle at which anything submitted could next make progress (~0: nothing pending).
     virtual std::uint64_t next_activity_cycle() { return ~std::uint64_t{0}; }
+    // A sector of work that is not simulated (the blocks wave sampling skips): a port with caches
+    // leaves it in them as the access would, taking no time and counting nothing. The default has
+    // no caches to keep.
+    virtual void record_untimed_access(std::uint32_t /*sector_address*/, bool /*write*/) {}
+    // Bytes those caches hold (0: none, and untimed accesses leave nothing).
+    virtual std::uint64_t cache_bytes() const { return 0; }
 };
 
 // Every sector takes `latency` cycles, no contention (the stand-in for tests and "ideal" memory).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "models/simt/wave_sampling.h"
 
@@ -36,7 +37,11 @@ void BlockDispatcher::refill(SmCore& sm) {
         started_.erase(std::remove(started_.begin(), started_.end(), &sm), started_.end());
         return;
     }
-    if (sampler_) next_ += static_cast<std::uint32_t>(sampler_->block_completed(sm.now(), next_));
+    if (sampler_) {
+        const auto skipped = static_cast<std::uint32_t>(sampler_->block_completed(sm.now(), next_));
+        if (skipped > 0 && on_skip_) on_skip_(next_, skipped);
+        next_ += skipped;
+    }
     while (!empty() && sm.can_accept_block()) sm.add_block(take());
 }
 
@@ -295,9 +300,47 @@ GridLaunch::GridLaunch(const Kernel& kernel, Dim dims, const std::vector<std::ui
         const auto wave = static_cast<std::uint64_t>(params.sms) *
                           static_cast<std::uint64_t>(std::max(1, sms.front()->occupancy().blocks_per_sm));
         options.wave_sampler->begin(dims.grid, wave, [this] { return stats(); });
-        dispatcher.set_sampler(options.wave_sampler);
+        dispatcher.set_sampler(options.wave_sampler, [this](std::uint32_t first, std::uint32_t count) {
+            skipped_first = first;
+            skipped_count = count;
+        });
     }
     dispatcher.initial_fill(sms);
+}
+
+void GridLaunch::leave_skipped_footprint() {
+    const std::uint64_t cache_bytes = port->cache_bytes();
+    if (skipped_count == 0 || cache_bytes == 0) return;
+    // Not at the skip itself: the blocks in flight then would find their lines pushed out by a
+    // wave that in the full run ran beside them, and the op's own cycles would move (an 8192 x
+    // 8192 x 128 GEMM on a100: +1.9 % against +0.1 %, its bound 0.8 %).
+    // Only the skipped blocks' last lines can still be held at the end: from the last skipped
+    // block back, a wave at a time, until twice the caches' size in distinct sectors has been
+    // seen (a GEMM wave on a100 touches more than that); only those blocks are replayed.
+    const std::uint32_t end = skipped_first + skipped_count;
+    const std::uint64_t enough = 2 * cache_bytes / 32;
+    const std::uint64_t sectors = executor.memory().size() / 32 + 1;
+    std::vector<std::uint64_t> seen((sectors + 63) / 64, 0);
+    std::uint64_t distinct = 0;
+    const auto count_distinct = [&](std::uint32_t sector, bool) {
+        const std::uint64_t s = sector / 32;
+        std::uint64_t& word = seen[s / 64];
+        const std::uint64_t bit = std::uint64_t{1} << (s % 64);
+        distinct += (word & bit) ? 0 : 1;
+        word |= bit;
+    };
+    const auto wave = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, options.wave_sampler->wave_blocks()));
+    std::uint32_t start = end;
+    while (start > skipped_first && distinct < enough) {
+        const std::uint32_t from = start - std::min(wave, start - skipped_first);
+        run_blocks_untimed(executor, from, start - from, wave, count_distinct, params.sm.max_issued);
+        start = from;
+    }
+    const auto record = [this](std::uint32_t sector, bool write) { port->record_untimed_access(sector, write); };
+    // A wave's blocks side by side, so that their lines enter the sets interleaved as the resident
+    // blocks' do; then the blocks that ran after the skip, so that theirs are the most recent again.
+    run_blocks_untimed(executor, start, end - start, wave, record, params.sm.max_issued);
+    run_blocks_untimed(executor, end, executor.dims().grid - end, wave, record, params.sm.max_issued);
 }
 
 GridLaunch::Schedule GridLaunch::schedule() const {
@@ -329,6 +372,7 @@ KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32
         case GridLaunch::Schedule::lock_step: run_lock_step(g); break;
         case GridLaunch::Schedule::run_ahead: run_ahead(g); break;
     }
+    g.leave_skipped_footprint();
     return g.stats();
 }
 

@@ -92,8 +92,12 @@ public:
     // `cluster` SMs of one group (SMs c*cluster .. c*cluster + cluster-1, as a GPC hosts a
     // cluster), all at once: a cluster waits until every SM of a group can take a block.
     explicit BlockDispatcher(std::uint32_t blocks, int cluster = 1) : blocks_(blocks), cluster_(cluster) {}
-    // Every block completion (a refill) is reported to `sampler`, which may skip block ids.
-    void set_sampler(WaveSampler* sampler) { sampler_ = sampler; }
+    // Every block completion (a refill) is reported to `sampler`, which may skip block ids; the
+    // ids it skips are told to `on_skip(first, count)`.
+    void set_sampler(WaveSampler* sampler, std::function<void(std::uint32_t, std::uint32_t)> on_skip = nullptr) {
+        sampler_ = sampler;
+        on_skip_ = std::move(on_skip);
+    }
     bool empty() const { return next_ >= blocks_; }
     std::uint32_t take() { return next_++; }
     // Fills SMs round-robin, one block (cluster: one cluster per group) each per round, as the
@@ -111,6 +115,7 @@ private:
     int cluster_ = 1;
     std::uint32_t next_ = 0;
     WaveSampler* sampler_ = nullptr;
+    std::function<void(std::uint32_t, std::uint32_t)> on_skip_;
     std::vector<SmCore*> sms_;
     std::vector<SmCore*> started_;
 };
@@ -137,6 +142,14 @@ struct GridLaunch {
     // latency; lock_step: the quantum; run_ahead: 0.
     std::uint64_t window_cycles() const;
     KernelStats stats() const { return collect_stats(sms, executor, params); }
+    // After the run, when wave sampling skipped blocks and the port has caches: the last skipped
+    // blocks (those whose sectors could still be cached at the end), then the blocks after them,
+    // run untimed (run_blocks_untimed) with their sectors into the port's caches, so that the L2
+    // the next op inherits holds, most recent first, what the blocks after the skip touched, then
+    // what the skipped ones did, as the full launch would leave it. Counts nothing. The replayed
+    // blocks write their outputs again (a sampled run's values are not the op's: the skipped
+    // blocks computed none; only its timing is).
+    void leave_skipped_footprint();
 
     SimtParams params;
     LaunchOptions options;
@@ -147,6 +160,7 @@ struct GridLaunch {
     std::vector<SmCore*> sms;
     std::unique_ptr<ClusterNetwork> network;  // clusters only
     BlockDispatcher dispatcher;
+    std::uint32_t skipped_first = 0, skipped_count = 0;  // the block ids wave sampling skipped
 };
 
 // The steps both schedulers share.

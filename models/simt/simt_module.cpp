@@ -54,6 +54,7 @@ KernelStats SimtChipModule::launch(const Kernel& kernel, Dim dims, const std::ve
     grid_ = nullptr;
     if (error_) std::rethrow_exception(error_);
     if (!finished_) throw std::logic_error("SimtChipModule: the kernel stopped before the grid was done");
+    g.leave_skipped_footprint();
     return g.stats();
 }
 

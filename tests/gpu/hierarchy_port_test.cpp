@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
+#include <vector>
 
 #include "models/gpu/hierarchy_port.h"
 #include "tests/gpu/small_gpu_memory.h"
 #include "models/simt/isa.h"
 #include "models/simt/simt_gpu.h"
+#include "models/simt/wave_sampling.h"
 
 namespace accelsim::gpu::hierarchy_port_test {
 namespace {
@@ -92,6 +95,42 @@ TEST(HierarchyPort, DrivesASimtKernel) {
     EXPECT_EQ(t.hbm_read_bytes, 2u * 4 * n);
     EXPECT_EQ(t.hbm_write_bytes, 0u);
     EXPECT_GE(static_cast<double>(s.cycles), static_cast<double>(t.hbm_bytes()) / port.hbm_bytes_per_cycle());
+}
+
+TEST(HierarchyPort, ASampledLaunchLeavesTheL2TheFullLaunchLeaves) {
+    // saxpy over 49,152 elements in 192 blocks of 256 threads on 2 SMs: waves of 16 blocks (8
+    // resident per SM), so sampling can skip whole waves. x and y take 3,072 lines (384 KiB), well
+    // inside the 1 MiB L2: the full launch leaves every one of them, all four sectors valid, y's
+    // 1,536 dirty. The sampled launch must leave the same lines, the skipped blocks' included.
+    const simt::Kernel k = simt::assemble_file(std::string(ACCELSIM_SOURCE_DIR) + "/models/simt/kernels/saxpy.sasm");
+    const std::uint32_t n = 192 * 256;
+    auto run = [&](simt::WaveSampler* sampler) {
+        simt::GlobalMemory mem;
+        const std::uint32_t x = mem.allocate(4 * n), y = mem.allocate(4 * n);
+        simt::SimtParams params;
+        params.sms = 2;
+        HierarchyMemoryPort port(small_gpu());
+        simt::LaunchOptions options;
+        options.wave_sampler = sampler;
+        simt::launch(k, {192, 256}, {n, 0x40000000u /* 2.0f */, x, y}, mem, params, &port, options);
+        std::vector<std::tuple<std::uint64_t, int, int>> lines;
+        for (const auto& l : port.l2_lines()) lines.emplace_back(l.line_address, l.valid, l.dirty);
+        std::sort(lines.begin(), lines.end());
+        return lines;
+    };
+    const auto full = run(nullptr);
+    ASSERT_EQ(full.size(), 3072u);
+    int dirty = 0;
+    for (const auto& [line, valid, d] : full) {
+        EXPECT_EQ(valid, 0xF) << line;
+        dirty += d == 0xF ? 1 : 0;
+    }
+    EXPECT_EQ(dirty, 1536);
+    simt::WaveSampler sampler(simt::WaveSamplingRule{1.0, 2});  // any two waves will do
+    const auto sampled = run(&sampler);
+    ASSERT_GT(sampler.skipped_waves(), 0u);
+    EXPECT_EQ(sampler.wave_blocks(), 16u);
+    EXPECT_EQ(sampled, full);
 }
 
 TEST(LaunchQuantum, WindowsGiveTheRunAheadCyclesOnOneSm) {

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "models/simt/execution.h"
 #include "models/simt/isa.h"
@@ -364,6 +367,59 @@ TEST(Divergence, ReductionTailOfOneWarp) {
     EXPECT_EQ(c.lanes_histogram[32], 46u);
     for (int w : {16, 8, 4, 2}) EXPECT_EQ(c.lanes_histogram[static_cast<std::size_t>(w)], 6u) << w;
     EXPECT_EQ(c.lanes_histogram[1], 11u);
+}
+
+}  // namespace
+}  // namespace accelsim::simt
+
+namespace accelsim::simt {
+namespace {
+
+TEST(Functional, UntimedBlocksReportTheirSectorsAndLeaveTheLaunchAlone) {
+    // saxpy over 4096 elements in 16 blocks of 256 threads; blocks 2 and 3 run untimed. Each of
+    // their 8 warps loads 32 consecutive floats of x and of y (128 B: 4 sectors each) and stores
+    // the 4 sectors of y back: 2 x 8 x 12 = 192 sectors, those of elements 512..1023.
+    const Kernel k = assemble_file(std::string(ACCELSIM_SOURCE_DIR) + "/models/simt/kernels/saxpy.sasm");
+    GlobalMemory mem;
+    const std::uint32_t n = 4096;
+    const std::uint32_t x = mem.allocate(4 * n), y = mem.allocate(4 * n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        mem.store_f32(x + 4 * i, static_cast<float>(i));
+        mem.store_f32(y + 4 * i, 1.0f);
+    }
+    const WarpExecutor launch(k, mem, {16, 256}, {n, 0x40000000u /* 2.0f */, x, y}, false);
+    using Sectors = std::vector<std::pair<std::uint32_t, bool>>;
+    auto run = [&](std::uint32_t together) {
+        Sectors seen;
+        run_blocks_untimed(launch, 2, 2, together, [&](std::uint32_t sector, bool write) { seen.emplace_back(sector, write); });
+        return seen;
+    };
+    const Sectors one_by_one = run(1), side_by_side = run(2);
+    // The ninth instruction of every warp loads x. One block after another: block 2's 8 warps
+    // load x (32 sectors), then y; side by side, block 3's warps load x right after block 2's.
+    ASSERT_EQ(one_by_one.size(), 192u);
+    ASSERT_EQ(side_by_side.size(), 192u);
+    EXPECT_EQ(one_by_one[0], std::make_pair(x + 2048, false));
+    EXPECT_EQ(one_by_one[32], std::make_pair(y + 2048, false));
+    EXPECT_EQ(side_by_side[0], std::make_pair(x + 2048, false));
+    EXPECT_EQ(side_by_side[32], std::make_pair(x + 3072, false));
+    Sectors expected;
+    for (std::uint32_t s = 0; s < 64; ++s) {  // 512 elements x 4 B / 32 B
+        expected.emplace_back(x + 2048 + 32 * s, false);
+        expected.emplace_back(y + 2048 + 32 * s, false);
+        expected.emplace_back(y + 2048 + 32 * s, true);
+    }
+    std::sort(expected.begin(), expected.end());
+    for (Sectors seen : {one_by_one, side_by_side}) {
+        std::sort(seen.begin(), seen.end());
+        EXPECT_EQ(seen, expected);
+    }
+    // The blocks ran, once per call, on an executor of their own: saxpy updates y in place, so
+    // theirs are 2x + (2x + 1), the others untouched.
+    EXPECT_FLOAT_EQ(mem.load_f32(y + 4 * 600), 2401.0f);
+    EXPECT_FLOAT_EQ(mem.load_f32(y + 4 * 100), 1.0f);
+    EXPECT_FLOAT_EQ(mem.load_f32(y + 4 * 1024), 1.0f);
+    EXPECT_EQ(launch.counters().issued, 0u);
 }
 
 }  // namespace
