@@ -18,10 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string write_trace(const std::string& body) {
+// One file per test: ctest runs the tests of this file side by side.
+std::string write_trace(const std::string& name, const std::string& body) {
     const fs::path dir = fs::path(::testing::TempDir()) / "accelsim_wave_sampling";
     fs::create_directories(dir);
-    const fs::path path = dir / "ops.trace";
+    const fs::path path = dir / (name + ".trace");
     std::ofstream(path) << "# accelsim-trace 1\n" << body;
     return path.string();
 }
@@ -32,7 +33,7 @@ TEST(GpuSampling, SampledOpsWithinTwoPercentOfFullSimulationOnA100) {
     // A softmax of 32768 rows of 256 (8192 blocks of 4 rows, waves of 1296: sampled) and one of
     // 65536 rows of 128; GEMMs of one and two waves (512^3; 1000^3, whose tile grid has edge tiles)
     // and a grid-stride elementwise op (one wave): never skipped, so exactly the full result.
-    const std::string trace = write_trace(
+    const std::string trace = write_trace("cold_ops",
         "softmax sm256 rows=32768 cols=256 dtype=fp16\n"
         "softmax sm128 rows=65536 cols=128 dtype=fp16\n"
         "matmul g512 m=512 n=512 k=512 dtype=fp16\n"
@@ -77,7 +78,7 @@ TEST(GpuSampling, OpsAfterASampledOpSeeTheL2TheFullRunLeaves) {
     // leaves (measured 2026-11-28: both ops exactly the full run's cycles and HBM bytes; before the
     // replay the add was off by -6.6 %, its HBM bytes by 2.2 MB, the skipped blocks' dirty lines
     // missing), so each later op is held to half a percent, the mean bar.
-    const std::string trace = write_trace(
+    const std::string trace = write_trace("warm_after_sampled",
         "softmax sm rows=65536 cols=128 dtype=fp16\n"
         "gelu act n=8388608 dtype=fp16\n"
         "add res n=8388608 dtype=fp16\n");
