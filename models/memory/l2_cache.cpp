@@ -338,40 +338,23 @@ std::optional<L2Cache::ResidentLine> L2Cache::install(const ResidentLine& line) 
             if (set.rank[w] == params_.ways - 1) v = w;
         evicted = ResidentLine{set.tags[v] - 1, set.valid[v], set.dirty[v]};
     }
-    if (found >= 0) {
+    if (found >= 0) {  // its ready word stays: a fill in flight still lands on it
         set.valid[v] |= line.valid;
         set.dirty[v] |= line.dirty;
     } else {
         set.tags[v] = tag;
         set.valid[v] = line.valid;
         set.dirty[v] = line.dirty;
+        release_line_name(set, v);
+        set.ready[v] = 0;
     }
-    release_line_name(set, v);
-    set.ready[v] = 0;
     touch(set, v);
     return evicted;
 }
 
 void L2Cache::record_untimed_access(std::uint64_t address, std::uint32_t bytes, bool write) {
-    const int slice = slice_of(address);
-    const SetView set = set_view(set_block(static_cast<std::size_t>(slice), address));
-    const std::uint64_t tag = line_div_.div(address) + 1;
-    const auto [found, empty] = find_way(set, tag);
-    int v = found >= 0 ? found : empty;
-    if (v < 0)
-        for (int w = 0; w < params_.ways; ++w)
-            if (set.rank[w] == params_.ways - 1) v = w;
-    if (found < 0) {
-        release_line_name(set, v);  // a victim whose fill is in flight: the fill lands unnamed
-        set.tags[v] = tag;
-        set.valid[v] = 0;
-        set.dirty[v] = 0;
-        set.ready[v] = 0;
-    }
     const std::uint8_t mask = sector_mask(address, bytes);
-    set.valid[v] |= mask;
-    if (write) set.dirty[v] |= mask;
-    touch(set, v);
+    install(ResidentLine{line_div_.div(address), mask, write ? mask : std::uint8_t{0}});  // a line pushed out is dropped
 }
 
 std::uint8_t L2Cache::full_sector_mask(std::uint64_t address, std::uint32_t bytes) const {

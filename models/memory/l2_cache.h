@@ -97,7 +97,8 @@ public:
     std::vector<ResidentLine> resident_lines() const;
     // Puts `line` in as the most recently used of its set, data ready, without a request or a
     // stat. When the set is full its least recently used line leaves and is returned (the caller
-    // owes its dirty sectors a write-back); else nullopt. A line already held merges its masks.
+    // owes its dirty sectors a write-back); else nullopt. A line already held merges its masks
+    // and keeps any fill in flight.
     std::optional<ResidentLine> install(const ResidentLine& line);
     // An access of work that was not simulated (wave sampling's skipped blocks), in the middle of
     // a run: the line is left as the access would leave it (the set's most recently used, its

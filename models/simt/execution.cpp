@@ -1067,10 +1067,8 @@ void run_blocks(WarpExecutor& exec, std::uint32_t first_block, std::uint32_t cou
         }
         while (live_blocks > 0) {
             bool progressed = false;
-            for (std::size_t wi = 0; wi < warps.size(); ++wi) {
-                Warp& w = warps[wi];
-                const std::size_t b = wi / static_cast<std::size_t>(warps_per_block);
-                Block& block = blocks[b];
+            for (Warp& w : warps) {
+                Block& block = blocks[static_cast<std::size_t>(w.block_slot)];
                 if (w.finished || w.at_barrier) continue;
                 exec.step(w, block, r);
                 if (after_step) after_step(r);
@@ -1078,7 +1076,7 @@ void run_blocks(WarpExecutor& exec, std::uint32_t first_block, std::uint32_t cou
                 if (r.warp_finished && --block.live_warps == 0) --live_blocks;
                 if (block.live_warps > 0 && block.arrived == block.live_warps) {
                     for (int i = 0; i < warps_per_block; ++i)
-                        warps[b * static_cast<std::size_t>(warps_per_block) + static_cast<std::size_t>(i)].at_barrier = false;
+                        warps[static_cast<std::size_t>(w.block_slot * warps_per_block + i)].at_barrier = false;
                     block.arrived = 0;
                 }
             }

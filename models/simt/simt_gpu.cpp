@@ -37,11 +37,7 @@ void BlockDispatcher::refill(SmCore& sm) {
         started_.erase(std::remove(started_.begin(), started_.end(), &sm), started_.end());
         return;
     }
-    if (sampler_) {
-        const auto skipped = static_cast<std::uint32_t>(sampler_->block_completed(sm.now(), next_));
-        if (skipped > 0 && on_skip_) on_skip_(next_, skipped);
-        next_ += skipped;
-    }
+    if (sampler_) next_ += static_cast<std::uint32_t>(sampler_->block_completed(sm.now(), next_));
     while (!empty() && sm.can_accept_block()) sm.add_block(take());
 }
 
@@ -300,24 +296,24 @@ GridLaunch::GridLaunch(const Kernel& kernel, Dim dims, const std::vector<std::ui
         const auto wave = static_cast<std::uint64_t>(params.sms) *
                           static_cast<std::uint64_t>(std::max(1, sms.front()->occupancy().blocks_per_sm));
         options.wave_sampler->begin(dims.grid, wave, [this] { return stats(); });
-        dispatcher.set_sampler(options.wave_sampler, [this](std::uint32_t first, std::uint32_t count) {
-            skipped_first = first;
-            skipped_count = count;
-        });
+        dispatcher.set_sampler(options.wave_sampler);
     }
     dispatcher.initial_fill(sms);
 }
 
 void GridLaunch::leave_skipped_footprint() {
+    // Clustered launches are not sampled (the sampler was not begun for them).
+    const WaveSampler* sampler = network ? nullptr : options.wave_sampler;
     const std::uint64_t cache_bytes = port->cache_bytes();
-    if (skipped_count == 0 || cache_bytes == 0) return;
+    if (!sampler || !sampler->skipped() || cache_bytes == 0) return;
+    const auto skipped_first = static_cast<std::uint32_t>(sampler->skipped_from());
     // Not at the skip itself: the blocks in flight then would find their lines pushed out by a
     // wave that in the full run ran beside them, and the op's own cycles would move (an 8192 x
     // 8192 x 128 GEMM on a100: +1.9 % against +0.1 %, its bound 0.8 %).
     // Only the skipped blocks' last lines can still be held at the end: from the last skipped
     // block back, a wave at a time, until twice the caches' size in distinct sectors has been
     // seen (a GEMM wave on a100 touches more than that); only those blocks are replayed.
-    const std::uint32_t end = skipped_first + skipped_count;
+    const auto end = static_cast<std::uint32_t>(skipped_first + sampler->skipped_blocks());
     const std::uint64_t enough = 2 * cache_bytes / 32;
     const std::uint64_t sectors = executor.memory().size() / 32 + 1;
     std::vector<std::uint64_t> seen((sectors + 63) / 64, 0);
@@ -329,7 +325,7 @@ void GridLaunch::leave_skipped_footprint() {
         distinct += (word & bit) ? 0 : 1;
         word |= bit;
     };
-    const auto wave = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, options.wave_sampler->wave_blocks()));
+    const auto wave = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, sampler->wave_blocks()));
     std::uint32_t start = end;
     while (start > skipped_first && distinct < enough) {
         const std::uint32_t from = start - std::min(wave, start - skipped_first);

@@ -92,12 +92,8 @@ public:
     // `cluster` SMs of one group (SMs c*cluster .. c*cluster + cluster-1, as a GPC hosts a
     // cluster), all at once: a cluster waits until every SM of a group can take a block.
     explicit BlockDispatcher(std::uint32_t blocks, int cluster = 1) : blocks_(blocks), cluster_(cluster) {}
-    // Every block completion (a refill) is reported to `sampler`, which may skip block ids; the
-    // ids it skips are told to `on_skip(first, count)`.
-    void set_sampler(WaveSampler* sampler, std::function<void(std::uint32_t, std::uint32_t)> on_skip = nullptr) {
-        sampler_ = sampler;
-        on_skip_ = std::move(on_skip);
-    }
+    // Every block completion (a refill) is reported to `sampler`, which may skip block ids.
+    void set_sampler(WaveSampler* sampler) { sampler_ = sampler; }
     bool empty() const { return next_ >= blocks_; }
     std::uint32_t take() { return next_++; }
     // Fills SMs round-robin, one block (cluster: one cluster per group) each per round, as the
@@ -115,7 +111,6 @@ private:
     int cluster_ = 1;
     std::uint32_t next_ = 0;
     WaveSampler* sampler_ = nullptr;
-    std::function<void(std::uint32_t, std::uint32_t)> on_skip_;
     std::vector<SmCore*> sms_;
     std::vector<SmCore*> started_;
 };
@@ -160,7 +155,6 @@ struct GridLaunch {
     std::vector<SmCore*> sms;
     std::unique_ptr<ClusterNetwork> network;  // clusters only
     BlockDispatcher dispatcher;
-    std::uint32_t skipped_first = 0, skipped_count = 0;  // the block ids wave sampling skipped
 };
 
 // The steps both schedulers share.

@@ -119,7 +119,7 @@ KernelStats extrapolate_stats(const KernelStats& sampled, const KernelStats& at_
 void WaveSampler::begin(std::uint64_t grid, std::uint64_t wave_blocks, std::function<KernelStats()> snapshot) {
     grid_ = grid;
     wave_blocks_ = wave_blocks;
-    completed_ = skipped_waves_ = 0;
+    completed_ = skipped_waves_ = skipped_from_ = 0;
     decided_ = false;
     window_first_ = 0;
     steady_ = SteadyWaves{};
@@ -155,7 +155,8 @@ std::uint64_t WaveSampler::block_completed(std::uint64_t cycle, std::uint64_t ne
     decided_ = true;
     steady_ = steady;
     skipped_waves_ = skip;
-    return skipped_waves_ * wave_blocks_;
+    skipped_from_ = next_block;
+    return skipped_blocks();
 }
 
 }  // namespace accelsim::simt

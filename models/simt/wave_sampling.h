@@ -106,6 +106,9 @@ public:
 
     bool skipped() const { return skipped_waves_ > 0; }
     std::uint64_t skipped_waves() const { return skipped_waves_; }
+    // The block ids skipped: skipped_from() .. skipped_from() + skipped_blocks() - 1.
+    std::uint64_t skipped_from() const { return skipped_from_; }
+    std::uint64_t skipped_blocks() const { return skipped_waves_ * wave_blocks_; }
     std::uint64_t wave_blocks() const { return wave_blocks_; }
     std::uint64_t grid() const { return grid_; }
     // The waves at the decision: their end cycles and the counters at each end.
@@ -118,7 +121,7 @@ public:
 
 private:
     WaveSamplingRule rule_;
-    std::uint64_t grid_ = 0, wave_blocks_ = 0, completed_ = 0, skipped_waves_ = 0;
+    std::uint64_t grid_ = 0, wave_blocks_ = 0, completed_ = 0, skipped_waves_ = 0, skipped_from_ = 0;
     bool decided_ = false;
     std::size_t window_first_ = 0;  // 0: the steady state is not possible yet
     SteadyWaves steady_;

@@ -126,6 +126,8 @@ TEST(WaveSampling, SamplerSkipsOnceWhenTheWavesConverge) {
     EXPECT_EQ(skip, 8u);
     EXPECT_TRUE(sampler.skipped());
     EXPECT_EQ(sampler.skipped_waves(), 4u);
+    EXPECT_EQ(sampler.skipped_from(), 9u);  // ids 9..16 skipped
+    EXPECT_EQ(sampler.skipped_blocks(), 8u);
     EXPECT_EQ(snapshots, 4);
     EXPECT_EQ(sampler.wave_ends(), (std::vector<std::uint64_t>{100, 180, 260, 340}));
     EXPECT_EQ(sampler.window_first_wave(), 2u);
