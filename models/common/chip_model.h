@@ -33,6 +33,9 @@ struct NumericsSummary {
 struct SamplingSummary {
     std::uint64_t simulated_blocks = 0, total_blocks = 0, wave_blocks = 0, skipped_waves = 0;
     double steady_wave_cycles = 0;
+    // Loop trips (gpu.sampling waves_and_trips): trips every resident block ran functionally at
+    // each skip, summed over the skips, and the trips of a block's loop.
+    std::uint64_t skipped_trips = 0, trip_skips = 0, trips_per_block = 0;
     double error_estimate = 0;  // skipped waves x |last wave - the one before| / op cycles
 };
 

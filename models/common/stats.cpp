@@ -8,11 +8,11 @@ namespace accelsim {
 namespace {
 
 // In StatUnit's order.
-constexpr std::array<std::string_view, 31> kUnitNames = {
+constexpr std::array<std::string_view, 32> kUnitNames = {
     "cycles",    "scheduler-cycles", "ps",       "s",       "bytes",  "bytes/s",  "bytes/cycle", "instructions",
     "requests",  "accesses",         "sectors",  "lines",   "bursts", "commands", "transfers",   "wavefronts",
     "lanes",     "blocks",           "warps",    "threads", "waves",  "launches", "elements",    "rows",
-    "tiles",     "slices",           "parts",    "units",   "ops",    "ratio",  "enum"};
+    "tiles",     "slices",           "trips",    "parts",   "units",  "ops",      "ratio",       "enum"};
 static_assert(kUnitNames.size() == static_cast<std::size_t>(StatUnit::enumeration) + 1);
 
 // Construct on first use: StatDefs in other translation units register during static

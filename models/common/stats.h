@@ -41,6 +41,7 @@ enum class StatUnit : std::uint8_t {
     rows,
     tiles,
     slices,
+    trips,  // loop trips (back-edges taken)
     parts,
     units,
     ops,  // trace operators

@@ -1330,6 +1330,24 @@ void fill_and_check_epilogue(LoweredKernel& out, const Op& op, const GemmBuffers
                                     std::move(tensor_values), target.reference_on_worker);
 }
 
+// The main loop of the tensor-core GEMM kernels (tensor_source: label "loop", closed by the last
+// backward branch to it). Its counter runs over the slices after the first (slice 0 is loaded
+// before it), one slice a trip, or two with two slices in flight (the loop unrolled twice, leaving
+// through "done" between its halves): slices - 1 back-edges, or (slices - 1) / 2.
+std::optional<simt::SampledLoop> tensor_gemm_loop(const simt::Kernel& kernel, const GemmTile& tile, std::int64_t slices) {
+    const auto head = kernel.labels.find("loop");
+    if (head == kernel.labels.end() || slices < 1) return std::nullopt;
+    simt::SampledLoop loop;
+    loop.head_pc = head->second;
+    for (int pc = static_cast<int>(kernel.code.size()) - 1; pc > loop.head_pc && loop.back_edge_pc < 0; --pc)
+        if (kernel.code[static_cast<std::size_t>(pc)].op == simt::Opcode::bra &&
+            kernel.code[static_cast<std::size_t>(pc)].target == loop.head_pc)
+            loop.back_edge_pc = pc;
+    loop.trips_per_block = static_cast<std::uint32_t>(tile.slices_ahead == 2 ? (slices - 1) / 2 : slices - 1);
+    if (loop.back_edge_pc < 0) return std::nullopt;
+    return loop;
+}
+
 LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMemory& memory,
                                 const LoweringTarget& target, const GemmTileChoice& choice,
                                 const GemmEpilogue& epilogue = {}) {
@@ -1372,6 +1390,7 @@ LoweredKernel lower_tensor_gemm(const Op& op, const GemmShape& g, simt::GlobalMe
                 u(a_step), u(b_step), u(buf.m * buf.ldc * c_element),
                 u(tiles_m), u(tiles_n), u(tiles_m * tiles_n), u(kGemmGroupRows * tiles_n),
                 u(slices), u(kfirst), u(tile.bk * buf.ldb * eb)};
+    out.loop = tensor_gemm_loop(*out.kernel, tile, slices);
     if (split) {
         LoweredLaunch sum;
         sum.kernel = splitk_sum_kernel(static_cast<int>(splits), type, epilogue);

@@ -1,6 +1,7 @@
 #include "models/gpu/gpu_chip.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 #include "models/gpu/lowering.h"
 #include "models/gpu/gpu_stats.h"
 #include "models/simt/simt_module.h"
+#include "models/simt/trip_sampling.h"
 
 namespace accelsim::gpu {
 
@@ -347,7 +349,8 @@ OpReport GpuChip::finish_lowered(const Op& op, LoweredKernel& lowered_kernel, si
                                  const Roofline& shape) {
     LoweredKernel* lowered = &lowered_kernel;
     OpReport r = launch_and_report(op, *lowered->kernel, lowered->dims, lowered->args, memory,
-                                   params_.sampling == GpuSampling::waves);
+                                   params_.sampling != GpuSampling::off,
+                                   params_.sampling == GpuSampling::waves_and_trips ? lowered->loop : std::nullopt);
     // Further launches of the op (split-K's sum) run after it on the same data, each with its own
     // launch overhead and the L2 the launch before left (empty with gpu.cold_l2_per_op): their
     // cycles, bytes and roofline bounds add to the op's; the simt.* counters stay those of the first
@@ -444,23 +447,34 @@ std::shared_ptr<const OpActivity> GpuChip::launch_activity(
 namespace {
 
 // The port's traffic counters extrapolated as simt::extrapolate_stats does the SMs' counters.
+// The traffic counters that scale with work (latencies are per sector and stay the sampled run's).
+constexpr std::array<std::uint64_t HierarchyTraffic::*, 9> kTrafficWorkCounters{
+    &HierarchyTraffic::l2_read_bytes,   &HierarchyTraffic::l2_write_bytes,  &HierarchyTraffic::l2_hits,
+    &HierarchyTraffic::l2_accesses,     &HierarchyTraffic::hbm_read_bytes,  &HierarchyTraffic::hbm_write_bytes,
+    &HierarchyTraffic::hbm_row_hits,    &HierarchyTraffic::hbm_row_misses,  &HierarchyTraffic::hbm_row_conflicts};
+
 HierarchyTraffic extrapolate_traffic(const HierarchyTraffic& sampled, const HierarchyTraffic& at_window_end,
                                      const HierarchyTraffic& at_window_start, std::size_t window_waves,
                                      std::uint64_t waves) {
     HierarchyTraffic t = sampled;  // latencies stay the sampled run's (per sector, not work)
-    for (auto field : {&HierarchyTraffic::l2_read_bytes, &HierarchyTraffic::l2_write_bytes, &HierarchyTraffic::l2_hits,
-                       &HierarchyTraffic::l2_accesses, &HierarchyTraffic::hbm_read_bytes,
-                       &HierarchyTraffic::hbm_write_bytes, &HierarchyTraffic::hbm_row_hits,
-                       &HierarchyTraffic::hbm_row_misses, &HierarchyTraffic::hbm_row_conflicts})
+    for (auto field : kTrafficWorkCounters)
         t.*field = simt::extrapolate_counter(sampled.*field, at_window_end.*field, at_window_start.*field, waves,
                                              window_waves);
     return t;
 }
 
+// Adds scale x (now - then) of the traffic counters that scale with work to `into`.
+void add_scaled_traffic(HierarchyTraffic& into, const HierarchyTraffic& now, const HierarchyTraffic& then, double scale) {
+    for (auto field : kTrafficWorkCounters)
+        into.*field += static_cast<std::uint64_t>(
+            std::llround(static_cast<double>(now.*field - std::min(now.*field, then.*field)) * scale));
+}
+
 }  // namespace
 
 OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
-                                     const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory, bool sample) {
+                                     const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory, bool sample,
+                                     const std::optional<simt::SampledLoop>& loop) {
     std::unique_ptr<simt::GlobalMemoryPort> port = make_memory_port();
     simt::LaunchOptions options = launch_options(kernel, options_.validate);
     const auto* hierarchy_port = dynamic_cast<const HierarchyMemoryPort*>(port.get());
@@ -483,12 +497,37 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     // never happens (no timelines): both run every block.
     std::optional<simt::WaveSampler> sampler;
     std::vector<HierarchyTraffic> wave_traffic;  // the port's traffic at each wave's end
+    // Loop trips run functionally add their extrapolated traffic here; the port's traffic with it
+    // is the launch's.
+    HierarchyTraffic trip_traffic;
+    const auto traffic_now = [&trip_traffic, hierarchy_port] {
+        HierarchyTraffic t = hierarchy_port->traffic();
+        for (auto field : kTrafficWorkCounters)
+            t.*field += trip_traffic.*field;
+        return t;
+    };
+    // Loop trips: their values are computed (the blocks run them functionally), so --validate
+    // keeps them; timelines would show the skipped time as nothing, so they do not.
+    std::optional<simt::TripSampler> trips;
+    std::vector<HierarchyTraffic> series_traffic;  // at each window end of the trip sampler's series
+    if (loop && !record_activity_ && simt::loop_can_be_sampled(kernel, *loop)) {
+        trips.emplace(params_.sampling_rule);
+        trips->loop = *loop;
+        if (hierarchy_port) {
+            trips->on_snapshot = [&](std::size_t i) {
+                if (i == 0) series_traffic.clear();
+                series_traffic.push_back(traffic_now());
+            };
+            trips->on_skip = [&](std::size_t i, double scale) {
+                add_scaled_traffic(trip_traffic, traffic_now(), series_traffic.at(i), scale);
+            };
+        }
+        options.trip_sampler = &*trips;
+    }
     if (sample && !options_.validate && !record_activity_) {
         sampler.emplace(params_.sampling_rule);
         if (hierarchy_port)
-            sampler->on_wave_end = [&wave_traffic, hierarchy_port](std::size_t) {
-                wave_traffic.push_back(hierarchy_port->traffic());
-            };
+            sampler->on_wave_end = [&wave_traffic, &traffic_now](std::size_t) { wave_traffic.push_back(traffic_now()); };
         // The L2 must have turned over and begun writing dirty lines back before the waves can be
         // steady, unless everything the op touches fits in it.
         if (hierarchy_port && params_.memory->l2) {
@@ -519,6 +558,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     const std::uint64_t overhead = static_cast<std::uint64_t>(std::max(0, params_.launch_overhead_cycles));
     std::optional<SamplingSummary> sampled;
     std::optional<HierarchyTraffic> sampled_traffic;
+    const bool trips_skipped = trips && !trips->skips().empty();
     if (sampler && sampler->skipped()) {
         // The window: waves first..n (1-based, first >= 2); its counters' increase is the snapshot
         // at wave n's end less the one at the end of wave first - 1.
@@ -530,7 +570,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
         last_ = simt::extrapolate_stats(last_, snaps[n - 1], snaps[first - 2], window, waves, e.cycles, dims.grid,
                                         params_.simt.sms, params_.simt.sm.sub_partitions);
         if (hierarchy_port && wave_traffic.size() == n)
-            sampled_traffic = extrapolate_traffic(hierarchy_port->traffic(), wave_traffic[n - 1],
+            sampled_traffic = extrapolate_traffic(traffic_now(), wave_traffic[n - 1],
                                                   wave_traffic[first - 2], window, waves);
         SamplingSummary s;
         s.total_blocks = dims.grid;
@@ -538,8 +578,19 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
         s.skipped_waves = waves;
         s.simulated_blocks = dims.grid - waves * s.wave_blocks;
         s.steady_wave_cycles = e.steady_wave_cycles;
-        s.error_estimate = e.error_cycles / static_cast<double>(e.cycles + overhead);
+        s.error_estimate = (e.error_cycles + (trips ? trips->error_cycles() : 0.0)) / static_cast<double>(e.cycles + overhead);
         sampled = s;
+    } else if (trips_skipped) {
+        SamplingSummary s;
+        s.total_blocks = s.simulated_blocks = dims.grid;
+        if (sampler) s.wave_blocks = sampler->wave_blocks();
+        s.error_estimate = trips->error_cycles() / static_cast<double>(last_.cycles + overhead);
+        sampled = s;
+    }
+    if (trips_skipped) {
+        sampled->skipped_trips = trips->skipped_trips();
+        sampled->trip_skips = trips->skips().size();
+        sampled->trips_per_block = trips->loop.trips_per_block;
     }
     const simt::KernelStats& k = last_;
 
@@ -562,7 +613,7 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     HierarchyTraffic traffic;
     double hbm_per_cycle = 0;
     if (const auto* hierarchy = dynamic_cast<const HierarchyMemoryPort*>(port.get())) {
-        traffic = sampled_traffic ? *sampled_traffic : hierarchy->traffic();
+        traffic = sampled_traffic ? *sampled_traffic : traffic_now();
         hbm_per_cycle = hierarchy->hbm_bytes_per_cycle();
         if (params_.memory->l2) r.bytes["l2"] = static_cast<std::int64_t>(traffic.l2_bytes());
         r.bytes["hbm"] = static_cast<std::int64_t>(traffic.hbm_bytes());
@@ -630,6 +681,10 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
         r.stats.push_back(stat_value(stat::sampling_wave_blocks, static_cast<double>(sampled->wave_blocks)));
         r.stats.push_back(stat_value(stat::sampling_skipped_waves, static_cast<double>(sampled->skipped_waves)));
         r.stats.push_back(stat_value(stat::sampling_steady_wave_cycles, sampled->steady_wave_cycles));
+        if (sampled->trip_skips > 0) {
+            r.stats.push_back(stat_value(stat::sampling_skipped_trips, static_cast<double>(sampled->skipped_trips)));
+            r.stats.push_back(stat_value(stat::sampling_trips_per_block, static_cast<double>(sampled->trips_per_block)));
+        }
         r.stats.push_back(stat_value(stat::sampling_error_estimate, sampled->error_estimate));
     }
     if (record_activity_) r.activity = launch_activity(kernel.name, overhead, k, windows);

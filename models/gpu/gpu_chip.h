@@ -33,6 +33,7 @@
 #include "models/gpu/hierarchy_port.h"
 #include "models/memory/memory_hierarchy.h"
 #include "models/simt/simt_gpu.h"
+#include "models/simt/trip_sampling.h"
 #include "models/simt/wave_sampling.h"
 
 namespace accelsim::simt {
@@ -128,8 +129,10 @@ private:
     // Launches and turns last_ into the op's report (bounds from the run's own counts).
     // sample: the launch may be sampled (library kernels, gpu.sampling waves); a sampled launch
     // reports extrapolated cycles and counters and sets OpReport::sampling.
+    // loop: the kernel's main loop, whose trips may be sampled too (gpu.sampling waves_and_trips).
     OpReport launch_and_report(const Op& op, const simt::Kernel& kernel, simt::Dim dims,
-                               const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory, bool sample = false);
+                               const std::vector<std::uint32_t>& args, simt::GlobalMemory& memory, bool sample = false,
+                               const std::optional<simt::SampledLoop>& loop = std::nullopt);
 
     // The warm L2: puts what the last launch left into `port` (relocated to this op's buffers at
     // its first launch), and keeps what this launch leaves. Returns the lines put in and how many

@@ -17,7 +17,11 @@ const ParamTable<GpuParams>& gpu_param_table() {
                     "block; `waves` simulates a launch of many identical waves of blocks until the per-wave time "
                     "predicts the rest (the 95% bound of the steady waves' mean and trend over the waves to "
                     "skip within 1% of the op's cycles), skips all but the last full wave and "
-                    "extrapolates their cycles and work counters; the tail is simulated. `kernel` ops are never sampled.")
+                    "extrapolates their cycles and work counters; the tail is simulated. `waves_and_trips` also samples "
+                    "the trips of a GEMM's main loop (docs/gpu.md \"Sampled simulation: loop trips\"): while every "
+                    "resident warp is in the loop and the per-trip time has converged by the same rule, the blocks "
+                    "run all but their last trips functionally and the trips' cycles and counters are extrapolated. "
+                    "`kernel` ops are never sampled.")
             .integer("max_kernel_cycles", &GpuParams::max_kernel_cycles, 1, 1e15,
                      "Watchdog: a kernel launch still running after this many cycles is stopped (exit 1, "
                      "naming the warps still running and their PCs); see docs/reliability.md.")

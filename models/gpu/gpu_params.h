@@ -24,8 +24,9 @@ inline std::string_view to_string(GpuFusion f) { return name_of(kGpuFusionNames,
 
 // Sampled simulation of lowered ops (docs/gpu.md "Sampled simulation"): off runs every block;
 // waves runs a launch of many identical waves until the wave time converges and extrapolates.
-enum class GpuSampling : std::uint8_t { off, waves };
-inline constexpr EnumNames<GpuSampling, 2> kGpuSamplingNames = {{{GpuSampling::off, "off"}, {GpuSampling::waves, "waves"}}};
+enum class GpuSampling : std::uint8_t { off, waves, waves_and_trips };
+inline constexpr EnumNames<GpuSampling, 3> kGpuSamplingNames = {
+    {{GpuSampling::off, "off"}, {GpuSampling::waves, "waves"}, {GpuSampling::waves_and_trips, "waves_and_trips"}}};
 inline std::string_view to_string(GpuSampling s) { return name_of(kGpuSamplingNames, s); }
 
 struct GpuParams {

@@ -58,6 +58,11 @@ const StatDef sampling_wave_blocks{"gpu.sampling.wave_blocks", U::blocks,
                                    "blocks per wave: SMs x the occupancy calculator's blocks per SM"};
 const StatDef sampling_skipped_waves{"gpu.sampling.skipped_waves", U::waves,
                                      "whole waves skipped and extrapolated from the steady wave time"};
+const StatDef sampling_skipped_trips{"gpu.sampling.skipped_trips", U::trips,
+                                     "main-loop trips every resident block ran functionally, summed over the skips "
+                                     "(gpu.sampling waves_and_trips)"};
+const StatDef sampling_trips_per_block{"gpu.sampling.trips_per_block", U::trips,
+                                       "back-edges of the main loop each block takes"};
 const StatDef sampling_steady_wave_cycles{"gpu.sampling.steady_wave_cycles", U::cycles,
                                           "mean wave time of the steady window at convergence"};
 const StatDef sampling_error_estimate{"gpu.sampling.error_estimate", U::ratio,

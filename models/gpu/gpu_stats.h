@@ -24,6 +24,7 @@ extern const StatDef tile_m, tile_n, tile_k, warps_m, warps_n, slices_ahead, spl
     waves, wave_efficiency, fp32_fallback, gemm_m, gemm_n, gemm_k, variant, rows_per_block, elements_per_thread_step;
 // Sampled simulation (gpu.sampling waves; docs/gpu.md "Sampled simulation").
 extern const StatDef sampling_simulated_blocks, sampling_total_blocks, sampling_wave_blocks, sampling_skipped_waves,
+    sampling_skipped_trips, sampling_trips_per_block,
     sampling_steady_wave_cycles, sampling_error_estimate;
 // The fused-graph compiler (fusion.h): trace ops one kernel runs.
 extern const StatDef fused_ops;

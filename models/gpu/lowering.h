@@ -19,6 +19,7 @@
 #include "models/simt/execution.h"
 #include "models/simt/isa.h"
 #include "models/simt/sm_core.h"
+#include "models/simt/trip_sampling.h"
 
 namespace accelsim::gpu {
 
@@ -80,6 +81,8 @@ struct LoweredKernel {
     std::vector<StatValue> stats;
     // Set when target.real_data: run after the launch on the same memory.
     std::function<LoweringNumerics(const simt::GlobalMemory&)> check;
+    // The first launch's main loop, when its trips may be sampled (gpu.sampling waves_and_trips).
+    std::optional<simt::SampledLoop> loop;
 };
 
 // A shape or size the library cannot run (too large for 32-bit global memory, ...). The chip turns

@@ -92,6 +92,7 @@ void Warp::reset(int registers, std::uint32_t block, int warp_index, std::uint32
     block_slot = slot;
     at_barrier = false;
     finished = false;
+    trips = 0;
 }
 
 void ExecutionCounters::add(const ExecutionCounters& o) {
@@ -524,6 +525,7 @@ void WarpExecutor::step(Warp& w, Block& block, StepResult& r) {
             if (taken == active) {
                 next_pc = in.target;
                 r.redirected = true;
+                if (pc == counted_back_edge_) ++w.trips;
             } else if (taken != 0) {
                 // Divergence: the lanes meet again at the immediate post-dominator `rpc`. The
                 // current entry waits there, unless it already is a path that ends at rpc (a loop
@@ -1030,6 +1032,23 @@ void WarpExecutor::execute_wgmma_k32(const Instruction& in, Warp& w, const Block
 
 namespace {
 
+// The 32-byte sectors one step's global accesses touch: a load's or store's executed lanes
+// coalesced as the timed SM coalesces them, a TMA box's rows.
+void report_sectors(const StepResult& r, const std::function<void(std::uint32_t, bool)>& on_sector) {
+    const Opcode op = r.instruction->op;
+    if ((op == Opcode::ld_global || op == Opcode::st_global) && r.executed != 0) {
+        std::array<std::uint32_t, 32> sectors{};
+        const int n = coalesce_sectors(r.addresses, r.executed, 32, sectors);
+        for (int i = 0; i < n; ++i) on_sector(sectors[static_cast<std::size_t>(i)], op == Opcode::st_global);
+    } else if (op == Opcode::tma_load && r.executed != 0) {
+        for (std::uint32_t row = 0; row < r.tma_rows && r.tma_row_bytes > 0; ++row) {
+            const std::uint32_t start = r.tma_row_starts ? r.tma_row_starts[row] : r.tma_global + row * r.tma_pitch;
+            if (start == 0) continue;  // an im2col row of zeros reads nothing
+            for (std::uint32_t s = start / 32; s <= (start + r.tma_row_bytes - 1) / 32; ++s) on_sector(s * 32, false);
+        }
+    }
+}
+
 // Blocks first .. first + count - 1 in groups of `together` (whole clusters; the last group may
 // be smaller), one group after another; the warps of a group in round-robin order one instruction
 // at a time, so its blocks progress side by side as resident blocks do. after_step sees each
@@ -1096,6 +1115,53 @@ void run_blocks(WarpExecutor& exec, std::uint32_t first_block, std::uint32_t cou
 
 }  // namespace
 
+void advance_loop_trips(WarpExecutor& exec, Block& block, const std::vector<Warp*>& warps, std::uint32_t trips,
+                        const std::function<void(std::uint32_t, bool)>& on_sector, std::uint64_t max_issued) {
+    struct Target {
+        std::uint32_t trips;
+        int pc;
+        bool at_barrier;
+    };
+    std::vector<Target> targets;
+    targets.reserve(warps.size());
+    for (const Warp* w : warps) targets.push_back({w->trips + trips, w->pc(), w->at_barrier});
+    const auto arrived = [&](const Warp& w, const Target& t) {
+        return w.trips == t.trips && w.pc() == t.pc && w.at_barrier == t.at_barrier;
+    };
+    const Kernel& kernel = exec.kernel();
+    const std::uint64_t issued_before = exec.counters().issued;
+    StepResult r;
+    for (;;) {
+        bool progressed = false, all_there = true;
+        for (std::size_t i = 0; i < warps.size(); ++i) {
+            Warp& w = *warps[i];
+            if (w.finished)
+                throw SimtError(kernel.file + ": loop-trip sampling: block " + std::to_string(block.block_id) + " warp " +
+                                std::to_string(w.warp_in_block) + " finished before its trips were advanced");
+            if (arrived(w, targets[i])) continue;
+            all_there = false;
+            if (w.at_barrier) continue;
+            exec.step(w, block, r);
+            if (on_sector) report_sectors(r, on_sector);
+            progressed = true;
+            if (w.trips > targets[i].trips)
+                throw SimtError(kernel.file + ": loop-trip sampling: block " + std::to_string(block.block_id) + " warp " +
+                                std::to_string(w.warp_in_block) + " passed its place in the loop");
+            if (block.live_warps > 0 && block.arrived == block.live_warps) {
+                for (Warp* each : warps) each->at_barrier = false;
+                block.arrived = 0;
+            }
+        }
+        if (all_there) return;
+        if (!progressed)
+            throw SimtError(kernel.file + ": loop-trip sampling: block " + std::to_string(block.block_id) +
+                            " deadlocked at a barrier");
+        if (exec.counters().issued - issued_before > max_issued)
+            throw SimtError(kernel.file + ": loop-trip sampling: more than " + std::to_string(max_issued) +
+                            " warp instructions advancing block " + std::to_string(block.block_id));
+    }
+}
+
 ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim dims,
                                  const std::vector<std::uint32_t>& args, std::uint64_t max_issued) {
     WarpExecutor exec(kernel, memory, dims, args, false);
@@ -1107,20 +1173,7 @@ void run_blocks_untimed(const WarpExecutor& launch, std::uint32_t first, std::ui
                         const std::function<void(std::uint32_t, bool)>& on_sector, std::uint64_t max_issued) {
     WarpExecutor exec(launch.kernel(), launch.memory(), launch.dims(), launch.args(), launch.skips_fp_payload());
     exec.set_fp8_encoding(launch.fp8_encoding());
-    std::array<std::uint32_t, 32> sectors{};
-    run_blocks(exec, first, count, together, max_issued, [&](const StepResult& r) {
-        const Opcode op = r.instruction->op;
-        if ((op == Opcode::ld_global || op == Opcode::st_global) && r.executed != 0) {
-            const int n = coalesce_sectors(r.addresses, r.executed, 32, sectors);
-            for (int i = 0; i < n; ++i) on_sector(sectors[static_cast<std::size_t>(i)], op == Opcode::st_global);
-        } else if (op == Opcode::tma_load && r.executed != 0) {
-            for (std::uint32_t row = 0; row < r.tma_rows && r.tma_row_bytes > 0; ++row) {
-                const std::uint32_t start = r.tma_row_starts ? r.tma_row_starts[row] : r.tma_global + row * r.tma_pitch;
-                if (start == 0) continue;  // an im2col row of zeros reads nothing
-                for (std::uint32_t s = start / 32; s <= (start + r.tma_row_bytes - 1) / 32; ++s) on_sector(s * 32, false);
-            }
-        }
-    });
+    run_blocks(exec, first, count, together, max_issued, [&](const StepResult& r) { report_sectors(r, on_sector); });
 }
 
 }  // namespace accelsim::simt

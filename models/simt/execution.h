@@ -72,6 +72,7 @@ struct Warp {
     int block_slot = 0;             // which resident block of the SM
     bool at_barrier = false;
     bool finished = true;
+    std::uint32_t trips = 0;        // back-edges taken of the loop WarpExecutor::count_trips_at names
 
     void reset(int registers, std::uint32_t block, int warp_index, std::uint32_t threads_in_block, int slot);
     int pc() const { return stack.back().pc; }
@@ -156,6 +157,9 @@ public:
     // cp.async.bulk.tensor's bytes are left for the caller to complete when they arrive.
     void set_timed(bool timed) { timed_ = timed; }
     void set_cycle(std::uint64_t cycle) { cycle_ = cycle; }
+    // Loop-trip sampling (trip_sampling.h): every time a warp takes the branch at `back_edge_pc`
+    // with all its active lanes, its `trips` counts one (-1: nothing is counted).
+    void count_trips_at(int back_edge_pc) { counted_back_edge_ = back_edge_pc; }
     // How fp8 mma operands are read (the SM's sm.fp8_encoding; OCP unless set).
     void set_fp8_encoding(Fp8Encoding encoding) { fp8_encoding_ = encoding; }
     // Waves of 64 (sm.wave_size 64) run as two 32-lane warps (halves). A shfl is the wave's: the
@@ -202,6 +206,7 @@ private:
     std::uint32_t shared_operand(const Instruction& in, const Warp& w, int lane, std::uint32_t bytes,
                                  const Block& block) const;
     bool timed_ = false;
+    int counted_back_edge_ = -1;
     std::uint64_t cycle_ = 0;
     const std::uint32_t* wave_words_ = nullptr;
     int wave_half_ = 0;
@@ -233,6 +238,19 @@ ExecutionCounters run_functional(const Kernel& kernel, GlobalMemory& memory, Dim
 // coalesces them, a TMA box's rows. Wave sampling replays the blocks it skipped this way, so that
 // the caches hold their lines afterwards. Throws SimtError past max_issued warp instructions.
 void run_blocks_untimed(const WarpExecutor& launch, std::uint32_t first, std::uint32_t count, std::uint32_t together,
+                        const std::function<void(std::uint32_t sector_address, bool write)>& on_sector,
+                        std::uint64_t max_issued = 10'000'000'000ULL);
+
+// Loop-trip sampling: runs the warps of one block, as a timed SM holds them mid-run, on from where
+// they stand until each has taken `trips` more back-edges of the loop `exec` counts
+// (count_trips_at) and stands where it stood again (the same pc and barrier state), warps in
+// round-robin order one instruction at a time and barriers released as run_functional does. The
+// block is then `trips` loop trips further on, every register, shared byte and global store as
+// running those trips gives them; only `exec`'s counters see the instructions. The caller
+// guarantees the trips are left (no warp finishes); throws SimtError if one does, on a deadlock,
+// or past max_issued warp instructions. on_sector (may be empty) hears the 32-byte sectors the
+// trips' global accesses touch, as run_blocks_untimed's does.
+void advance_loop_trips(WarpExecutor& exec, Block& block, const std::vector<Warp*>& warps, std::uint32_t trips,
                         const std::function<void(std::uint32_t sector_address, bool write)>& on_sector,
                         std::uint64_t max_issued = 10'000'000'000ULL);
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/simt/trip_sampling.h"
 #include "models/simt/wave_sampling.h"
 
 namespace accelsim::simt {
@@ -37,7 +38,9 @@ void BlockDispatcher::refill(SmCore& sm) {
         started_.erase(std::remove(started_.begin(), started_.end(), &sm), started_.end());
         return;
     }
-    if (sampler_) next_ += static_cast<std::uint32_t>(sampler_->block_completed(sm.now(), next_));
+    if (sampler_)
+        next_ += static_cast<std::uint32_t>(
+            sampler_->block_completed(sm.now() + (skipped_cycles_ ? *skipped_cycles_ : 0), next_));
     while (!empty() && sm.can_accept_block()) sm.add_block(take());
 }
 
@@ -214,6 +217,7 @@ void run_windows(GridLaunch& g) {
         g.port->advance(end, answers);
         deliver_answers(answers, sms);
         deliver_cluster_events(g.network.get(), sms);
+        g.sample_trips(end);
         if (g.options.on_window) g.options.on_window(end);
     }
     g.port->advance(kNoCycle, answers);  // the last stores (and loads of warps that have exited)
@@ -298,7 +302,123 @@ GridLaunch::GridLaunch(const Kernel& kernel, Dim dims, const std::vector<std::ui
         options.wave_sampler->begin(dims.grid, wave, [this] { return stats(); });
         dispatcher.set_sampler(options.wave_sampler);
     }
+    if (options.trip_sampler && schedule() == Schedule::memory_windows &&
+        loop_can_be_sampled(kernel, options.trip_sampler->loop)) {
+        trip_sampler = options.trip_sampler;
+        trip_executor = std::make_unique<WarpExecutor>(kernel, memory, dims, args, options.skip_fp_payload);
+        trip_executor->set_fp8_encoding(params.sm.fp8_encoding);
+        trip_executor->count_trips_at(trip_sampler->loop.back_edge_pc);
+        executor.count_trips_at(trip_sampler->loop.back_edge_pc);
+        trip_sampler->begin([this] { return stats(); });
+        dispatcher.set_skipped_cycles(&skipped_cycles);
+    }
     dispatcher.initial_fill(sms);
+}
+
+KernelStats GridLaunch::stats() const {
+    KernelStats s = collect_stats(sms, executor, params);
+    if (skipped_cycles == 0) return s;
+    add_work_counters(s, skipped_work);
+    s.cycles += skipped_cycles;
+    s.ipc = static_cast<double>(s.issued) / static_cast<double>(s.cycles);
+    s.simd_efficiency = s.issued ? static_cast<double>(s.active_lanes) / (32.0 * static_cast<double>(s.issued)) : 0.0;
+    const double slots = static_cast<double>(sms.size()) * params.sm.sub_partitions * static_cast<double>(s.cycles);
+    s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
+    return s;
+}
+
+void GridLaunch::sample_trips(std::uint64_t window_end) {
+    if (!trip_sampler) return;
+    const SampledLoop& loop = trip_sampler->loop;
+    bool all_in_loop = true;
+    std::uint64_t resident_set = 0, busy = 0;
+    trip_sm_left.resize(sms.size());
+    for (std::size_t i = 0; i < sms.size(); ++i) {
+        const SmCore& sm = *sms[i];
+        resident_set += sm.blocks_started() + sm.blocks_completed();
+        trip_sm_left[i].clear();
+        if (!sm.busy() || !all_in_loop) continue;
+        ++busy;
+        all_in_loop = sm.loop_progress(loop.head_pc, loop.back_edge_pc, loop.trips_per_block, trip_sm_left[i]);
+    }
+    all_in_loop = all_in_loop && busy > 0;
+    if (!all_in_loop || !trip_series_on || resident_set != trip_series_set) {
+        for (SmCore* sm : sms) sm->reset_trip_series();
+        trip_sampler->restart();
+        trip_series_on = all_in_loop;
+        trip_series_set = resident_set;
+        if (!all_in_loop) return;
+        // The groups of the series: the resident blocks by (blocks on their SM, rank on it). Blocks
+        // alike in both run their trips at one rate; an SM with three blocks runs slower than one
+        // with two, and a scheduler favouring older warps runs an SM's oldest block ahead.
+        trip_group_of.assign(sms.size(), {});
+        trip_group_keys.clear();
+        trip_group_warps.clear();
+        for (std::size_t i = 0; i < sms.size(); ++i) {
+            const int blocks = static_cast<int>(trip_sm_left[i].size());
+            for (int rank = 0; rank < blocks; ++rank) {
+                const std::pair<int, int> key{blocks, rank};
+                const auto g = std::find(trip_group_keys.begin(), trip_group_keys.end(), key);
+                trip_group_of[i].push_back(static_cast<std::size_t>(g - trip_group_keys.begin()));
+                if (g == trip_group_keys.end()) {
+                    trip_group_keys.push_back(key);
+                    trip_group_warps.push_back(0);
+                }
+                trip_group_warps[trip_group_of[i].back()] += static_cast<std::uint64_t>(sms[i]->warps_per_block());
+            }
+        }
+        trip_groups.assign(trip_group_keys.size(), TripGroup{});
+        trip_group_edges.assign(trip_group_keys.size(), 0);
+        return;
+    }
+    // Group g crosses whole trip j of the series when its warps have taken j x their number of
+    // back-edges since it began: the cycle of that back-edge, their back-edges in time order.
+    trip_group_cycles.assign(trip_groups.size(), {});
+    for (TripGroup& group : trip_groups) {
+        group.new_crossings.clear();
+        group.fewest_left = loop.trips_per_block;
+    }
+    for (std::size_t i = 0; i < sms.size(); ++i) {
+        if (trip_group_of[i].empty()) continue;
+        trip_rank_cycles.clear();
+        sms[i]->take_trip_edges(trip_rank_cycles);
+        for (std::size_t rank = 0; rank < trip_group_of[i].size(); ++rank) {
+            const std::size_t g = trip_group_of[i][rank];
+            trip_groups[g].fewest_left = std::min(trip_groups[g].fewest_left, trip_sm_left[i][rank]);
+            if (rank < trip_rank_cycles.size())
+                trip_group_cycles[g].insert(trip_group_cycles[g].end(), trip_rank_cycles[rank].begin(), trip_rank_cycles[rank].end());
+        }
+    }
+    for (std::size_t g = 0; g < trip_groups.size(); ++g) {
+        std::sort(trip_group_cycles[g].begin(), trip_group_cycles[g].end());
+        for (const std::uint64_t at : trip_group_cycles[g])
+            if (++trip_group_edges[g] % trip_group_warps[g] == 0) trip_groups[g].new_crossings.push_back(static_cast<double>(at));
+    }
+    const std::vector<std::uint32_t>& n = trip_sampler->window_end(window_end, trip_groups);
+    const std::uint32_t most = n.empty() ? 0 : *std::max_element(n.begin(), n.end());
+    if (most == 0) return;
+    trip_series_on = false;  // the next window starts a new series
+    // One trip at a time over every resident block, so that the caches receive the skipped trips'
+    // sectors in about the order the blocks running side by side would have sent them: the last
+    // trips' most recent, as after the full run of those trips.
+    const auto record = [this](std::uint32_t sector, bool write) { port->record_untimed_access(sector, write); };
+    const ExecutionCounters before = trip_executor->counters();
+    for (std::uint32_t trip = 0; trip < most; ++trip)
+        for (std::size_t i = 0; i < sms.size(); ++i)
+            for (std::size_t rank = 0; rank < trip_group_of[i].size(); ++rank)
+                if (n[trip_group_of[i][rank]] > trip)
+                    sms[i]->advance_resident_block(static_cast<int>(rank), *trip_executor, 1, record, params.sm.max_issued);
+    // The instruction counters are the skipped trips' own (the advance executed them); the timing
+    // counters (stalls, sectors, the L1) their rate over the window times the skipped cycles.
+    KernelStats extra = trip_sampler->last_skip_counters();
+    const ExecutionCounters& after = trip_executor->counters();
+    extra.issued = after.issued - before.issued;
+    extra.mma_issued = after.mma_issued - before.mma_issued;
+    extra.active_lanes = after.active_lanes - before.active_lanes;
+    for (std::size_t w = 0; w < extra.lanes_histogram.size(); ++w)
+        extra.lanes_histogram[w] = after.lanes_histogram[w] - before.lanes_histogram[w];
+    add_work_counters(skipped_work, extra);
+    skipped_cycles += trip_sampler->skips().back().skipped_cycles;
 }
 
 void GridLaunch::leave_skipped_footprint() {

@@ -29,6 +29,7 @@
 namespace accelsim::simt {
 
 class WaveSampler;  // wave_sampling.h
+class TripSampler;  // trip_sampling.h
 
 struct SimtParams {
     int sms = 1;
@@ -56,6 +57,11 @@ struct LaunchOptions {
     // Sampled simulation (wave_sampling.h): the dispatcher reports block completions to it and
     // skips the whole waves it asks to. nullptr: every block runs. Ignored for clustered kernels.
     WaveSampler* wave_sampler = nullptr;
+    // Loop-trip sampling (trip_sampling.h): at each window's end of a non-blocking port the
+    // sampler may have every resident block run N trips of its loop on functionally, and the
+    // launch's cycles and counters gain what those trips take. nullptr, another schedule, or a
+    // loop that cannot be sampled (loop_can_be_sampled): every trip runs.
+    TripSampler* trip_sampler = nullptr;
 };
 
 struct KernelStats {
@@ -80,6 +86,15 @@ struct KernelStats {
     std::vector<std::vector<ResidentWarps>> resident_warps;  // per SM, with LaunchOptions::record_resident_warps
 };
 
+// The KernelStats counters that scale with the work done: sampling extrapolates these (and
+// lanes_histogram) and recomputes cycles and the ratios.
+inline constexpr std::array<std::uint64_t KernelStats::*, 15> kWorkCounters{
+    &KernelStats::issued,           &KernelStats::mma_issued,       &KernelStats::active_lanes,
+    &KernelStats::issue_cycles,     &KernelStats::idle_cycles,      &KernelStats::scoreboard_cycles,
+    &KernelStats::pipeline_cycles,  &KernelStats::barrier_cycles,   &KernelStats::global_requests,
+    &KernelStats::global_sectors,   &KernelStats::shared_requests,  &KernelStats::shared_wavefronts,
+    &KernelStats::l1_hits,          &KernelStats::l1_misses,        &KernelStats::l1_merges};
+
 // memory: where global sectors go; nullptr = a FixedLatencyMemory of params.sm.global_latency.
 // Throws SimtError on a kernel fault, a launch that cannot fit on an SM, or wrong argument count.
 KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
@@ -94,6 +109,8 @@ public:
     explicit BlockDispatcher(std::uint32_t blocks, int cluster = 1) : blocks_(blocks), cluster_(cluster) {}
     // Every block completion (a refill) is reported to `sampler`, which may skip block ids.
     void set_sampler(WaveSampler* sampler) { sampler_ = sampler; }
+    // Loop-trip sampling: the cycles skipped so far, added to the SM's cycle the wave sampler hears.
+    void set_skipped_cycles(const std::uint64_t* skipped) { skipped_cycles_ = skipped; }
     bool empty() const { return next_ >= blocks_; }
     std::uint32_t take() { return next_++; }
     // Fills SMs round-robin, one block (cluster: one cluster per group) each per round, as the
@@ -111,11 +128,24 @@ private:
     int cluster_ = 1;
     std::uint32_t next_ = 0;
     WaveSampler* sampler_ = nullptr;
+    const std::uint64_t* skipped_cycles_ = nullptr;
     std::vector<SmCore*> sms_;
     std::vector<SmCore*> started_;
 };
 
 KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params);
+
+// Loop-trip sampling (trip_sampling.h): a group of resident blocks alike in the blocks their SM
+// holds and their rank on it (SMs with three blocks run their trips slower than SMs with two; a
+// scheduler favouring older warps runs an SM's oldest block ahead) at a window's end, as
+// GridLaunch reads it: the cycles at which the group crossed whole trips since the last window's
+// end (trip j of the series when its warps have taken j x their number of back-edges since the
+// series began: the cycle of that back-edge, exact), and the fewest back-edges any of its warps
+// has left.
+struct TripGroup {
+    std::vector<double> new_crossings;
+    std::uint32_t fewest_left = 0;
+};
 
 // One launch's state, checked and filled as launch() starts: the executor, the SMs (blocks
 // placed), the dispatcher and the cluster network. launch() and SimtChipModule (simt_module.h)
@@ -136,7 +166,11 @@ struct GridLaunch {
     // memory_windows: min(max_window_cycles, the port's lookahead); cluster_windows: the cluster
     // latency; lock_step: the quantum; run_ahead: 0.
     std::uint64_t window_cycles() const;
-    KernelStats stats() const { return collect_stats(sms, executor, params); }
+    // The launch's counters; with loop trips skipped, their cycles and work added.
+    KernelStats stats() const;
+    // At a window's end (memory_windows): hands the trip sampler the chip's loop progress and
+    // advances the resident blocks when it says so. Nothing without a trip sampler.
+    void sample_trips(std::uint64_t window_end);
     // After the run, when wave sampling skipped blocks and the port has caches: the last skipped
     // blocks (those whose sectors could still be cached at the end), then the blocks after them,
     // run untimed (run_blocks_untimed) with their sectors into the port's caches, so that the L2
@@ -155,6 +189,25 @@ struct GridLaunch {
     std::vector<SmCore*> sms;
     std::unique_ptr<ClusterNetwork> network;  // clusters only
     BlockDispatcher dispatcher;
+    // Loop-trip sampling: the sampler when the launch's loop can be sampled, the executor that
+    // advances blocks (its counters are the skipped trips' instructions), and what the skipped
+    // trips took (cycles, counters).
+    TripSampler* trip_sampler = nullptr;
+    std::unique_ptr<WarpExecutor> trip_executor;
+    std::uint64_t skipped_cycles = 0;
+    KernelStats skipped_work;
+    // The trip series under way: whether one is, the resident blocks it is for (blocks started
+    // plus completed); per SM the fewest back-edges left and the group of each resident block by
+    // rank; per group its key (blocks on the SM, rank), warps, back-edges taken since the series
+    // began and what the sampler is handed; a window's back-edge cycles by group and by rank.
+    bool trip_series_on = false;
+    std::uint64_t trip_series_set = 0;
+    std::vector<std::vector<std::uint32_t>> trip_sm_left;
+    std::vector<std::vector<std::size_t>> trip_group_of;
+    std::vector<std::pair<int, int>> trip_group_keys;
+    std::vector<std::uint64_t> trip_group_warps, trip_group_edges;
+    std::vector<TripGroup> trip_groups;
+    std::vector<std::vector<std::uint64_t>> trip_group_cycles, trip_rank_cycles;
 };
 
 // The steps both schedulers share.

@@ -93,6 +93,7 @@ void SimtChipModule::run_schedule(GridLaunch& g) {
                 g.port->advance(end, answers);
                 deliver_answers(answers, g.sms);
                 deliver_cluster_events(g.network.get(), g.sms);
+                g.sample_trips(end);
                 if (g.options.on_window) g.options.on_window(end);
             }
             g.port->advance(kNoCycle, answers);  // the last stores (and loads of warps that have exited)

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace accelsim::simt {
 
@@ -65,6 +67,7 @@ SmCore::SmCore(const SmParams& params, int sm_index, WarpExecutor& executor, Glo
     tensor_async_free_.assign(static_cast<std::size_t>(params_.sub_partitions), 0);
     async_.resize(slots);
     woken_phases_.assign(static_cast<std::size_t>(occupancy_.blocks_per_sm), 0);
+    block_arrival_.assign(static_cast<std::size_t>(occupancy_.blocks_per_sm), 0);
     executor_.set_timed(true);
     sp_blocked_until_.assign(static_cast<std::size_t>(params_.sub_partitions), 0);
     sp_blocked_class_.assign(static_cast<std::size_t>(params_.sub_partitions), Stall::idle);
@@ -103,9 +106,65 @@ void SmCore::add_block(std::uint32_t block_id) {
     executor_.set_resident(block_id, &block);
     if (network_) network_->sm_of_block[block_id] = sm_index_;
     ++resident_blocks_;
+    block_arrival_[b] = blocks_started_++;
     resident_warps_ += warps_per_block_;
     std::fill(sp_blocked_until_.begin(), sp_blocked_until_.end(), 0);
     if (record_resident_warps_) log_resident_warps();
+}
+
+int SmCore::block_rank(std::size_t slot) const {
+    int rank = 0;
+    for (std::size_t b = 0; b < blocks_.size(); ++b)
+        rank += blocks_[b].resident && block_arrival_[b] < block_arrival_[slot] ? 1 : 0;
+    return rank;
+}
+
+std::size_t SmCore::block_slot_of_rank(int rank) const {
+    for (std::size_t b = 0; b < blocks_.size(); ++b)
+        if (blocks_[b].resident && block_rank(b) == rank) return b;
+    throw std::logic_error("loop-trip sampling: no resident block of rank " + std::to_string(rank));
+}
+
+bool SmCore::loop_progress(int head_pc, int back_edge_pc, std::uint32_t trips_per_block,
+                           std::vector<std::uint32_t>& fewest_left) const {
+    fewest_left.assign(static_cast<std::size_t>(resident_blocks_), trips_per_block);
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+        const Block& block = blocks_[b];
+        if (!block.resident) continue;
+        if (block.live_warps != warps_per_block_) return false;
+        std::uint32_t& left = fewest_left[static_cast<std::size_t>(block_rank(b))];
+        for (int i = 0; i < warps_per_block_; ++i) {
+            const Warp& w = warps_[b * static_cast<std::size_t>(warps_per_block_) + static_cast<std::size_t>(i)];
+            if (w.finished) return false;
+            if (w.pc() > back_edge_pc && w.trips != trips_per_block)  // left the loop: its lowering's count checked
+                throw std::logic_error("loop-trip sampling: a warp left the loop after " + std::to_string(w.trips) +
+                                       " back-edges, its lowering said " + std::to_string(trips_per_block));
+            if (w.pc() < head_pc || w.pc() > back_edge_pc) return false;
+            if (w.trips > trips_per_block)
+                throw std::logic_error("loop-trip sampling: a warp took more trips than its lowering said (" +
+                                       std::to_string(w.trips) + " > " + std::to_string(trips_per_block) + ")");
+            left = std::min(left, trips_per_block - w.trips);
+        }
+    }
+    return true;
+}
+
+void SmCore::take_trip_edges(std::vector<std::vector<std::uint64_t>>& by_rank) {
+    for (const auto& [cycle, slot] : edge_log_) {
+        const auto rank = static_cast<std::size_t>(block_rank(static_cast<std::size_t>(slot)));
+        if (rank >= by_rank.size()) by_rank.resize(rank + 1);
+        by_rank[rank].push_back(cycle);
+    }
+    edge_log_.clear();
+}
+
+void SmCore::advance_resident_block(int rank, WarpExecutor& exec, std::uint32_t trips,
+                                    const std::function<void(std::uint32_t, bool)>& on_sector, std::uint64_t max_issued) {
+    const std::size_t b = block_slot_of_rank(rank);
+    std::vector<Warp*> block_warps;
+    for (int i = 0; i < warps_per_block_; ++i)
+        block_warps.push_back(&warps_[b * static_cast<std::size_t>(warps_per_block_) + static_cast<std::size_t>(i)]);
+    advance_loop_trips(exec, blocks_[b], block_warps, trips, on_sector, max_issued);
 }
 
 void SmCore::log_resident_warps() {
@@ -221,7 +280,9 @@ void SmCore::issue(int sp, int slot) {
     executor_.set_cycle(now_);
     const bool wave_shuffle = t.next->op == Opcode::shfl && wave_halves_;
     if (wave_shuffle) executor_.set_wave_shuffle(wave_words_of(slot).data(), w.warp_in_block % 2);
+    const std::uint32_t trips_before = w.trips;
     executor_.step(w, block, step_);
+    if (w.trips != trips_before && trip_series_) edge_log_.emplace_back(now_, w.block_slot);
     if (wave_shuffle) {
         executor_.set_wave_shuffle(nullptr, 0);
         shuffle_pending_[static_cast<std::size_t>(slot)] = 0;

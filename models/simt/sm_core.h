@@ -13,8 +13,10 @@
 #include <array>
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/dtype.h"
@@ -158,6 +160,32 @@ public:
     void set_cluster_network(ClusterNetwork* network) { network_ = network; }
     // An event of a cluster peer for a block of this SM (ignored if that block has left).
     void deliver_cluster_event(const ClusterEvent& event);
+    // Loop-trip sampling (trip_sampling.h). A resident block's rank: its place among the SM's
+    // resident blocks by arrival (0 the oldest; the warp scheduler may favour older warps, so
+    // blocks of one SM may run their trips at different rates).
+    // loop_progress: false when a resident warp stands outside the loop head_pc .. back_edge_pc or
+    // its block has lost a warp; otherwise fewest_left[rank] is the fewest back-edges any warp of
+    // that block has left of trips_per_block (resized to the resident blocks).
+    bool loop_progress(int head_pc, int back_edge_pc, std::uint32_t trips_per_block,
+                       std::vector<std::uint32_t>& fewest_left) const;
+    int resident_blocks() const { return resident_blocks_; }
+    int warps_per_block() const { return warps_per_block_; }
+    // Runs the resident block of that rank `trips` loop trips on (advance_loop_trips with `exec`, an
+    // executor counting the loop's back-edges; on_sector hears the sectors they touch); the timing
+    // state (scoreboards, pipelines, loads in flight, the L1) is left as it is.
+    void advance_resident_block(int rank, WarpExecutor& exec, std::uint32_t trips,
+                                const std::function<void(std::uint32_t, bool)>& on_sector, std::uint64_t max_issued);
+    // The trip series: from reset_trip_series() on, the cycle of every back-edge of the counted
+    // loop a warp takes is logged with its block; take_trip_edges appends those logged so far to
+    // by_rank[the block's rank] and clears the log.
+    void reset_trip_series() {
+        trip_series_ = true;
+        edge_log_.clear();
+    }
+    void take_trip_edges(std::vector<std::vector<std::uint64_t>>& by_rank);
+    // Blocks made resident so far (with stats().blocks_completed: whether the resident set changed).
+    std::uint64_t blocks_started() const { return blocks_started_; }
+    std::uint64_t blocks_completed() const { return stats_.blocks_completed; }
     SmStats stats() const;
     const std::vector<IssueRecord>& issue_order() const { return issue_order_; }
     // Timelines: from now on, log (cycle, resident warps) whenever a block arrives or a warp
@@ -277,6 +305,12 @@ private:
     std::uint64_t now_ = 0;
     int resident_blocks_ = 0;
     int resident_warps_ = 0;
+    std::uint64_t blocks_started_ = 0;
+    bool trip_series_ = false;
+    std::vector<std::pair<std::uint64_t, int>> edge_log_;  // (cycle, block slot)
+    std::vector<std::uint64_t> block_arrival_;             // per block slot: blocks_started_ when it arrived
+    int block_rank(std::size_t slot) const;
+    std::size_t block_slot_of_rank(int rank) const;
     int next_sub_partition_ = 0;
     bool block_completed_ = false;
     std::vector<Stall> classes_;  // per sub-partition, this cycle

@@ -98,12 +98,7 @@ KernelStats extrapolate_stats(const KernelStats& sampled, const KernelStats& at_
     auto scale = [&](std::uint64_t KernelStats::*field) {
         s.*field = extrapolate_counter(sampled.*field, at_window_end.*field, at_window_start.*field, k, window_waves);
     };
-    for (auto field : {&KernelStats::issued, &KernelStats::mma_issued, &KernelStats::active_lanes,
-                       &KernelStats::issue_cycles, &KernelStats::idle_cycles, &KernelStats::scoreboard_cycles,
-                       &KernelStats::pipeline_cycles, &KernelStats::barrier_cycles, &KernelStats::global_requests,
-                       &KernelStats::global_sectors, &KernelStats::shared_requests, &KernelStats::shared_wavefronts,
-                       &KernelStats::l1_hits, &KernelStats::l1_misses, &KernelStats::l1_merges})
-        scale(field);
+    for (auto field : kWorkCounters) scale(field);
     for (std::size_t w = 0; w < s.lanes_histogram.size(); ++w)
         s.lanes_histogram[w] = extrapolate_counter(sampled.lanes_histogram[w], at_window_end.lanes_histogram[w],
                                                    at_window_start.lanes_histogram[w], k, window_waves);

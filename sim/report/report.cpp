@@ -179,6 +179,8 @@ json op_json(const OpReport& r) {
                          {"total_blocks", r.sampling->total_blocks},
                          {"wave_blocks", r.sampling->wave_blocks},
                          {"skipped_waves", r.sampling->skipped_waves},
+                         {"skipped_trips", r.sampling->skipped_trips},
+                         {"trip_skips", r.sampling->trip_skips},
                          {"error_estimate", r.sampling->error_estimate}};
     if (!r.op.file.empty()) o["source"] = r.op.file + ":" + std::to_string(r.op.line);
     // A fused graph (compiler.gpu_fusion): the op whose kernel ran this one, or the ops this one's ran.
