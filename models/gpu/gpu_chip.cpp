@@ -446,13 +446,13 @@ std::shared_ptr<const OpActivity> GpuChip::launch_activity(
 
 namespace {
 
-// The port's traffic counters extrapolated as simt::extrapolate_stats does the SMs' counters.
 // The traffic counters that scale with work (latencies are per sector and stay the sampled run's).
 constexpr std::array<std::uint64_t HierarchyTraffic::*, 9> kTrafficWorkCounters{
     &HierarchyTraffic::l2_read_bytes,   &HierarchyTraffic::l2_write_bytes,  &HierarchyTraffic::l2_hits,
     &HierarchyTraffic::l2_accesses,     &HierarchyTraffic::hbm_read_bytes,  &HierarchyTraffic::hbm_write_bytes,
     &HierarchyTraffic::hbm_row_hits,    &HierarchyTraffic::hbm_row_misses,  &HierarchyTraffic::hbm_row_conflicts};
 
+// The port's traffic counters extrapolated as simt::extrapolate_stats does the SMs' counters.
 HierarchyTraffic extrapolate_traffic(const HierarchyTraffic& sampled, const HierarchyTraffic& at_window_end,
                                      const HierarchyTraffic& at_window_start, std::size_t window_waves,
                                      std::uint64_t waves) {
@@ -500,10 +500,9 @@ OpReport GpuChip::launch_and_report(const Op& op, const simt::Kernel& kernel, si
     // Loop trips run functionally add their extrapolated traffic here; the port's traffic with it
     // is the launch's.
     HierarchyTraffic trip_traffic;
-    const auto traffic_now = [&trip_traffic, hierarchy_port] {
+    const auto traffic_now = [&trip_traffic, hierarchy_port] {  // only with a hierarchy port
         HierarchyTraffic t = hierarchy_port->traffic();
-        for (auto field : kTrafficWorkCounters)
-            t.*field += trip_traffic.*field;
+        for (auto field : kTrafficWorkCounters) t.*field += trip_traffic.*field;
         return t;
     };
     // Loop trips: their values are computed (the blocks run them functionally), so --validate
