@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/simt/trip_sampling.h"
@@ -62,13 +63,19 @@ bool BlockDispatcher::place_cluster(std::size_t group) {
     return true;
 }
 
+void set_ratios(KernelStats& s, int sms, int sub_partitions) {
+    s.ipc = s.cycles ? static_cast<double>(s.issued) / static_cast<double>(s.cycles) : 0.0;
+    s.simd_efficiency = s.issued ? static_cast<double>(s.active_lanes) / (32.0 * static_cast<double>(s.issued)) : 0.0;
+    const double slots = static_cast<double>(sms) * sub_partitions * static_cast<double>(s.cycles);
+    s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
+}
+
 KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& executor, const SimtParams& params) {
     KernelStats s;
     const ExecutionCounters& c = executor.counters();
     s.issued = c.issued;
     s.mma_issued = c.mma_issued;
     s.active_lanes = c.active_lanes;
-    s.simd_efficiency = c.simd_efficiency();
     s.lanes_histogram = c.lanes_histogram;
     std::uint64_t busy = 0, warp_cycles = 0;
     for (const SmCore* sm : sms) {
@@ -100,9 +107,7 @@ KernelStats collect_stats(const std::vector<SmCore*>& sms, const WarpExecutor& e
             for (const SmCore* each : sms) s.resident_warps.push_back(each->resident_warps_log());
             break;
         }
-    s.ipc = s.cycles ? static_cast<double>(s.issued) / static_cast<double>(s.cycles) : 0.0;
-    const double slots = static_cast<double>(sms.size()) * params.sm.sub_partitions * static_cast<double>(s.cycles);
-    s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
+    set_ratios(s, static_cast<int>(sms.size()), params.sm.sub_partitions);
     // Resident 32-lane warps against the limit in 32-lane warps (a wave of 64 counts twice).
     const double max_warps = static_cast<double>(params.sm.limits.max_warps) *
                              std::max(1, params.sm.limits.wave_size / kWarpSize);
@@ -320,10 +325,7 @@ KernelStats GridLaunch::stats() const {
     if (skipped_cycles == 0) return s;
     add_work_counters(s, skipped_work);
     s.cycles += skipped_cycles;
-    s.ipc = static_cast<double>(s.issued) / static_cast<double>(s.cycles);
-    s.simd_efficiency = s.issued ? static_cast<double>(s.active_lanes) / (32.0 * static_cast<double>(s.issued)) : 0.0;
-    const double slots = static_cast<double>(sms.size()) * params.sm.sub_partitions * static_cast<double>(s.cycles);
-    s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
+    set_ratios(s, static_cast<int>(sms.size()), params.sm.sub_partitions);
     return s;
 }
 
@@ -352,35 +354,36 @@ void GridLaunch::sample_trips(std::uint64_t window_end) {
         // alike in both run their trips at one rate; an SM with three blocks runs slower than one
         // with two, and a scheduler favouring older warps runs an SM's oldest block ahead.
         trip_group_of.assign(sms.size(), {});
-        trip_group_keys.clear();
+        std::vector<std::pair<int, int>> keys;
         trip_group_warps.clear();
         for (std::size_t i = 0; i < sms.size(); ++i) {
             const int blocks = static_cast<int>(trip_sm_left[i].size());
             for (int rank = 0; rank < blocks; ++rank) {
                 const std::pair<int, int> key{blocks, rank};
-                const auto g = std::find(trip_group_keys.begin(), trip_group_keys.end(), key);
-                trip_group_of[i].push_back(static_cast<std::size_t>(g - trip_group_keys.begin()));
-                if (g == trip_group_keys.end()) {
-                    trip_group_keys.push_back(key);
+                const auto g = std::find(keys.begin(), keys.end(), key);
+                trip_group_of[i].push_back(static_cast<std::size_t>(g - keys.begin()));
+                if (g == keys.end()) {
+                    keys.push_back(key);
                     trip_group_warps.push_back(0);
                 }
                 trip_group_warps[trip_group_of[i].back()] += static_cast<std::uint64_t>(sms[i]->warps_per_block());
             }
         }
-        trip_groups.assign(trip_group_keys.size(), TripGroup{});
-        trip_group_edges.assign(trip_group_keys.size(), 0);
+        trip_groups.assign(keys.size(), TripGroup{});
+        trip_group_edges.assign(keys.size(), 0);
         return;
     }
     // Group g crosses whole trip j of the series when its warps have taken j x their number of
     // back-edges since it began: the cycle of that back-edge, their back-edges in time order.
-    trip_group_cycles.assign(trip_groups.size(), {});
+    trip_group_cycles.resize(trip_groups.size());
+    for (auto& cycles : trip_group_cycles) cycles.clear();
     for (TripGroup& group : trip_groups) {
         group.new_crossings.clear();
         group.fewest_left = loop.trips_per_block;
     }
     for (std::size_t i = 0; i < sms.size(); ++i) {
         if (trip_group_of[i].empty()) continue;
-        trip_rank_cycles.clear();
+        for (auto& cycles : trip_rank_cycles) cycles.clear();
         sms[i]->take_trip_edges(trip_rank_cycles);
         for (std::size_t rank = 0; rank < trip_group_of[i].size(); ++rank) {
             const std::size_t g = trip_group_of[i][rank];

@@ -95,6 +95,10 @@ inline constexpr std::array<std::uint64_t KernelStats::*, 15> kWorkCounters{
     &KernelStats::global_sectors,   &KernelStats::shared_requests,  &KernelStats::shared_wavefronts,
     &KernelStats::l1_hits,          &KernelStats::l1_misses,        &KernelStats::l1_merges};
 
+// The ratios of `s` from its counts and cycles: ipc, SIMD efficiency and issue-slot use (of
+// sms x sub_partitions schedulers).
+void set_ratios(KernelStats& s, int sms, int sub_partitions);
+
 // memory: where global sectors go; nullptr = a FixedLatencyMemory of params.sm.global_latency.
 // Throws SimtError on a kernel fault, a launch that cannot fit on an SM, or wrong argument count.
 KernelStats launch(const Kernel& kernel, Dim dims, const std::vector<std::uint32_t>& args, GlobalMemory& memory,
@@ -198,13 +202,12 @@ struct GridLaunch {
     KernelStats skipped_work;
     // The trip series under way: whether one is, the resident blocks it is for (blocks started
     // plus completed); per SM the fewest back-edges left and the group of each resident block by
-    // rank; per group its key (blocks on the SM, rank), warps, back-edges taken since the series
-    // began and what the sampler is handed; a window's back-edge cycles by group and by rank.
+    // rank; per group its warps, back-edges taken since the series began and what the sampler is
+    // handed; a window's back-edge cycles by group and by rank (kept to reuse their storage).
     bool trip_series_on = false;
     std::uint64_t trip_series_set = 0;
     std::vector<std::vector<std::uint32_t>> trip_sm_left;
     std::vector<std::vector<std::size_t>> trip_group_of;
-    std::vector<std::pair<int, int>> trip_group_keys;
     std::vector<std::uint64_t> trip_group_warps, trip_group_edges;
     std::vector<TripGroup> trip_groups;
     std::vector<std::vector<std::uint64_t>> trip_group_cycles, trip_rank_cycles;

@@ -103,7 +103,7 @@ void TripSampler::begin(std::function<KernelStats()> snapshot) {
     snapshot_ = std::move(snapshot);
     restart();
     skips_.clear();
-    skipped_cycles_ = skipped_trips_ = 0;
+    skipped_trips_ = 0;
     error_cycles_ = 0;
     last_extra_ = KernelStats{};
 }
@@ -128,7 +128,8 @@ const std::vector<std::uint32_t>& TripSampler::window_end(std::uint64_t cycle, c
 
     // Each group's window (its trips less the first quarter, whose first ones of a launch run on a
     // cold L2) and what its rule allows; D the least of those in cycles.
-    std::vector<SteadyTrips> steady(groups.size());
+    std::vector<SteadyTrips>& steady = steady_;
+    steady.assign(groups.size(), SteadyTrips{});
     double d = -1;
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const std::vector<double>& c = crossings_[i];
@@ -142,16 +143,13 @@ const std::vector<std::uint32_t>& TripSampler::window_end(std::uint64_t cycle, c
     }
     if (d <= 0) return skip_;
     Skip s;
-    s.cycle = cycle;
     s.skipped_cycles = static_cast<std::uint64_t>(std::llround(d));
-    s.window_trips = ~std::size_t{0};
     bool any = false;
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const double n = std::floor(d / steady[i].mean + 0.5);
         skip_[i] = static_cast<std::uint32_t>(std::min(n, static_cast<double>(groups[i].fewest_left - margin_)));
         any = any || skip_[i] > 0;
         s.most_trips = std::max(s.most_trips, skip_[i]);
-        s.window_trips = std::min(s.window_trips, steady[i].trips);
         s.error_cycles = std::max(s.error_cycles, steady[i].error_cycles(skip_[i]) +
                                                       std::fabs(static_cast<double>(skip_[i]) * steady[i].mean - d));
     }
@@ -177,7 +175,6 @@ const std::vector<std::uint32_t>& TripSampler::window_end(std::uint64_t cycle, c
     last_extra_ = extra;
     if (on_skip) on_skip(from, scale);
     skips_.push_back(s);
-    skipped_cycles_ += s.skipped_cycles;
     skipped_trips_ += s.most_trips;
     error_cycles_ += s.error_cycles;
     restart();

@@ -81,20 +81,16 @@ public:
     const std::vector<std::uint32_t>& window_end(std::uint64_t cycle, const std::vector<TripGroup>& groups);
 
     struct Skip {
-        std::uint64_t cycle = 0;           // simulated cycle of the skip
         std::uint64_t skipped_cycles = 0;  // D
         std::uint32_t most_trips = 0;      // the most trips a group skipped
-        std::size_t window_trips = 0;      // the fewest trips in a group's window
         double error_cycles = 0;           // over the groups, the largest error_cycles(N_g) + |N_g T_g - D|
     };
     const std::vector<Skip>& skips() const { return skips_; }
     // Sums over the skips (skipped_trips: of the group that skipped most at each).
-    std::uint64_t skipped_cycles() const { return skipped_cycles_; }
     std::uint64_t skipped_trips() const { return skipped_trips_; }
     double error_cycles() const { return error_cycles_; }
     // The counters the last skip adds (their rate over the window x its skipped cycles).
     const KernelStats& last_skip_counters() const { return last_extra_; }
-    const WaveSamplingRule& rule() const { return rule_; }
 
 private:
     // Trips in the smallest window judged (the last three quarters of the trips a group crossed).
@@ -107,8 +103,9 @@ private:
     std::vector<std::uint64_t> seen_at_;
     std::vector<KernelStats> seen_;
     std::vector<std::uint32_t> skip_;
+    std::vector<SteadyTrips> steady_;  // per group, at the last window end
     std::vector<Skip> skips_;
-    std::uint64_t skipped_cycles_ = 0, skipped_trips_ = 0;
+    std::uint64_t skipped_trips_ = 0;
     double error_cycles_ = 0;
     KernelStats last_extra_;
 };

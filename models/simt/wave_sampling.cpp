@@ -104,10 +104,7 @@ KernelStats extrapolate_stats(const KernelStats& sampled, const KernelStats& at_
                                                    at_window_start.lanes_histogram[w], k, window_waves);
     s.blocks = grid;
     s.cycles = cycles;
-    s.ipc = cycles ? static_cast<double>(s.issued) / static_cast<double>(cycles) : 0.0;
-    s.simd_efficiency = s.issued ? static_cast<double>(s.active_lanes) / (32.0 * static_cast<double>(s.issued)) : 0.0;
-    const double slots = static_cast<double>(sms) * sub_partitions * static_cast<double>(cycles);
-    s.issue_slot_utilization = slots > 0 ? static_cast<double>(s.issue_cycles) / slots : 0.0;
+    set_ratios(s, sms, sub_partitions);
     return s;
 }
 
